@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util'
+import { envNames, type SandboxOptions } from '../src/config.js'
+import { ConfigError, DataFileError, ScenarioError, startSandbox } from '../src/index.js'
+import { packageVersion } from '../src/package-root.js'
+import { listBundledScenarios } from '../src/scenarios/loader.js'
+
+const help = `partner-sandbox ${packageVersion}: an offline, stateful sandbox of the Partner Card Service API
+
+Usage:
+  partner-sandbox [options]        start the sandbox
+  partner-sandbox scenarios        list the bundled scenarios
+
+Options (each also read from the environment variable shown):
+  --port N              port to listen on, 0 for any free one    SANDBOX_PORT / PORT   (4010)
+  --host HOST           address to bind                          SANDBOX_HOST          (127.0.0.1)
+  --data FILE           keep state in this JSON file             SANDBOX_DATA          (memory)
+  --fixtures PATH       fixtures file or folder to seed from     SANDBOX_FIXTURES      (bundled)
+  --scenario NAME|FILE  scenario for the whole sandbox           SANDBOX_SCENARIO      (default)
+  --seed N              make generated ids and values reproducible  SANDBOX_SEED
+  --rate-limit N|off    requests/minute for every partner        SANDBOX_RATE_LIMIT    (each partner's own)
+  --log-level LEVEL     silent, error, warn, info, debug         SANDBOX_LOG_LEVEL     (info)
+  --admin-token TOKEN   require this token on /_sandbox/*        SANDBOX_ADMIN_TOKEN
+  --public-url URL      base URL for links the sandbox returns   SANDBOX_PUBLIC_URL
+  --fsync               fsync every write (power-loss safe, slower)
+  -h, --help            show this help
+  -v, --version         print the version
+`
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`partner-sandbox: ${message}\n`)
+  process.exit(code)
+}
+
+async function main() {
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        data: { type: 'string' },
+        fixtures: { type: 'string' },
+        scenario: { type: 'string' },
+        seed: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'log-level': { type: 'string' },
+        'admin-token': { type: 'string' },
+        'public-url': { type: 'string' },
+        fsync: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    })
+  } catch (error) {
+    fail(`${(error as Error).message}\nRun partner-sandbox --help for the options.`, 2)
+  }
+  const { values, positionals } = parsed
+  if (values.help) return void process.stdout.write(help)
+  if (values.version) return void process.stdout.write(`${packageVersion}\n`)
+  if (positionals[0] === 'scenarios') {
+    for (const s of listBundledScenarios())
+      process.stdout.write(`${s.name.padEnd(22)} ${s.description}\n`)
+    return
+  }
+  if (positionals.length > 0)
+    fail(`unknown command "${positionals[0]}". Run partner-sandbox --help.`, 2)
+
+  const options: Record<string, unknown> = {}
+  for (const [env, key] of Object.entries(envNames)) {
+    if (process.env[env] !== undefined && process.env[env] !== '') options[key] = process.env[env]
+  }
+  const flags: Record<string, string> = {
+    port: 'port',
+    host: 'host',
+    data: 'data',
+    fixtures: 'fixtures',
+    scenario: 'scenario',
+    seed: 'seed',
+    'rate-limit': 'rateLimit',
+    'log-level': 'logLevel',
+    'admin-token': 'adminToken',
+    'public-url': 'publicUrl',
+    fsync: 'fsync',
+  }
+  for (const [flag, key] of Object.entries(flags)) {
+    if (values[flag] !== undefined) options[key] = values[flag]
+  }
+
+  const started = performance.now()
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>
+  try {
+    sandbox = await startSandbox(options as SandboxOptions)
+  } catch (error) {
+    if (
+      error instanceof DataFileError ||
+      error instanceof ScenarioError ||
+      error instanceof ConfigError
+    ) {
+      fail(error.message)
+    }
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      fail(
+        `port ${options.port ?? 4010} is in use; choose another with --port (0 picks a free one)`,
+      )
+    }
+    throw error
+  }
+  const creds = sandbox.defaultCredentials()
+  const config = sandbox.deps.config
+  const lines = [
+    `partner-sandbox ${packageVersion} ready in ${Math.round(performance.now() - started)} ms`,
+    `  API       ${sandbox.url}/api/v1`,
+    `  Docs      ${sandbox.url}/docs   (OpenAPI: ${sandbox.url}/openapi.json)`,
+    `  Control   ${sandbox.url}/_sandbox${config.adminToken ? '   (admin token required)' : ''}`,
+    `  Storage   ${config.data ?? 'memory (use --data FILE to keep state)'}`,
+    `  Scenario  ${sandbox.deps.scenarios.default.name}`,
+  ]
+  if (creds) {
+    lines.push(`  X-Partner-Key     ${creds.apiKey}`, `  X-Partner-Secret  ${creds.apiSecret}`)
+    lines.push(
+      `  Try: curl -H 'X-Partner-Key: ${creds.apiKey}' -H 'X-Partner-Secret: ${creds.apiSecret}' ${sandbox.url}/api/v1/partner/me`,
+    )
+  }
+  process.stdout.write(`${lines.join('\n')}\n`)
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    sandbox.deps.logger.info(`${signal}: stopping`)
+    await sandbox.close()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+}
+
+main().catch((error) => fail((error as Error).stack ?? String(error)))

@@ -1,0 +1,92 @@
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { requestId } from 'hono/request-id'
+import type { AppEnv, Deps } from './deps.js'
+import { ApiError } from './errors.js'
+import { docsPage } from './hosted/docs-page.js'
+import { adminGuard } from './http/admin-guard.js'
+import { bodyLimit } from './http/body-limit.js'
+import { renderError } from './http/error-handler.js'
+import { partnerAuth } from './http/partner-auth.js'
+import { rateLimit } from './http/rate-limit.js'
+import { requestLog } from './http/request-log.js'
+import { validationHook } from './http/validation.js'
+import { packageVersion } from './package-root.js'
+import { createRandom } from './random.js'
+import { controlRoutes } from './routes/control.js'
+import { partnerRoutes } from './routes/partner.js'
+
+const description = [
+  'A stateful, offline sandbox of the Partner Card Service API.',
+  'Errors everywhere: `{ success: false, error: { code, message, details? }, requestId }`.',
+  'Only test-mode credentials (`pk_test_`/`sk_test_`) are accepted.',
+  'Rate limit: `rate_limit` requests per minute per partner; headers X-RateLimit-Limit, -Remaining, -Reset (unix seconds); 429 with Retry-After.',
+].join(' ')
+
+/** Composes middleware and routers. Never listens: `startSandbox` or the CLI binds a port. */
+export function createApp(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  // Request ids come from their own stream so that --seed keeps entity ids independent of them.
+  const ids = createRandom(deps.config.seed === undefined ? undefined : deps.config.seed + 1)
+
+  app.use('*', requestId({ headerName: 'X-Request-Id', generator: () => `req_${ids.token(20)}` }))
+  app.use('*', requestLog(deps.logger))
+  app.use('/api/*', bodyLimit(deps.config.bodyLimit))
+  app.use('/_sandbox/*', bodyLimit(256 * 1024 * 1024, 256 * 1024 * 1024))
+  app.use('/_sandbox/*', adminGuard(deps.config.adminToken))
+  app.use('/api/v1/*', partnerAuth(deps))
+  app.use('/api/v1/*', rateLimit(deps))
+
+  app.route('/api/v1', partnerRoutes(deps))
+  app.route('/_sandbox', controlRoutes(deps))
+
+  const registry = app.openAPIRegistry
+  registry.registerComponent('securitySchemes', 'PartnerKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Partner-Key',
+  })
+  registry.registerComponent('securitySchemes', 'PartnerSecret', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Partner-Secret',
+  })
+  registry.registerComponent('securitySchemes', 'Session', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  })
+  registry.registerComponent('securitySchemes', 'SandboxAdmin', { type: 'http', scheme: 'bearer' })
+
+  let doc: ReturnType<typeof app.getOpenAPI31Document> | undefined
+  const openapi = () => {
+    doc ??= app.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: { title: 'Partner Card Service API (sandbox)', version: packageVersion, description },
+      servers: [
+        {
+          url: '/',
+          description: 'This sandbox. API paths start with /api/v1; control plane with /_sandbox.',
+        },
+      ],
+    })
+    return doc
+  }
+  app.get('/openapi.json', (c) => c.json(openapi()))
+  app.get('/docs', (c) => c.html(docsPage(openapi() as unknown as Record<string, unknown>)))
+  app.get('/', (c) => c.redirect('/docs'))
+
+  app.notFound((c) =>
+    renderError(
+      new ApiError(
+        'not_found',
+        `No route ${c.req.method} ${c.req.path}. See /docs for the API reference.`,
+      ),
+      c,
+      deps.logger,
+    ),
+  )
+  app.onError((error, c) => renderError(error, c, deps.logger))
+  return app
+}
+
+export type SandboxApp = ReturnType<typeof createApp>

@@ -1,0 +1,107 @@
+/**
+ * The sandbox clock. Every rule that depends on time (code expiry, sessions, settlement,
+ * webhook retries, rate-limit windows) reads `now()` from here, so tests can freeze and
+ * advance time instead of sleeping.
+ */
+
+export interface ClockState {
+  now: string
+  frozen: boolean
+  /** Milliseconds the sandbox time runs ahead of the machine's time (real mode). */
+  offset_ms: number
+}
+
+/** Called after the clock moves forward, so due work (retries, settlements) can run. */
+export type AdvanceListener = (now: number) => void | Promise<void>
+
+export interface Clock {
+  now(): number
+  date(): Date
+  iso(): string
+  /** Stops time at `at` (default: the current sandbox time). */
+  freeze(at?: number): void
+  /** Lets time run again from the current sandbox time. */
+  unfreeze(): void
+  /** Moves the sandbox time forward by `ms` and runs the listeners. */
+  advance(ms: number): Promise<void>
+  /** Jumps to `at` (forward or backward) and runs the listeners. */
+  set(at: number): Promise<void>
+  onAdvance(listener: AdvanceListener): () => void
+  state(): ClockState
+}
+
+export interface ClockOptions {
+  /** Start time (epoch ms or ISO string). Without it the clock follows the machine. */
+  start?: number | string
+  frozen?: boolean
+  /** Source of machine time; injected by tests. */
+  source?: () => number
+}
+
+export function createClock(options: ClockOptions = {}): Clock {
+  const source = options.source ?? Date.now
+  const start = options.start === undefined ? undefined : toMillis(options.start)
+  let offset = start === undefined ? 0 : start - source()
+  let frozenAt: number | undefined = options.frozen ? (start ?? source()) : undefined
+  const listeners = new Set<AdvanceListener>()
+
+  const now = () => frozenAt ?? source() + offset
+
+  const notify = async () => {
+    const at = now()
+    for (const listener of listeners) await listener(at)
+  }
+
+  const moveTo = async (at: number) => {
+    if (frozenAt !== undefined) frozenAt = at
+    else offset = at - source()
+    await notify()
+  }
+
+  return {
+    now,
+    date: () => new Date(now()),
+    iso: () => new Date(now()).toISOString(),
+    freeze(at) {
+      frozenAt = at ?? now()
+    },
+    unfreeze() {
+      if (frozenAt === undefined) return
+      offset = frozenAt - source()
+      frozenAt = undefined
+    },
+    advance: (ms) => moveTo(now() + ms),
+    set: (at) => moveTo(at),
+    onAdvance(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    state: () => ({
+      now: new Date(now()).toISOString(),
+      frozen: frozenAt !== undefined,
+      offset_ms: frozenAt === undefined ? offset : frozenAt - source(),
+    }),
+  }
+}
+
+export function toMillis(value: number | string): number {
+  if (typeof value === 'number') return value
+  const ms = Date.parse(value)
+  if (Number.isNaN(ms)) throw new Error(`not a valid time: ${value}`)
+  return ms
+}
+
+const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** Parses a duration such as `90s`, `10m`, `1h30m`, `2d` or a number of milliseconds. */
+export function parseDuration(value: string | number): number {
+  if (typeof value === 'number') return value
+  const trimmed = value.trim()
+  if (/^\d+$/.test(trimmed)) return Number(trimmed)
+  const parts = [...trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)]
+  const consumed = parts.map((p) => p[0]).join('')
+  if (parts.length === 0 || consumed !== trimmed) {
+    throw new Error(`not a duration: "${value}" (use e.g. 500ms, 30s, 10m, 1h30m, 2d)`)
+  }
+  return parts.reduce((sum, p) => sum + Number(p[1]) * (units[p[2] as string] as number), 0)
+}

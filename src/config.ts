@@ -1,0 +1,53 @@
+import { z } from 'zod'
+import type { Scenario } from './scenarios/schema.js'
+
+/** Options of createSandbox/startSandbox, the CLI flags and the environment variables. */
+export const logLevels = ['silent', 'error', 'warn', 'info', 'debug'] as const
+
+export const sandboxOptionsSchema = z.object({
+  port: z.coerce.number().int().min(0).max(65535).default(4010),
+  host: z.string().min(1).default('127.0.0.1'),
+  /** JSON data file; state is kept in memory when absent. */
+  data: z.string().min(1).optional(),
+  /** Fixtures file or folder to seed a new store and `/_sandbox/reset` from. */
+  fixtures: z.string().min(1).optional(),
+  /** Scenario name (bundled) or file path, or a scenario object (programmatic use). */
+  scenario: z
+    .union([z.string().min(1), z.custom<Scenario>((v) => typeof v === 'object' && v !== null)])
+    .default('default'),
+  /** Makes every generated id and value reproducible. */
+  seed: z.coerce.number().int().nonnegative().optional(),
+  /** Overrides every partner's rate_limit (requests per minute), or turns limiting off. */
+  rateLimit: z.union([z.literal('off'), z.coerce.number().int().positive()]).optional(),
+  logLevel: z.enum(logLevels).default('info'),
+  /** Guards `/_sandbox/*` when set. */
+  adminToken: z.string().min(1).optional(),
+  /** Largest JSON request body, bytes. */
+  bodyLimit: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  /** Public base URL used in links the sandbox returns (e.g. behind Docker port mapping). */
+  publicUrl: z.url().optional(),
+  /** fsync every journal write (survives power loss as well as a process crash). */
+  fsync: z.boolean().default(false),
+})
+
+export type SandboxOptions = z.input<typeof sandboxOptionsSchema>
+export type SandboxConfig = z.output<typeof sandboxOptionsSchema>
+
+/** The environment variables the CLI reads, each matching a flag. */
+export const envNames: Record<string, keyof SandboxConfig> = {
+  PORT: 'port',
+  SANDBOX_PORT: 'port',
+  SANDBOX_HOST: 'host',
+  SANDBOX_DATA: 'data',
+  SANDBOX_FIXTURES: 'fixtures',
+  SANDBOX_SCENARIO: 'scenario',
+  SANDBOX_SEED: 'seed',
+  SANDBOX_RATE_LIMIT: 'rateLimit',
+  SANDBOX_LOG_LEVEL: 'logLevel',
+  SANDBOX_ADMIN_TOKEN: 'adminToken',
+  SANDBOX_PUBLIC_URL: 'publicUrl',
+}

@@ -1,0 +1,31 @@
+import type { Clock } from './clock.js'
+import type { SandboxConfig } from './config.js'
+import type { CredentialCache } from './domain/credential-cache.js'
+import type { Logger } from './logger.js'
+import type { Random } from './random.js'
+import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { PartnerRow } from './store/records.js'
+import type { Store } from './store/store.js'
+
+/** What routes and domain functions are built from; one per sandbox instance, no singletons. */
+export interface Deps {
+  config: SandboxConfig
+  store: Store
+  clock: Clock
+  random: Random
+  scenarios: ScenarioRegistry
+  logger: Logger
+  credentials: CredentialCache
+  /** Webhook deliveries of a partner since a time, for usage; provided by the webhook dispatcher. */
+  webhookStats(partnerId: string, since: number): { succeeded: number; permanentlyFailed: number }
+  /** The public base URL (for links the sandbox returns); set once the server listens. */
+  baseUrl(): string
+}
+
+/** Typed context variables set by our middleware. */
+export interface AppEnv {
+  Variables: {
+    requestId: string
+    partner: PartnerRow
+  }
+}

@@ -1,0 +1,51 @@
+import type { Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+import type { PartnerRow } from '../store/records.js'
+
+const liveMessage =
+  'Live-mode credentials were sent. The sandbox accepts only test-mode credentials: an X-Partner-Key ' +
+  'starting with pk_test_ and an X-Partner-Secret starting with sk_test_.'
+
+/**
+ * Checks organization credentials. 401 when a header is missing, live-mode, or wrong (the
+ * same message for an unknown key and a wrong secret); 403 when the account is suspended
+ * or revoked, which is read from the store on every call and never cached.
+ */
+export async function authenticatePartner(
+  deps: Deps,
+  key: string | undefined,
+  secret: string | undefined,
+): Promise<PartnerRow> {
+  const missing = [!key && 'X-Partner-Key', !secret && 'X-Partner-Secret'].filter(Boolean)
+  if (missing.length > 0) {
+    throw new ApiError(
+      'unauthorized',
+      `Missing ${missing.join(' and ')} header${missing.length > 1 ? 's' : ''}.`,
+    )
+  }
+  if (key?.startsWith('pk_live_') || secret?.startsWith('sk_live_'))
+    throw new ApiError('unauthorized', liveMessage)
+  if (!key?.startsWith('pk_test_') || !secret?.startsWith('sk_test_')) {
+    throw new ApiError(
+      'unauthorized',
+      'Malformed credentials: X-Partner-Key must start with pk_test_ and X-Partner-Secret with sk_test_.',
+    )
+  }
+  const partner = deps.store.lookup('partners', 'partners_by_api_key', key)[0]
+  const ok = partner && (await deps.credentials.verify(partner.id, secret, partner.api_secret_hash))
+  // Re-read after the await: a rotation that landed meanwhile must win.
+  const current = partner && deps.store.get('partners', partner.id)
+  if (!ok || !current || current.api_key !== key) {
+    throw new ApiError(
+      'unauthorized',
+      'Invalid partner credentials: the API key or secret is wrong.',
+    )
+  }
+  if (current.status !== 'active') {
+    throw new ApiError(
+      'forbidden',
+      `This partner account is ${current.status}; every request is refused until it is reactivated.`,
+    )
+  }
+  return current
+}

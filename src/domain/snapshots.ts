@@ -1,0 +1,73 @@
+import type { Deps } from '../deps.js'
+import { ApiError, type ErrorDetail } from '../errors.js'
+import {
+  type CollectionName,
+  type CollectionsData,
+  collectionSchemas,
+  emptyCollections,
+} from '../store/records.js'
+import { SCHEMA_VERSION } from '../store/snapshot-file.js'
+
+/** Validates every row of an uploaded snapshot, then replaces the whole state at once. */
+export async function restoreSnapshot(
+  deps: Deps,
+  doc: {
+    schema_version: number
+    collections: Record<string, Record<string, Record<string, unknown>>>
+  },
+) {
+  if (doc.schema_version !== SCHEMA_VERSION) {
+    throw new ApiError(
+      'validation_error',
+      `schema_version ${doc.schema_version} is not supported; this sandbox reads ${SCHEMA_VERSION}.`,
+      {
+        details: [
+          { field: 'schema_version', message: `must be ${SCHEMA_VERSION}`, location: 'body' },
+        ],
+      },
+    )
+  }
+  const details: ErrorDetail[] = []
+  const data = emptyCollections()
+  for (const [name, rows] of Object.entries(doc.collections)) {
+    const schema = collectionSchemas[name as CollectionName]
+    if (!schema) {
+      details.push({
+        field: `collections.${name}`,
+        message: 'is not a known collection',
+        location: 'body',
+      })
+      continue
+    }
+    for (const [id, row] of Object.entries(rows)) {
+      const parsed = schema.safeParse(row)
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) {
+          details.push({
+            field: ['collections', name, id, ...issue.path].join('.'),
+            message: issue.message,
+            location: 'body',
+          })
+        }
+      } else if (parsed.data.id !== id) {
+        details.push({
+          field: `collections.${name}.${id}.id`,
+          message: 'must equal the key it is stored under',
+          location: 'body',
+        })
+      } else {
+        ;(data[name as CollectionName] as Record<string, unknown>)[id] = parsed.data
+      }
+    }
+  }
+  if (details.length > 0) {
+    throw new ApiError(
+      'validation_error',
+      `The snapshot is invalid (${details.length} problem(s)); nothing was changed.`,
+      {
+        details: details.slice(0, 50),
+      },
+    )
+  }
+  await deps.store.replaceAll(data as CollectionsData)
+}

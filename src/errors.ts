@@ -1,0 +1,57 @@
+/** The one error type of the API. Throw it anywhere; `app.onError` renders it once. */
+
+export const errorCodes = {
+  validation_error: { status: 400, message: 'The request is not valid.' },
+  unauthorized: { status: 401, message: 'Authentication failed.' },
+  forbidden: { status: 403, message: 'This action is not allowed.' },
+  not_found: { status: 404, message: 'The resource does not exist.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'The request content type is not supported.' },
+  rate_limited: { status: 429, message: 'Too many requests.' },
+  internal_error: { status: 500, message: 'An unexpected error occurred.' },
+} as const
+
+export type ErrorCode = keyof typeof errorCodes
+export type ErrorStatus = (typeof errorCodes)[ErrorCode]['status']
+
+export interface ErrorDetail {
+  /** Dotted path of the offending value, e.g. `allowed_origins.0`. */
+  field: string
+  message: string
+  /** Where the value was: body, query, path, header. */
+  location?: string
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode
+  readonly status: ErrorStatus
+  readonly details?: ErrorDetail[]
+  readonly headers?: Record<string, string>
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message ?? errorCodes[code].message)
+    this.name = 'ApiError'
+    this.code = code
+    this.status = errorCodes[code].status
+    this.details = options.details
+    this.headers = options.headers
+  }
+}
+
+/** Maps an HTTP status raised by a library (hono's HTTPException) to our code table. */
+export function codeForStatus(status: number): ErrorCode {
+  for (const [code, entry] of Object.entries(errorCodes)) {
+    if (entry.status === status) return code as ErrorCode
+  }
+  return status >= 500 ? 'internal_error' : 'validation_error'
+}
+
+export const validationError = (field: string, message: string, location = 'body') =>
+  new ApiError('validation_error', `${field}: ${message}`, {
+    details: [{ field, message, location }],
+  })

@@ -1,0 +1,45 @@
+import type { Context } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { ApiError, codeForStatus, errorCodes } from '../errors.js'
+import type { Logger } from '../logger.js'
+
+/** Renders every failure once, in the envelope of DESIGN.md. No stack ever reaches a client. */
+export function renderError(error: unknown, c: Context, logger: Logger): Response {
+  const requestId = (c.get('requestId' as never) as string | undefined) ?? ''
+  let apiError: ApiError
+  if (error instanceof ApiError) {
+    apiError = error
+  } else if (error instanceof HTTPException) {
+    const code = codeForStatus(error.status)
+    const message = httpExceptionMessage(error, code)
+    apiError = new ApiError(code, message)
+  } else {
+    logger.error(`request ${requestId} failed: ${(error as Error)?.stack ?? String(error)}`)
+    apiError = new ApiError(
+      'internal_error',
+      `An unexpected error occurred. Quote request id ${requestId} when reporting it.`,
+    )
+  }
+  const body = {
+    success: false as const,
+    error: {
+      code: apiError.code,
+      message: apiError.message,
+      ...(apiError.details ? { details: apiError.details } : {}),
+    },
+    requestId,
+  }
+  for (const [name, value] of Object.entries(apiError.headers ?? {})) c.header(name, value)
+  return c.json(body, apiError.status as ContentfulStatusCode)
+}
+
+function httpExceptionMessage(error: HTTPException, code: keyof typeof errorCodes): string {
+  if (error.status === 400 && /JSON/i.test(error.message)) {
+    return 'The request body is not valid JSON. Send a JSON document with Content-Type: application/json.'
+  }
+  if (error.status === 415) {
+    return 'Unsupported Content-Type. Send the body as application/json (or multipart/form-data where the endpoint says so).'
+  }
+  return error.message || errorCodes[code].message
+}

@@ -1,0 +1,49 @@
+import type { MiddlewareHandler } from 'hono'
+import type { AppEnv, Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+
+const WINDOW_MS = 60_000
+
+/**
+ * `rate_limit` requests per minute per partner, in fixed one-minute windows of the sandbox
+ * clock (so a test can advance the clock instead of waiting). Each partner has its own
+ * counter: one partner's burst never touches another's budget.
+ * Headers: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (unix seconds at
+ * which the window resets); over the limit: 429 with Retry-After (seconds).
+ */
+export function rateLimit(deps: Deps): MiddlewareHandler<AppEnv> {
+  const windows = new Map<string, { start: number; count: number }>()
+  return async (c, next) => {
+    const partner = c.get('partner')
+    const override = deps.config.rateLimit
+    if (!partner || override === 'off') return next()
+    const limit =
+      override ?? deps.scenarios.forPartner(partner).rate_limit?.per_minute ?? partner.rate_limit
+    const now = deps.clock.now()
+    const start = now - (now % WINDOW_MS)
+    let window = windows.get(partner.id)
+    if (!window || window.start !== start) {
+      window = { start, count: 0 }
+      windows.set(partner.id, window)
+    }
+    const resetAt = start + WINDOW_MS
+    const headers = {
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': String(Math.max(0, limit - window.count - 1)),
+      'X-RateLimit-Reset': String(Math.ceil(resetAt / 1000)),
+    }
+    if (window.count >= limit) {
+      const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000))
+      throw new ApiError(
+        'rate_limited',
+        `Rate limit of ${limit} requests per minute exceeded for this partner. Retry after ${retryAfter} s.`,
+        {
+          headers: { ...headers, 'X-RateLimit-Remaining': '0', 'Retry-After': String(retryAfter) },
+        },
+      )
+    }
+    window.count++
+    await next()
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value)
+  }
+}

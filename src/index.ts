@@ -1,0 +1,125 @@
+import { type ServerType, serve } from '@hono/node-server'
+import type { z } from 'zod'
+import { createApp } from './app.js'
+import { createClock } from './clock.js'
+import { type SandboxConfig, type SandboxOptions, sandboxOptionsSchema } from './config.js'
+import type { Deps } from './deps.js'
+import { CredentialCache } from './domain/credential-cache.js'
+import { createLogger } from './logger.js'
+import { createRandom } from './random.js'
+import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
+import { ScenarioRegistry } from './scenarios/registry.js'
+import { DEFAULT_PARTNER } from './store/default-credentials.js'
+import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
+import { defineIndexes } from './store/indexes.js'
+import { Store } from './store/store.js'
+
+export type { SandboxOptions } from './config.js'
+export { ScenarioError } from './scenarios/loader.js'
+export { DEFAULT_PARTNER } from './store/default-credentials.js'
+export { DataFileError } from './store/snapshot-file.js'
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+export function parseOptions(options: SandboxOptions): SandboxConfig {
+  const parsed = sandboxOptionsSchema.safeParse(options)
+  if (!parsed.success)
+    throw new ConfigError(`invalid options: ${describeIssues(parsed.error as z.ZodError)}`)
+  return parsed.data
+}
+
+/**
+ * Builds a sandbox without listening: use `sandbox.app.request()` in tests, or
+ * `sandbox.fetch` with any server. Call `close()` to flush the data file.
+ */
+export async function createSandbox(options: SandboxOptions = {}) {
+  const config = parseOptions(options)
+  const logger = createLogger(config.logLevel)
+  const random = createRandom(config.seed)
+  const scenario =
+    typeof config.scenario === 'string'
+      ? loadScenario(config.scenario)
+      : parseScenario(config.scenario, 'options.scenario')
+  const clock = createClock({ start: scenario.clock?.start, frozen: scenario.clock?.frozen })
+  const fixtures = await loadFixtures(config.fixtures ?? defaultFixturesPath, random, clock.iso())
+  const store = await Store.open({
+    file: config.data,
+    seed: () => structuredClone(fixtures),
+    fsync: config.fsync,
+    now: clock.iso,
+    onWarning: logger.warn,
+  })
+  defineIndexes(store)
+
+  let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
+  const deps: Deps = {
+    config,
+    store,
+    clock,
+    random,
+    scenarios: new ScenarioRegistry(scenario),
+    logger,
+    credentials: new CredentialCache(),
+    webhookStats: () => ({ succeeded: 0, permanentlyFailed: 0 }),
+    baseUrl: () => baseUrl,
+  }
+  const app = createApp(deps)
+  return {
+    app,
+    deps,
+    clock,
+    store,
+    fetch: app.fetch,
+    request: app.request,
+    /** Sets the base URL used in links the sandbox returns (done by startSandbox). */
+    setBaseUrl(url: string) {
+      if (!config.publicUrl) baseUrl = url
+    },
+    /** The bundled default partner's credentials, when the fixtures in use define it. */
+    defaultCredentials() {
+      const partner = store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key)[0]
+      return partner
+        ? { apiKey: DEFAULT_PARTNER.api_key, apiSecret: DEFAULT_PARTNER.api_secret }
+        : undefined
+    },
+    close: () => store.close(),
+  }
+}
+
+export type Sandbox = Awaited<ReturnType<typeof createSandbox>>
+
+export interface RunningSandbox extends Sandbox {
+  url: string
+  port: number
+  server: ServerType
+  close(): Promise<void>
+}
+
+/** Creates a sandbox and listens (port 0 picks a free one). Resolves once it accepts connections. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const sandbox = await createSandbox(options)
+  const { host, port } = sandbox.deps.config
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch: sandbox.fetch, hostname: host, port }, () => resolve(s))
+    s.once('error', reject)
+  })
+  const address = server.address()
+  const boundPort = typeof address === 'object' && address ? address.port : port
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`
+  sandbox.setBaseUrl(url)
+  return {
+    ...sandbox,
+    url,
+    port: boundPort,
+    server,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        if ('closeAllConnections' in server) server.closeAllConnections()
+      })
+      await sandbox.close()
+    },
+  }
+}

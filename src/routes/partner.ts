@@ -1,0 +1,93 @@
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { publicPartner, rotateCredentials, updatePartner, usage } from '../domain/partners.js'
+import { validationHook } from '../http/validation.js'
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  orgErrors,
+  orgSecurity,
+} from '../schemas/common.js'
+import { PartnerEnvelope, PatchPartnerBody, RotatedCredentials, Usage } from '../schemas/partner.js'
+
+const tags = ['Partner organization']
+
+const getMe = createRoute({
+  method: 'get',
+  path: '/partner/me',
+  tags,
+  summary: 'Read the partner record',
+  security: orgSecurity,
+  responses: {
+    200: jsonResponse(PartnerEnvelope, 'The partner record.'),
+    ...errorResponses(...orgErrors),
+  },
+})
+
+const patchMe = createRoute({
+  method: 'patch',
+  path: '/partner/me',
+  tags,
+  summary: 'Update the partner record',
+  description: 'At least one field is required. `api_key` and the secret cannot be edited here.',
+  security: orgSecurity,
+  request: { body: jsonBody(PatchPartnerBody) },
+  responses: {
+    200: jsonResponse(PartnerEnvelope, 'The updated partner record.'),
+    ...errorResponses(400, ...orgErrors, 413, 415),
+  },
+})
+
+const rotate = createRoute({
+  method: 'post',
+  path: '/partner/me/rotate-api-key',
+  tags,
+  summary: 'Rotate the API key and secret',
+  description:
+    'The previous key and secret stop working at once. The new secret is returned only here.',
+  security: orgSecurity,
+  responses: {
+    200: jsonResponse(RotatedCredentials, 'The new credentials.'),
+    ...errorResponses(...orgErrors),
+  },
+})
+
+const getUsage = createRoute({
+  method: 'get',
+  path: '/partner/usage',
+  tags,
+  summary: 'Usage snapshot',
+  security: orgSecurity,
+  responses: {
+    200: jsonResponse(Usage, 'Counts for this partner.'),
+    ...errorResponses(...orgErrors),
+  },
+})
+
+export function partnerRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+
+  app.openapi(getMe, (c) => c.json({ partner: publicPartner(c.get('partner')) }, 200))
+
+  app.openapi(patchMe, (c) => {
+    const updated = updatePartner(deps, c.get('partner'), c.req.valid('json'))
+    return c.json({ partner: publicPartner(updated) }, 200)
+  })
+
+  app.openapi(rotate, async (c) => {
+    const credentials = await rotateCredentials(deps, c.get('partner').id)
+    return c.json(
+      {
+        ...credentials,
+        message:
+          'Credentials rotated. The previous key and secret no longer work. Store this secret now: it is not shown again.',
+      },
+      200,
+    )
+  })
+
+  app.openapi(getUsage, (c) => c.json(usage(deps, c.get('partner')), 200))
+
+  return app
+}

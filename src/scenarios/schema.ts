@@ -1,0 +1,36 @@
+import { z } from 'zod'
+
+/**
+ * A scenario scripts the sandbox's decisions (OTP codes, onboarding outcomes, funding,
+ * webhook behaviour, faults). This is the skeleton every capability adds its section to;
+ * every section is optional and falls back to the documented defaults.
+ */
+export const scenarioSchema = z
+  .object({
+    $schema: z.string().optional(),
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]*$/, 'use lowercase letters, digits and dashes')
+      .describe('Unique name, used by --scenario and the control plane.'),
+    description: z.string().min(1).describe('What this scenario makes happen, for people.'),
+    clock: z
+      .object({
+        start: z.iso.datetime({ offset: true }).optional().describe('Sandbox time at start-up.'),
+        frozen: z.boolean().optional().describe('Start with the clock frozen.'),
+      })
+      .strict()
+      .optional(),
+    rate_limit: z
+      .object({
+        per_minute: z
+          .number()
+          .int()
+          .positive()
+          .describe('Requests per minute per partner, replacing each partner’s own rate_limit.'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+
+export type Scenario = z.infer<typeof scenarioSchema>

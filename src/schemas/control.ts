@@ -1,0 +1,99 @@
+import { z } from '@hono/zod-openapi'
+import { httpUrl, Partner } from './partner.js'
+
+export const Health = z
+  .object({
+    status: z.literal('ok'),
+    version: z.string(),
+    now: z.string().openapi({ description: 'Sandbox clock time.' }),
+    uptime_s: z.number(),
+    storage: z.enum(['memory', 'file']),
+    scenario: z.string(),
+    partners: z.number().int(),
+  })
+  .openapi('SandboxHealth')
+
+export const CreatePartnerBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    display_name: z.string().trim().min(1).max(200).optional(),
+    slug: z
+      .string()
+      .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters, digits and single dashes')
+      .max(64)
+      .optional(),
+    contact_email: z.email().optional(),
+    contact_name: z.string().trim().min(1).max(200).optional(),
+    allowed_origins: z.array(httpUrl).max(50).optional(),
+    webhook_url: httpUrl.nullable().optional(),
+    scopes: z.array(z.enum(['users', 'cards', 'transactions'])).optional(),
+    rate_limit: z.number().int().positive().max(1_000_000).optional(),
+    config: z.record(z.string(), z.unknown()).optional(),
+    scenario: z
+      .string()
+      .min(1)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Bundled scenario name.' }),
+  })
+  .strict()
+  .openapi('CreateSandboxPartner')
+
+export const CreatedPartner = z
+  .object({
+    partner: Partner,
+    api_key: z.string(),
+    api_secret: z.string().openapi({ description: 'Shown only in this response.' }),
+    scenario: z.string(),
+  })
+  .openapi('CreatedSandboxPartner')
+
+export const SandboxPartner = Partner.extend({ scenario: z.string().nullable() }).openapi(
+  'SandboxPartner',
+)
+
+export const PatchSandboxPartner = z
+  .object({
+    status: z.enum(['active', 'suspended', 'revoked']).optional(),
+    scenario: z.string().min(1).nullable().optional(),
+    rate_limit: z.number().int().positive().max(1_000_000).optional(),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, {
+    message: 'give at least one of status, scenario, rate_limit',
+  })
+  .openapi('PatchSandboxPartner')
+
+export const PartnerIdParam = z.object({ id: z.uuid({ error: 'must be a partner id (uuid)' }) })
+
+export const SnapshotDoc = z
+  .object({
+    format: z.literal('partner-sandbox'),
+    schema_version: z.number().int(),
+    seq: z.number().int().nonnegative().optional(),
+    saved_at: z.string().optional(),
+    collections: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.unknown()))),
+  })
+  .openapi('SandboxSnapshot')
+
+export const ClockState = z
+  .object({ now: z.string(), frozen: z.boolean(), offset_ms: z.number() })
+  .openapi('SandboxClock')
+
+export const ClockMove = z
+  .object({
+    by: z.union([z.string(), z.number().int().nonnegative()]).optional().openapi({
+      description: 'Advance by a duration: `90s`, `10m`, `1h30m`, `2d`, or milliseconds.',
+    }),
+    to: z.iso.datetime({ offset: true }).optional().openapi({ description: 'Jump to this time.' }),
+  })
+  .strict()
+  .refine((b) => (b.by === undefined) !== (b.to === undefined), {
+    message: 'give exactly one of by, to',
+  })
+  .openapi('SandboxClockMove')
+
+export const ClockFreeze = z
+  .object({ at: z.iso.datetime({ offset: true }).optional() })
+  .strict()
+  .openapi('SandboxClockFreeze')

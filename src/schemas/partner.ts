@@ -1,0 +1,69 @@
+import { z } from '@hono/zod-openapi'
+
+/** An http(s) URL: the scheme matters because the sandbox fetches webhook URLs. */
+export const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .max(2048)
+
+export const Partner = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    display_name: z.string(),
+    slug: z.string(),
+    api_key: z.string().openapi({ example: 'pk_test_acme_sandbox_default_key' }),
+    allowed_origins: z.array(z.string()),
+    webhook_url: z.string().nullable(),
+    scopes: z.array(z.string()).openapi({ example: ['users', 'cards', 'transactions'] }),
+    rate_limit: z.number().int().openapi({ description: 'Requests per minute.', example: 1000 }),
+    status: z.enum(['active', 'suspended', 'revoked']),
+    contact_email: z.string(),
+    contact_name: z.string(),
+    config: z.record(z.string(), z.unknown()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Partner', { description: '`api_secret_hash` and `webhook_secret` are never returned.' })
+
+export const PartnerEnvelope = z.object({ partner: Partner }).openapi('PartnerEnvelope')
+
+export const PatchPartnerBody = z
+  .object({
+    display_name: z.string().trim().min(1).max(200).optional(),
+    contact_email: z.email().max(254).optional(),
+    contact_name: z.string().trim().min(1).max(200).optional(),
+    allowed_origins: z.array(httpUrl).max(50).optional(),
+    webhook_url: httpUrl.nullable().optional(),
+    config: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, {
+    message:
+      'at least one field is required: display_name, contact_email, contact_name, allowed_origins, webhook_url or config',
+  })
+  .openapi('PatchPartner', {
+    description: 'All optional, at least one required. Key and secret are not editable.',
+  })
+
+export const RotatedCredentials = z
+  .object({
+    api_key: z.string().openapi({ example: 'pk_test_8Zq…' }),
+    api_secret: z
+      .string()
+      .openapi({ description: 'Shown only in this response.', example: 'sk_test_Qm3…' }),
+    message: z.string(),
+  })
+  .openapi('RotatedCredentials')
+
+export const Usage = z
+  .object({
+    rate_limit: z.number().int(),
+    status: z.string(),
+    scopes: z.array(z.string()),
+    last_24h: z.object({
+      webhook_deliveries_succeeded: z.number().int(),
+      webhook_deliveries_permanently_failed: z.number().int(),
+    }),
+    totals: z.object({ users: z.number().int() }),
+  })
+  .openapi('Usage')

@@ -1,0 +1,11 @@
+import type { Store } from './store.js'
+
+/** The secondary indexes the domain looks rows up by. */
+export function defineIndexes(store: Store): void {
+  store.defineIndex('partners_by_api_key', { collection: 'partners', key: (p) => p.api_key })
+  store.defineIndex('users_by_partner', { collection: 'users', key: (u) => u.partner_id })
+  store.defineIndex('users_by_partner_email', {
+    collection: 'users',
+    key: (u) => `${u.partner_id}:${u.email.toLowerCase()}`,
+  })
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod'
+
+/**
+ * Stored rows. These are the persisted shapes (with hashes, never plaintext secrets);
+ * the API's response schemas in `src/schemas/` decide what a client sees of them.
+ */
+
+export const partnerStatus = z.enum(['active', 'suspended', 'revoked'])
+export type PartnerStatus = z.infer<typeof partnerStatus>
+
+export const partnerScope = z.enum(['users', 'cards', 'transactions'])
+
+export const partnerRow = z.object({
+  id: z.uuid(),
+  name: z.string().min(1),
+  display_name: z.string().min(1),
+  slug: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/),
+  api_key: z.string().startsWith('pk_test_'),
+  /** `scrypt$…` one-way hash of the API secret. */
+  api_secret_hash: z.string().startsWith('scrypt$'),
+  allowed_origins: z.array(z.string()),
+  webhook_url: z.string().nullable(),
+  scopes: z.array(partnerScope),
+  rate_limit: z.number().int().positive(),
+  status: partnerStatus,
+  contact_email: z.string(),
+  contact_name: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  /** Name of the scenario this partner runs under; null means the sandbox default. */
+  scenario: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+})
+export type PartnerRow = z.infer<typeof partnerRow>
+
+export const addressRow = z.record(z.string(), z.unknown())
+
+export const userRow = z.object({
+  id: z.uuid(),
+  partner_id: z.uuid(),
+  email: z.string(),
+  phone_number: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  date_of_birth: z.string(),
+  address: addressRow,
+  secondary_address: addressRow,
+  provider_consumer_id: z.string().nullable(),
+  kyc_status: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  is_active: z.boolean(),
+  /** `scrypt$…` one-way hash of the password. */
+  password_hash: z.string().startsWith('scrypt$'),
+  /** Only the last four digits are kept; the full SSN is never stored. */
+  ssn_last4: z.string().regex(/^\d{4}$/),
+  profile_picture_url: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+})
+export type UserRow = z.infer<typeof userRow>
+
+/** Every collection the store holds, by name. Later capabilities add theirs here. */
+export const collectionSchemas = {
+  partners: partnerRow,
+  users: userRow,
+} as const
+
+export type Collections = {
+  [K in keyof typeof collectionSchemas]: z.infer<(typeof collectionSchemas)[K]>
+}
+export type CollectionName = keyof Collections
+export const collectionNames = Object.keys(collectionSchemas) as CollectionName[]
+
+export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
+
+export const emptyCollections = (): CollectionsData =>
+  Object.fromEntries(collectionNames.map((name) => [name, {}])) as CollectionsData

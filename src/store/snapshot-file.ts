@@ -1,0 +1,92 @@
+import { Low } from 'lowdb'
+import { DataFile } from 'lowdb/node'
+import { z } from 'zod'
+import { type CollectionsData, collectionNames, emptyCollections } from './records.js'
+
+/**
+ * The snapshot half of the data file: a lowdb JSON document written atomically (temp file +
+ * rename, by lowdb's steno writer) at compaction. Between compactions, writes go to the journal.
+ */
+
+export const SNAPSHOT_FORMAT = 'partner-sandbox'
+export const SCHEMA_VERSION = 1
+
+export interface SnapshotDoc {
+  format: typeof SNAPSHOT_FORMAT
+  schema_version: number
+  /** Sequence number of the last journal entry folded into this snapshot. */
+  seq: number
+  saved_at: string
+  collections: CollectionsData
+}
+
+const envelope = z.object({
+  format: z.literal(SNAPSHOT_FORMAT),
+  schema_version: z.number().int(),
+  seq: z.number().int().nonnegative(),
+  saved_at: z.string(),
+  collections: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.unknown()))),
+})
+
+export class DataFileError extends Error {
+  override name = 'DataFileError'
+}
+
+/** Parses and checks a snapshot document; throws DataFileError with a message a person can act on. */
+export function parseSnapshot(text: string, source: string): SnapshotDoc {
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (error) {
+    throw new DataFileError(
+      `${source} is not valid JSON (${(error as Error).message}). It was left untouched; ` +
+        'restore it from a backup or point --data at a new file.',
+    )
+  }
+  const parsed = envelope.safeParse(raw)
+  if (!parsed.success) {
+    const first = parsed.error.issues[0]
+    throw new DataFileError(
+      `${source} is not a partner-sandbox data file (${first?.path.join('.') || 'root'}: ${first?.message}). ` +
+        'It was left untouched.',
+    )
+  }
+  if (parsed.data.schema_version !== SCHEMA_VERSION) {
+    throw new DataFileError(
+      `${source} has schema version ${parsed.data.schema_version}, but this sandbox reads version ` +
+        `${SCHEMA_VERSION}. It was left untouched; use a matching partner-sandbox version.`,
+    )
+  }
+  const collections = emptyCollections()
+  for (const name of collectionNames) {
+    Object.assign(collections[name], parsed.data.collections[name] ?? {})
+  }
+  return { ...parsed.data, format: SNAPSHOT_FORMAT, collections }
+}
+
+export function openSnapshotFile(path: string) {
+  let lastBytes = 0
+  const adapter = new DataFile<SnapshotDoc | null>(path, {
+    parse: (text) => (text.trim() === '' ? null : parseSnapshot(text, path)),
+    stringify: (doc) => {
+      const text = JSON.stringify(doc)
+      lastBytes = text.length
+      return text
+    },
+  })
+  const db = new Low<SnapshotDoc | null>(adapter, null)
+  return {
+    /** Reads the snapshot; null when the file does not exist yet or is empty. */
+    async read(): Promise<SnapshotDoc | null> {
+      await db.read()
+      return db.data
+    },
+    /** Serializes `doc` synchronously (before returning), then writes it atomically. */
+    write(doc: SnapshotDoc): Promise<void> {
+      db.data = doc
+      return db.write()
+    },
+    /** Size of the last snapshot written, to pace compaction. */
+    lastBytes: () => lastBytes,
+  }
+}

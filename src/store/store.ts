@@ -1,0 +1,268 @@
+import { Journal, type JournalEntry, type JournalOp } from './journal.js'
+import {
+  type CollectionName,
+  type Collections,
+  type CollectionsData,
+  collectionNames,
+  emptyCollections,
+} from './records.js'
+import {
+  openSnapshotFile,
+  SCHEMA_VERSION,
+  SNAPSHOT_FORMAT,
+  type SnapshotDoc,
+} from './snapshot-file.js'
+
+/**
+ * The sandbox's state: collections of rows by id, held in memory, with secondary indexes.
+ * With a data file every acknowledged write is journaled before the call returns (see
+ * journal.ts), and the journal is folded into the lowdb snapshot once it outgrows it, so the
+ * cost of a write does not grow with the size of the data.
+ */
+
+type Row = { id: string }
+export interface IndexDef<K extends CollectionName> {
+  collection: K
+  key: (row: Collections[K]) => string | undefined
+}
+
+export interface Writer {
+  put<K extends CollectionName>(collection: K, row: Collections[K]): void
+  remove(collection: CollectionName, id: string): void
+}
+
+export interface StoreOptions {
+  /** Path of the JSON data file; without it the store lives in memory only. */
+  file?: string
+  /** Data for a new store (no data file yet, or memory) and for `reset()`. */
+  seed: () => CollectionsData
+  /** fsync each journal write: survives power loss, not only a process crash. Slower. */
+  fsync?: boolean
+  /** Compact once the journal is larger than this many bytes and larger than the snapshot. */
+  compactAfterBytes?: number
+  now?: () => string
+  onWarning?: (message: string) => void
+}
+
+export class Store {
+  private data: CollectionsData = emptyCollections()
+  private seq = 0
+  private journal?: Journal
+  private snapshotFile?: ReturnType<typeof openSnapshotFile>
+  private snapshotBytes = 0
+  private compacting?: Promise<void>
+  private readonly indexes = new Map<
+    string,
+    { def: IndexDef<CollectionName>; map: Map<string, Set<string>> }
+  >()
+  private readonly options: StoreOptions
+
+  private constructor(options: StoreOptions) {
+    this.options = options
+  }
+
+  static async open(options: StoreOptions): Promise<Store> {
+    const store = new Store(options)
+    await store.load()
+    return store
+  }
+
+  private async load() {
+    const { file } = this.options
+    if (!file) {
+      this.data = this.options.seed()
+      return
+    }
+    this.snapshotFile = openSnapshotFile(file)
+    const snapshot = await this.snapshotFile.read()
+    const replay = Journal.replay(`${file}.journal`)
+    if (replay.droppedTornLine) {
+      this.options.onWarning?.(
+        `dropped a torn journal line (a write cut off by a crash): ${replay.droppedTornLine}`,
+      )
+    }
+    this.data = snapshot ? snapshot.collections : this.options.seed()
+    this.seq = snapshot?.seq ?? 0
+    for (const entry of replay.entries) {
+      if (entry.s <= this.seq) continue
+      this.apply(entry.o)
+      this.seq = entry.s
+    }
+    this.journal = new Journal(`${file}.journal`)
+    // A new file, or one with a journal to fold in, gets a fresh snapshot at once.
+    if (!snapshot || replay.entries.length > 0) await this.compact()
+  }
+
+  defineIndex<K extends CollectionName>(name: string, def: IndexDef<K>): void {
+    const entry = {
+      def: def as unknown as IndexDef<CollectionName>,
+      map: new Map<string, Set<string>>(),
+    }
+    this.indexes.set(name, entry)
+    this.rebuildIndex(entry)
+  }
+
+  get<K extends CollectionName>(collection: K, id: string): Collections[K] | undefined {
+    return this.data[collection][id]
+  }
+
+  all<K extends CollectionName>(collection: K): Collections[K][] {
+    return Object.values(this.data[collection])
+  }
+
+  /** Rows whose index key equals `key`. */
+  lookup<K extends CollectionName>(collection: K, index: string, key: string): Collections[K][] {
+    const ids = this.indexEntry(collection, index).map.get(key)
+    if (!ids) return []
+    return [...ids].map((id) => this.data[collection][id] as Collections[K])
+  }
+
+  count<K extends CollectionName>(collection: K, index: string, key: string): number {
+    return this.indexEntry(collection, index).map.get(key)?.size ?? 0
+  }
+
+  private indexEntry(collection: CollectionName, index: string) {
+    const entry = this.indexes.get(index)
+    if (!entry || entry.def.collection !== collection)
+      throw new Error(`no index ${index} on ${collection}`)
+    return entry
+  }
+
+  put<K extends CollectionName>(collection: K, row: Collections[K]): void {
+    this.commit([['put', collection, row]])
+  }
+
+  remove(collection: CollectionName, id: string): void {
+    this.commit([['del', collection, id]])
+  }
+
+  /** Several writes as one journal entry: after a crash either all of them are there or none. */
+  batch(fn: (writer: Writer) => void): void {
+    const ops: JournalOp[] = []
+    fn({
+      put: (collection, row) => ops.push(['put', collection, row]),
+      remove: (collection, id) => ops.push(['del', collection, id]),
+    })
+    if (ops.length > 0) this.commit(ops)
+  }
+
+  /** Replaces every collection (reset to fixtures, restore of a snapshot). */
+  async replaceAll(collections: CollectionsData): Promise<void> {
+    this.commit([['replace', collections]])
+    await this.compact()
+  }
+
+  export(): SnapshotDoc {
+    return this.doc()
+  }
+
+  async reset(): Promise<void> {
+    await this.replaceAll(this.options.seed())
+  }
+
+  private doc(): SnapshotDoc {
+    return {
+      format: SNAPSHOT_FORMAT,
+      schema_version: SCHEMA_VERSION,
+      seq: this.seq,
+      saved_at: this.options.now?.() ?? new Date().toISOString(),
+      collections: this.data,
+    }
+  }
+
+  private commit(ops: JournalOp[]) {
+    const entry: JournalEntry = { s: this.seq + 1, o: ops }
+    // Journal first: if the write fails (disk full), memory is unchanged and the caller sees it.
+    this.journal?.append(entry, this.options.fsync)
+    this.apply(ops)
+    this.seq = entry.s
+    this.maybeCompact()
+  }
+
+  private apply(ops: JournalOp[]) {
+    for (const op of ops) {
+      if (op[0] === 'replace') {
+        const next = emptyCollections()
+        for (const name of collectionNames) Object.assign(next[name], op[1][name] ?? {})
+        this.data = next
+        for (const entry of this.indexes.values()) this.rebuildIndex(entry)
+        continue
+      }
+      const collection = this.data[op[1] as CollectionName] as Record<string, Row>
+      const id = op[0] === 'put' ? op[2].id : op[2]
+      const before = collection[id]
+      if (before) this.unindex(op[1], before)
+      if (op[0] === 'put') {
+        collection[id] = op[2]
+        this.index(op[1], op[2])
+      } else {
+        delete collection[id]
+      }
+    }
+  }
+
+  private index(collection: string, row: Row) {
+    for (const { def, map } of this.indexes.values()) {
+      if (def.collection !== collection) continue
+      const key = def.key(row as never)
+      if (key === undefined) continue
+      const ids = map.get(key)
+      if (ids) ids.add(row.id)
+      else map.set(key, new Set([row.id]))
+    }
+  }
+
+  private unindex(collection: string, row: Row) {
+    for (const { def, map } of this.indexes.values()) {
+      if (def.collection !== collection) continue
+      const key = def.key(row as never)
+      if (key === undefined) continue
+      const ids = map.get(key)
+      ids?.delete(row.id)
+      if (ids?.size === 0) map.delete(key)
+    }
+  }
+
+  private rebuildIndex(entry: { def: IndexDef<CollectionName>; map: Map<string, Set<string>> }) {
+    entry.map.clear()
+    for (const row of Object.values(this.data[entry.def.collection]))
+      this.index(entry.def.collection, row)
+  }
+
+  private maybeCompact() {
+    if (!this.journal || this.compacting) return
+    const threshold = Math.max(
+      this.options.compactAfterBytes ?? 8 * 1024 * 1024,
+      this.snapshotBytes,
+    )
+    if (this.journal.size > threshold) {
+      this.compact().catch((error) => this.options.onWarning?.(`compaction failed: ${error}`))
+    }
+  }
+
+  /** Folds the journal into a new snapshot (atomic replace); appends continue meanwhile. */
+  async compact(): Promise<void> {
+    if (!this.journal || !this.snapshotFile) return
+    await this.compacting
+    const journal = this.journal
+    const file = this.snapshotFile
+    // The snapshot text is produced synchronously by lowdb here, so it holds exactly the
+    // entries up to this.seq, all of which are in the file rotated out below.
+    journal.rotate()
+    this.compacting = file
+      .write(this.doc())
+      .then(() => journal.finishCompaction())
+      .finally(() => {
+        this.compacting = undefined
+      })
+    this.snapshotBytes = file.lastBytes()
+    await this.compacting
+  }
+
+  async close(): Promise<void> {
+    await this.compacting
+    if (this.journal && this.journal.size > 0) await this.compact()
+    this.journal?.close()
+    this.journal = undefined
+  }
+}
