@@ -5,7 +5,10 @@ export const acme = { key: DEFAULT_PARTNER.api_key, secret: DEFAULT_PARTNER.api_
 export const northwind = { key: SECOND_PARTNER.api_key, secret: SECOND_PARTNER.api_secret }
 export type Creds = { key: string; secret: string }
 
-export const orgHeaders = (creds: Creds) => ({ 'x-partner-key': creds.key, 'x-partner-secret': creds.secret })
+export const orgHeaders = (creds: Creds) => ({
+  'x-partner-key': creds.key,
+  'x-partner-secret': creds.secret,
+})
 
 export interface CallOptions {
   creds?: Creds | null
@@ -19,15 +22,22 @@ export interface CallOptions {
 export async function testSandbox(options: SandboxOptions = {}) {
   const sandbox = await createSandbox({ logLevel: 'silent', ...options })
   const call = async (method: string, path: string, opts: CallOptions = {}) => {
-    const headers: Record<string, string> = { ...(opts.creds === null ? {} : orgHeaders(opts.creds ?? acme)) }
+    const headers: Record<string, string> = {
+      ...(opts.creds === null ? {} : orgHeaders(opts.creds ?? acme)),
+    }
     let body: string | undefined
     if (opts.raw !== undefined) body = opts.raw
     else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body)
       headers['content-type'] = 'application/json'
     }
-    const res = await sandbox.app.request(path, { method, body, headers: { ...headers, ...opts.headers } })
+    const res = await sandbox.app.request(path, {
+      method,
+      body,
+      headers: { ...headers, ...opts.headers },
+    })
     const text = await res.text()
+    // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely and assert each one
     let json: any
     try {
       json = text ? JSON.parse(text) : undefined

@@ -38,6 +38,8 @@ export const PatchPartnerBody = z
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, {
+    // Only when nothing else is wrong: `{ api_key }` is reported as api_key, not also as empty.
+    when: (payload) => payload.issues.length === 0,
     message:
       'at least one field is required: display_name, contact_email, contact_name, allowed_origins, webhook_url or config',
   })

@@ -1,0 +1,67 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createSandbox } from '../src/index.js'
+import { listBundledScenarios, loadScenario } from '../src/scenarios/loader.js'
+import { testSandbox } from './helpers.js'
+
+const tempFile = (name: string, content: string) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'scn-')), name)
+  writeFileSync(file, content)
+  return file
+}
+
+describe('scenario skeleton', () => {
+  it('loads the bundled default and lists it', () => {
+    expect(loadScenario('default').name).toBe('default')
+    expect(listBundledScenarios().map((s) => s.name)).toContain('default')
+  })
+
+  it('refuses a bad scenario file with the path of the bad value', () => {
+    const file = tempFile(
+      'bad.json',
+      JSON.stringify({ name: 'x', description: 'd', rate_limit: { per_minute: -1 } }),
+    )
+    expect(() => loadScenario(file)).toThrow(/rate_limit\.per_minute/)
+    const unknown = tempFile(
+      'unknown.json',
+      JSON.stringify({ name: 'x', description: 'd', otp_codez: {} }),
+    )
+    expect(() => loadScenario(unknown)).toThrow(/otp_codez/)
+    expect(() => loadScenario(tempFile('broken.json', '{'))).toThrow(/not valid JSON/)
+    expect(() => loadScenario('no-such-one')).toThrow(/bundled scenarios: .*default/)
+  })
+
+  it('applies a scenario file given by path: its clock start, frozen', async () => {
+    const file = tempFile(
+      'frozen.json',
+      JSON.stringify({
+        name: 'frozen',
+        description: 'frozen time',
+        clock: { start: '2027-02-03T04:05:06Z', frozen: true },
+      }),
+    )
+    const sandbox = await createSandbox({ scenario: file, logLevel: 'silent' })
+    expect(sandbox.clock.iso()).toBe('2027-02-03T04:05:06.000Z')
+    const health = (await (await sandbox.app.request('/_sandbox/health')).json()) as {
+      scenario: string
+    }
+    expect(health.scenario).toBe('frozen')
+  })
+
+  it('a partner created with a scenario runs under it; others keep the default', async () => {
+    const { call } = await testSandbox()
+    const created = await call('POST', '/_sandbox/partners', {
+      creds: null,
+      body: { name: 'W1', scenario: 'default' },
+    })
+    expect(created.status).toBe(201)
+    expect(created.json.scenario).toBe('default')
+    const switched = await call('PATCH', `/_sandbox/partners/${created.json.partner.id}`, {
+      creds: null,
+      body: { scenario: null },
+    })
+    expect(switched.json.scenario).toBeNull()
+  })
+})

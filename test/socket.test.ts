@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RunningSandbox, startSandbox } from '../src/index.js'
+import { acme, orgHeaders } from './helpers.js'
+
+describe('over a real socket', () => {
+  let sandbox: RunningSandbox
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+  })
+  afterAll(() => sandbox.close())
+
+  it('listens on 127.0.0.1 and serves the partner record with the default credentials', async () => {
+    expect(sandbox.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    const res = await fetch(`${sandbox.url}/api/v1/partner/me`, { headers: orgHeaders(acme) })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-ratelimit-limit')).toBe('1000')
+    const body = (await res.json()) as { partner: { api_key: string } }
+    expect(body.partner.api_key).toBe(acme.key)
+    expect(JSON.stringify(body)).not.toMatch(/api_secret_hash|webhook_secret/)
+  })
+
+  it('handles parallel requests, a rotation among them, consistently', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        fetch(`${sandbox.url}/api/v1/partner/usage`, { headers: orgHeaders(acme) }),
+      ),
+    )
+    expect(results.map((r) => r.status)).toEqual(Array(40).fill(200))
+    const rotated = (await (
+      await fetch(`${sandbox.url}/api/v1/partner/me/rotate-api-key`, {
+        method: 'POST',
+        headers: orgHeaders(acme),
+      })
+    ).json()) as { api_key: string; api_secret: string }
+    const old = await fetch(`${sandbox.url}/api/v1/partner/me`, { headers: orgHeaders(acme) })
+    expect(old.status).toBe(401)
+    const fresh = await fetch(`${sandbox.url}/api/v1/partner/me`, {
+      headers: orgHeaders({ key: rotated.api_key, secret: rotated.api_secret }),
+    })
+    expect(fresh.status).toBe(200)
+  })
+})
