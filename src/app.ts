@@ -9,11 +9,16 @@ import { renderError } from './http/error-handler.js'
 import { partnerAuth } from './http/partner-auth.js'
 import { rateLimit } from './http/rate-limit.js'
 import { requestLog } from './http/request-log.js'
+import { userSession } from './http/user-session.js'
 import { validationHook } from './http/validation.js'
 import { packageVersion } from './package-root.js'
 import { createRandom } from './random.js'
+import { authRoutes } from './routes/auth.js'
 import { controlRoutes } from './routes/control.js'
+import { controlUserRoutes } from './routes/control-users.js'
+import { fileRoutes } from './routes/files.js'
 import { partnerRoutes } from './routes/partner.js'
+import { userRoutes } from './routes/users.js'
 
 const description = [
   'A stateful, offline sandbox of the Partner Card Service API.',
@@ -30,14 +35,19 @@ export function createApp(deps: Deps) {
 
   app.use('*', requestId({ headerName: 'X-Request-Id', generator: () => `req_${ids.token(20)}` }))
   app.use('*', requestLog(deps.logger))
-  app.use('/api/*', bodyLimit(deps.config.bodyLimit))
+  app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
   app.use('/_sandbox/*', bodyLimit(256 * 1024 * 1024, 256 * 1024 * 1024))
   app.use('/_sandbox/*', adminGuard(deps.config.adminToken))
   app.use('/api/v1/*', partnerAuth(deps))
   app.use('/api/v1/*', rateLimit(deps))
+  app.use('/api/v1/*', userSession(deps))
 
   app.route('/api/v1', partnerRoutes(deps))
+  app.route('/api/v1', authRoutes(deps))
+  app.route('/api/v1', userRoutes(deps))
   app.route('/_sandbox', controlRoutes(deps))
+  app.route('/_sandbox', controlUserRoutes(deps))
+  app.route('/files', fileRoutes(deps))
 
   const registry = app.openAPIRegistry
   registry.registerComponent('securitySchemes', 'PartnerKey', {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseDuration } from './clock.js'
 import type { Scenario } from './scenarios/schema.js'
 
 /** Options of createSandbox/startSandbox, the CLI flags and the environment variables. */
@@ -30,6 +31,24 @@ export const sandboxOptionsSchema = z.object({
     .default(1024 * 1024),
   /** Public base URL used in links the sandbox returns (e.g. behind Docker port mapping). */
   publicUrl: z.url().optional(),
+  /** Session lifetime: a duration (`30m`, `24h`) or milliseconds. Output: milliseconds. */
+  sessionTtl: z
+    .union([z.string(), z.number().int().positive()])
+    .default('24h')
+    .transform((value, ctx) => {
+      try {
+        return parseDuration(value)
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message })
+        return z.NEVER
+      }
+    }),
+  /** Largest profile picture, bytes; larger uploads get 413. */
+  pictureLimit: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(2 * 1024 * 1024),
   /** fsync every journal write (survives power loss as well as a process crash). */
   fsync: z.boolean().default(false),
 })
@@ -50,4 +69,5 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_LOG_LEVEL: 'logLevel',
   SANDBOX_ADMIN_TOKEN: 'adminToken',
   SANDBOX_PUBLIC_URL: 'publicUrl',
+  SANDBOX_SESSION_TTL: 'sessionTtl',
 }

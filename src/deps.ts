@@ -1,10 +1,14 @@
 import type { Clock } from './clock.js'
 import type { SandboxConfig } from './config.js'
 import type { CredentialCache } from './domain/credential-cache.js'
+import type { EventBus } from './domain/events.js'
+import type { FileStore } from './domain/file-store.js'
+import type { Inbox } from './domain/inbox.js'
+import type { SessionVerifier } from './domain/sessions.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
-import type { PartnerRow } from './store/records.js'
+import type { PartnerRow, SessionRow, UserRow } from './store/records.js'
 import type { Store } from './store/store.js'
 
 /** What routes and domain functions are built from; one per sandbox instance, no singletons. */
@@ -16,6 +20,10 @@ export interface Deps {
   scenarios: ScenarioRegistry
   logger: Logger
   credentials: CredentialCache
+  events: EventBus
+  inbox: Inbox
+  sessions: SessionVerifier
+  files: FileStore
   /** Webhook deliveries of a partner since a time, for usage; provided by the webhook dispatcher. */
   webhookStats(partnerId: string, since: number): { succeeded: number; permanentlyFailed: number }
   /** The public base URL (for links the sandbox returns); set once the server listens. */
@@ -27,5 +35,8 @@ export interface AppEnv {
   Variables: {
     requestId: string
     partner: PartnerRow
+    /** Set on Org + User routes by the session middleware. */
+    user: UserRow
+    session: SessionRow
   }
 }

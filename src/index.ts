@@ -5,6 +5,10 @@ import { createClock } from './clock.js'
 import { type SandboxConfig, type SandboxOptions, sandboxOptionsSchema } from './config.js'
 import type { Deps } from './deps.js'
 import { CredentialCache } from './domain/credential-cache.js'
+import { EventBus } from './domain/events.js'
+import { FileStore } from './domain/file-store.js'
+import { Inbox } from './domain/inbox.js'
+import { SessionVerifier } from './domain/sessions.js'
 import { createLogger } from './logger.js'
 import { createRandom } from './random.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
@@ -62,9 +66,14 @@ export async function createSandbox(options: SandboxOptions = {}) {
     scenarios: new ScenarioRegistry(scenario),
     logger,
     credentials: new CredentialCache(),
+    events: new EventBus(),
+    inbox: new Inbox(),
+    sessions: undefined as unknown as SessionVerifier,
+    files: new FileStore(config.data),
     webhookStats: () => ({ succeeded: 0, permanentlyFailed: 0 }),
     baseUrl: () => baseUrl,
   }
+  deps.sessions = new SessionVerifier(deps)
   const app = createApp(deps)
   return {
     app,

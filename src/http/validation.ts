@@ -15,6 +15,10 @@ const readOnlyHints: Record<string, string> = {
   api_secret: 'cannot be edited; rotate credentials with POST /partner/me/rotate-api-key',
   api_secret_hash: 'is never readable or writable',
   webhook_secret: 'is never readable or writable',
+  id: 'cannot be changed',
+  partner_id: 'cannot be changed',
+  email: 'cannot be changed',
+  phone_number: 'cannot be changed',
 }
 
 export function issuesToDetails(error: z.ZodError, target: string): ErrorDetail[] {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { otpSection } from './otp.js'
 
 /**
  * A scenario scripts the sandbox's decisions (OTP codes, onboarding outcomes, funding,
@@ -20,6 +21,7 @@ export const scenarioSchema = z
       })
       .strict()
       .optional(),
+    otp: otpSection.optional(),
     rate_limit: z
       .object({
         per_minute: z

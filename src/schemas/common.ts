@@ -65,3 +65,6 @@ export const jsonResponse = <T extends z.ZodType>(schema: T, description: string
   description,
   content: { 'application/json': { schema } },
 })
+
+/** Org + User routes: the organization headers and a Bearer session token. */
+export const sessionSecurity = [{ PartnerKey: [], PartnerSecret: [], Session: [] }]

@@ -8,4 +8,6 @@ export function defineIndexes(store: Store): void {
     collection: 'users',
     key: (u) => `${u.partner_id}:${u.email.toLowerCase()}`,
   })
+  store.defineIndex('sessions_by_user', { collection: 'sessions', key: (s) => s.user_id })
+  store.defineIndex('codes_by_user', { collection: 'verification_codes', key: (c) => c.user_id })
 }

@@ -59,10 +59,75 @@ export const userRow = z.object({
 })
 export type UserRow = z.infer<typeof userRow>
 
+/** A stored login session; the JWT names it by `sid`, so logout and expiry take effect at once. */
+export const sessionRow = z.object({
+  id: z.string().startsWith('ses_'),
+  partner_id: z.uuid(),
+  user_id: z.uuid(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  revoked_at: z.string().nullable(),
+  revoked_reason: z.string().nullable(),
+})
+export type SessionRow = z.infer<typeof sessionRow>
+
+export const codePurpose = z.enum(['login', 'password_reset', 'reset_token'])
+export type CodePurpose = z.infer<typeof codePurpose>
+
+/** A one-time code or reset token, kept only as an HMAC of its value. */
+export const verificationCodeRow = z.object({
+  id: z.string().startsWith('otp_'),
+  partner_id: z.uuid(),
+  user_id: z.uuid(),
+  purpose: codePurpose,
+  code_hash: z.string(),
+  expires_at: z.string(),
+  attempts: z.number().int().nonnegative(),
+  /** When it was used, burnt by too many wrong tries, or replaced by a newer code. */
+  ended_at: z.string().nullable(),
+  ended_reason: z.enum(['used', 'too_many_attempts', 'replaced']).nullable(),
+  created_at: z.string(),
+})
+export type VerificationCodeRow = z.infer<typeof verificationCodeRow>
+
+/** An event as emitted; the webhook dispatcher delivers these. */
+export const eventRow = z.object({
+  id: z.string().startsWith('evt_'),
+  partner_id: z.uuid(),
+  type: z.string(),
+  created_at: z.string(),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+})
+export type EventRow = z.infer<typeof eventRow>
+
+/** An uploaded file (profile pictures); the bytes live beside the data file, or in memory. */
+export const fileRow = z.object({
+  id: z.string().startsWith('file_'),
+  partner_id: z.uuid(),
+  user_id: z.uuid(),
+  purpose: z.literal('profile_picture'),
+  content_type: z.enum(['image/png', 'image/jpeg', 'image/webp']),
+  size: z.number().int().positive(),
+  created_at: z.string(),
+})
+export type FileRow = z.infer<typeof fileRow>
+
+/** Sandbox-wide values (the session signing key), one row with id `sandbox`. */
+export const metaRow = z.object({
+  id: z.literal('sandbox'),
+  session_signing_key: z.string().min(32),
+})
+export type MetaRow = z.infer<typeof metaRow>
+
 /** Every collection the store holds, by name. Later capabilities add theirs here. */
 export const collectionSchemas = {
+  meta: metaRow,
   partners: partnerRow,
   users: userRow,
+  sessions: sessionRow,
+  verification_codes: verificationCodeRow,
+  events: eventRow,
+  files: fileRow,
 } as const
 
 export type Collections = {

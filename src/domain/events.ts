@@ -1,0 +1,78 @@
+import type { Deps } from '../deps.js'
+import type { EventRow } from '../store/records.js'
+import type { Writer } from '../store/store.js'
+
+/**
+ * The one event bus. Domain code records an event in the same store batch as the change it
+ * describes (so after a crash both or neither exist), and subscribers (the webhook
+ * dispatcher) hear of it once the batch is committed.
+ */
+
+export const eventTypes = [
+  'user.created',
+  'user.updated',
+  'onboarding.started',
+  'onboarding.completed',
+  'onboarding.failed',
+  'card.created',
+  'card.funded',
+  'deposit.created',
+  'deposit.succeeded',
+  'deposit.failed',
+  'card_transaction.created',
+  'card_transaction.updated',
+  'dispute.created',
+  'dispute.updated',
+  'external_bank_account.created',
+  'api_key.rotated',
+  'webhook.test',
+] as const
+export type EventType = (typeof eventTypes)[number]
+
+export type EventListener = (event: EventRow) => void
+
+export class EventBus {
+  private readonly listeners = new Set<EventListener>()
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Adds the event to `writer`'s batch; listeners run after the batch is committed. */
+  record(
+    deps: Pick<Deps, 'random' | 'clock' | 'store'>,
+    writer: Writer,
+    partnerId: string,
+    type: EventType,
+    object: Record<string, unknown>,
+  ): EventRow {
+    const event: EventRow = {
+      id: deps.random.id('evt'),
+      partner_id: partnerId,
+      type,
+      created_at: deps.clock.iso(),
+      data: { object },
+    }
+    writer.put('events', event)
+    queueMicrotask(() => {
+      // A batch that failed to commit leaves no event behind, and nobody is told of it.
+      if (!deps.store.get('events', event.id)) return
+      for (const listener of this.listeners) listener(event)
+    })
+    return event
+  }
+}
+
+/** The envelope a partner receives (DESIGN.md section 3). */
+export function eventEnvelope(event: EventRow) {
+  return {
+    id: event.id,
+    object: 'event' as const,
+    type: event.type,
+    created: Math.floor(Date.parse(event.created_at) / 1000),
+    livemode: false as const,
+    api_version: 'v1' as const,
+    data: event.data,
+  }
+}

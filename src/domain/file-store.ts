@@ -1,0 +1,34 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/**
+ * Bytes of uploaded files. With a data file they are written (temp file + rename) to
+ * `<data file>.files/` before the upload is acknowledged, so they survive a restart; in
+ * memory mode they live in a map.
+ */
+export class FileStore {
+  private readonly memory = new Map<string, Buffer>()
+  private readonly dir?: string
+
+  constructor(dataFile?: string) {
+    if (dataFile) this.dir = `${dataFile}.files`
+  }
+
+  write(id: string, bytes: Buffer): void {
+    if (!this.dir) {
+      this.memory.set(id, bytes)
+      return
+    }
+    mkdirSync(this.dir, { recursive: true })
+    const target = join(this.dir, id)
+    writeFileSync(`${target}.tmp`, bytes)
+    renameSync(`${target}.tmp`, target)
+  }
+
+  read(id: string): Buffer | undefined {
+    if (!/^file_[0-9A-Za-z]+$/.test(id)) return undefined
+    if (!this.dir) return this.memory.get(id)
+    const path = join(this.dir, id)
+    return existsSync(path) ? readFileSync(path) : undefined
+  }
+}

@@ -1,0 +1,130 @@
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+import type { Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+import type { PartnerRow, SessionRow, UserRow } from '../store/records.js'
+import type { Writer } from '../store/store.js'
+import { signingKey } from './signing-key.js'
+
+/**
+ * Session tokens: HS256 JWTs (jose) with `sub` (user), `pid` (partner), `sid` (the stored
+ * session), `exp`. The signature proves the token is ours; the stored session decides
+ * whether it still counts (logout, password change, "expire now" all act on the row).
+ */
+
+const ISSUER = 'partner-sandbox'
+
+export async function createSession(deps: Deps, user: UserRow, writer?: Writer) {
+  const now = deps.clock.now()
+  const expiresAt = now + deps.config.sessionTtl
+  const session: SessionRow = {
+    id: deps.random.id('ses'),
+    partner_id: user.partner_id,
+    user_id: user.id,
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(expiresAt).toISOString(),
+    revoked_at: null,
+    revoked_reason: null,
+  }
+  const token = await new SignJWT({ pid: user.partner_id, sid: session.id })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(user.id)
+    .setIssuer(ISSUER)
+    .setIssuedAt(Math.floor(now / 1000))
+    .setExpirationTime(Math.floor(expiresAt / 1000))
+    .sign(signingKey(deps))
+  if (writer) writer.put('sessions', session)
+  else deps.store.put('sessions', session)
+  return { session, token, expiresAt }
+}
+
+interface Claims {
+  sub: string
+  pid: string
+  sid: string
+}
+
+const unauthorized = (message: string) => new ApiError('unauthorized', message)
+
+/**
+ * Verified signatures are remembered by token, so a request costs a map lookup instead of an
+ * HMAC; the stored session is still read on every request.
+ */
+export class SessionVerifier {
+  private readonly verified = new Map<string, Claims>()
+
+  constructor(private readonly deps: Deps) {}
+
+  async authenticate(
+    header: string | undefined,
+    partner: PartnerRow,
+  ): Promise<{ user: UserRow; session: SessionRow }> {
+    if (!header)
+      throw unauthorized(
+        'Missing Authorization header: send Authorization: Bearer <sessionToken> from verify-otp.',
+      )
+    const match = /^Bearer\s+(\S+)$/i.exec(header)
+    if (!match)
+      throw unauthorized('Malformed Authorization header: expected "Bearer <sessionToken>".')
+    const token = match[1] as string
+    const claims = this.verified.get(token) ?? (await this.verify(token))
+    const session = this.deps.store.get('sessions', claims.sid)
+    if (claims.pid !== partner.id || session?.partner_id !== partner.id) {
+      throw unauthorized(
+        'This session token belongs to another partner; use it with the credentials it was issued under.',
+      )
+    }
+    if (session.revoked_at)
+      throw unauthorized(`This session has ended (${session.revoked_reason}). Log in again.`)
+    if (Date.parse(session.expires_at) <= this.deps.clock.now())
+      throw unauthorized('This session has expired. Log in again.')
+    const user = this.deps.store.get('users', session.user_id)
+    if (!user || user.id !== claims.sub || user.partner_id !== partner.id)
+      throw unauthorized('The session user no longer exists.')
+    if (!user.is_active) throw unauthorized('This user is deactivated.')
+    return { user, session }
+  }
+
+  private async verify(token: string): Promise<Claims> {
+    try {
+      const { payload } = await jwtVerify(token, signingKey(this.deps), {
+        algorithms: ['HS256'],
+        issuer: ISSUER,
+        currentDate: this.deps.clock.date(),
+        requiredClaims: ['sub', 'exp'],
+      })
+      if (typeof payload.sid !== 'string' || typeof payload.pid !== 'string')
+        throw unauthorized('Invalid session token.')
+      const claims = { sub: payload.sub as string, pid: payload.pid, sid: payload.sid }
+      if (this.verified.size >= 10_000) this.verified.clear()
+      this.verified.set(token, claims)
+      return claims
+    } catch (error) {
+      if (error instanceof ApiError) throw error
+      if (error instanceof joseErrors.JWTExpired)
+        throw unauthorized('This session has expired. Log in again.')
+      throw unauthorized(
+        'Invalid session token: it is malformed, tampered with, or not signed by this sandbox.',
+      )
+    }
+  }
+}
+
+/** Ends sessions of a user (all, or all but one); returns how many were still live. */
+export function revokeSessions(
+  deps: Deps,
+  userId: string,
+  reason: string,
+  keep?: string,
+  writer?: Writer,
+): number {
+  const now = deps.clock.iso()
+  const live = deps.store
+    .lookup('sessions', 'sessions_by_user', userId)
+    .filter((s) => !s.revoked_at && s.id !== keep && Date.parse(s.expires_at) > deps.clock.now())
+  const write = (w: Writer) => {
+    for (const s of live) w.put('sessions', { ...s, revoked_at: now, revoked_reason: reason })
+  }
+  if (writer) write(writer)
+  else deps.store.batch(write)
+  return live.length
+}

@@ -1,0 +1,21 @@
+import { createHmac } from 'node:crypto'
+import type { Deps } from '../deps.js'
+
+/**
+ * The sandbox's own key for session JWTs and code HMACs. It lives in the store (so sessions
+ * survive a restart with a data file) and is made anew after a reset, which also ends every
+ * session. It grants nothing outside this sandbox.
+ */
+export function signingKey(deps: Pick<Deps, 'store' | 'random'>): Buffer {
+  let meta = deps.store.get('meta', 'sandbox')
+  if (!meta) {
+    meta = { id: 'sandbox', session_signing_key: deps.random.bytes(32).toString('base64url') }
+    deps.store.put('meta', meta)
+  }
+  return Buffer.from(meta.session_signing_key, 'base64url')
+}
+
+/** HMAC of a one-time code or reset token, bound to its row id so equal codes hash apart. */
+export function codeHash(deps: Pick<Deps, 'store' | 'random'>, id: string, value: string): string {
+  return createHmac('sha256', signingKey(deps)).update(`${id}:${value}`).digest('base64url')
+}

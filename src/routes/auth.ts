@@ -1,0 +1,227 @@
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { assertAdult } from '../domain/age.js'
+import {
+  changePassword,
+  requestPasswordReset,
+  resetPassword,
+  startLogin,
+  verifyLogin,
+  verifyPasswordReset,
+} from '../domain/login.js'
+import { registerUser } from '../domain/users.js'
+import { validationHook } from '../http/validation.js'
+import {
+  ChangePasswordBody,
+  CodeSent,
+  ForgotRequestBody,
+  ForgotResetBody,
+  ForgotVerifyBody,
+  LoginBody,
+  Message,
+  PasswordChanged,
+  RegisterBody,
+  Registered,
+  ResetToken,
+  Session,
+  VerifyOtpBody,
+} from '../schemas/auth.js'
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  orgErrors,
+  orgSecurity,
+  sessionSecurity,
+} from '../schemas/common.js'
+
+const tags = ['Authentication']
+const bodyErrors = [400, 413, 415] as const
+
+export function authRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/partner/auth/register',
+      tags,
+      summary: 'Register an end user',
+      description:
+        'The email is unique within the partner (409 otherwise). The password is stored only hashed; the SSN is never returned.',
+      security: orgSecurity,
+      request: { body: jsonBody(RegisterBody) },
+      responses: {
+        201: jsonResponse(Registered, 'The new user.'),
+        ...errorResponses(...bodyErrors, ...orgErrors, 409),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json')
+      assertAdult(deps, body.date_of_birth)
+      const user = await registerUser(deps, c.get('partner').id, body)
+      return c.json(
+        {
+          userId: user.id,
+          email: user.email,
+          message: 'Registered. Log in with POST /partner/auth/login.',
+        },
+        201,
+      )
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/partner/auth/login',
+      tags,
+      summary: 'Send a one-time login code',
+      description:
+        'Right email and password: a 6-digit code valid 10 minutes is sent (read it at GET /_sandbox/inbox). ' +
+        'An unknown email and a wrong password get the same 401. A new code replaces the previous one.',
+      security: orgSecurity,
+      request: { body: jsonBody(LoginBody) },
+      responses: {
+        200: jsonResponse(CodeSent, 'A code was sent.'),
+        ...errorResponses(...bodyErrors, ...orgErrors),
+      },
+    }),
+    async (c) => {
+      const { email, password } = c.req.valid('json')
+      return c.json(await startLogin(deps, c.get('partner'), email, password), 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/partner/auth/verify-otp',
+      tags,
+      summary: 'Exchange the one-time code for a session token',
+      description:
+        'A code works once; 5 wrong tries burn it; it expires after 10 minutes (sandbox clock).',
+      security: orgSecurity,
+      request: { body: jsonBody(VerifyOtpBody) },
+      responses: {
+        200: jsonResponse(Session, 'The session.'),
+        ...errorResponses(...bodyErrors, ...orgErrors),
+      },
+    }),
+    async (c) => {
+      const { email, code } = c.req.valid('json')
+      return c.json(await verifyLogin(deps, c.get('partner'), email, code), 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/partner/auth/logout',
+      tags,
+      summary: 'End the current session',
+      security: sessionSecurity,
+      responses: {
+        200: jsonResponse(Message, 'The session token no longer works.'),
+        ...errorResponses(...orgErrors),
+      },
+    }),
+    (c) => {
+      const session = c.get('session')
+      deps.store.put('sessions', {
+        ...session,
+        revoked_at: deps.clock.iso(),
+        revoked_reason: 'logged_out',
+      })
+      return c.json({ message: 'Logged out. This session token no longer works.' }, 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/partner/auth/change-password',
+      tags,
+      summary: 'Change the password (every other session ends)',
+      security: sessionSecurity,
+      request: { body: jsonBody(ChangePasswordBody) },
+      responses: {
+        200: jsonResponse(PasswordChanged, 'Changed.'),
+        ...errorResponses(...bodyErrors, ...orgErrors),
+      },
+    }),
+    async (c) => {
+      const { current_password, new_password } = c.req.valid('json')
+      return c.json(
+        await changePassword(
+          deps,
+          c.get('user'),
+          c.get('session').id,
+          current_password,
+          new_password,
+        ),
+        200,
+      )
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/partner/auth/forgot-password/request',
+      tags,
+      summary: 'Send a password reset code',
+      description: 'Always 200 with the same message, whether or not the email is known.',
+      security: orgSecurity,
+      request: { body: jsonBody(ForgotRequestBody) },
+      responses: {
+        200: jsonResponse(Message, 'Sent if the account exists.'),
+        ...errorResponses(...bodyErrors, ...orgErrors),
+      },
+    }),
+    (c) => c.json(requestPasswordReset(deps, c.get('partner'), c.req.valid('json').email), 200),
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/partner/auth/forgot-password/verify',
+      tags,
+      summary: 'Exchange the reset code for a reset token',
+      security: orgSecurity,
+      request: { body: jsonBody(ForgotVerifyBody) },
+      responses: {
+        200: jsonResponse(ResetToken, 'The reset token.'),
+        ...errorResponses(...bodyErrors, ...orgErrors),
+      },
+    }),
+    (c) => {
+      const { email, code } = c.req.valid('json')
+      return c.json(verifyPasswordReset(deps, c.get('partner'), email, code), 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/partner/auth/forgot-password/reset',
+      tags,
+      summary: 'Set a new password with the reset token (every session ends)',
+      security: orgSecurity,
+      request: { body: jsonBody(ForgotResetBody) },
+      responses: {
+        200: jsonResponse(PasswordChanged, 'Reset.'),
+        ...errorResponses(...bodyErrors, ...orgErrors),
+      },
+    }),
+    async (c) => {
+      const { email, reset_token, new_password } = c.req.valid('json')
+      return c.json(
+        await resetPassword(deps, c.get('partner'), email, reset_token, new_password),
+        200,
+      )
+    },
+  )
+
+  return app
+}

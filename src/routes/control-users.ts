@@ -1,0 +1,106 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { validationHook } from '../http/validation.js'
+import { errorResponses, jsonResponse } from '../schemas/common.js'
+
+const tags = ['Sandbox control']
+const security = [{ SandboxAdmin: [] }]
+
+const InboxMessage = z
+  .object({
+    id: z.string(),
+    partner_id: z.uuid(),
+    user_id: z.uuid(),
+    to: z.string(),
+    channel: z.literal('email'),
+    kind: z.enum(['login_code', 'password_reset_code']),
+    subject: z.string(),
+    body: z.string(),
+    code: z.string().openapi({ example: '000000' }),
+    created_at: z.string(),
+    expires_at: z.string(),
+  })
+  .openapi('SandboxInboxMessage')
+
+const InboxQuery = z.object({
+  email: z.string().optional().openapi({ description: 'Recipient, case-insensitive.' }),
+  partner_id: z.uuid().optional(),
+  kind: z.enum(['login_code', 'password_reset_code']).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+})
+
+/** Control-plane routes about end users: the inbox of sent codes, and ending sessions. */
+export function controlUserRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/inbox',
+      tags,
+      summary: 'Messages the sandbox "sent" (login and reset codes), newest first',
+      description: 'Held in memory only: codes never reach the data file.',
+      security,
+      request: { query: InboxQuery },
+      responses: {
+        200: jsonResponse(z.object({ data: z.array(InboxMessage) }), 'The messages.'),
+        ...errorResponses(400, 401),
+      },
+    }),
+    (c) => c.json({ data: deps.inbox.list(c.req.valid('query')) }, 200),
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/inbox',
+      tags,
+      summary: 'Empty the inbox',
+      security,
+      responses: {
+        200: jsonResponse(z.object({ ok: z.literal(true) }), 'Emptied.'),
+        ...errorResponses(401),
+      },
+    }),
+    (c) => {
+      deps.inbox.clear()
+      return c.json({ ok: true as const }, 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/users/{id}/sessions/expire',
+      tags,
+      summary: "Expire all of a user's sessions now",
+      description:
+        'Their tokens get 401 "expired" from the next request on, as if their lifetime had run out.',
+      security,
+      request: { params: z.object({ id: z.uuid({ error: 'must be a user id (uuid)' }) }) },
+      responses: {
+        200: jsonResponse(
+          z.object({ expired: z.number().int() }),
+          'How many live sessions were expired.',
+        ),
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    (c) => {
+      const { id } = c.req.valid('param')
+      if (!deps.store.get('users', id)) throw new ApiError('not_found', `No user with id ${id}.`)
+      const now = deps.clock.now()
+      const live = deps.store
+        .lookup('sessions', 'sessions_by_user', id)
+        .filter((s) => !s.revoked_at && Date.parse(s.expires_at) > now)
+      const at = new Date(now).toISOString()
+      deps.store.batch((w) => {
+        for (const s of live) w.put('sessions', { ...s, expires_at: at })
+      })
+      return c.json({ expired: live.length }, 200)
+    },
+  )
+
+  return app
+}

@@ -1,0 +1,24 @@
+import { Hono } from 'hono'
+import type { AppEnv, Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+
+/**
+ * Uploaded files, public like a CDN URL: the id is unguessable and the content type is the
+ * one recognised at upload.
+ */
+export function fileRoutes(deps: Deps) {
+  const app = new Hono<AppEnv>()
+  app.get('/:id', (c) => {
+    const id = c.req.param('id')
+    const row = deps.store.get('files', id)
+    const bytes = row && deps.files.read(id)
+    if (!row || !bytes) throw new ApiError('not_found', `No file ${id}.`)
+    return c.body(new Uint8Array(bytes), 200, {
+      'Content-Type': row.content_type,
+      'Content-Length': String(bytes.length),
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Content-Type-Options': 'nosniff',
+    })
+  })
+  return app
+}

@@ -1,0 +1,84 @@
+import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { assertAdult } from '../domain/age.js'
+import { setProfilePicture } from '../domain/profile-pictures.js'
+import { publicUser, updateProfile } from '../domain/users.js'
+import { validationHook } from '../http/validation.js'
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  orgErrors,
+  sessionSecurity,
+} from '../schemas/common.js'
+import { PatchUserBody, ProfilePictureBody, ProfilePictureResult, User } from '../schemas/users.js'
+
+const tags = ['User profile']
+
+export function userRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/partner/users/me',
+      tags,
+      summary: 'Read the signed-in user',
+      security: sessionSecurity,
+      responses: {
+        200: jsonResponse(User, 'The user record (no ssn).'),
+        ...errorResponses(...orgErrors),
+      },
+    }),
+    (c) => c.json(publicUser(deps, c.get('user')), 200),
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/partner/users/me',
+      tags,
+      summary: 'Update the signed-in user',
+      description:
+        'Only first_name, last_name, date_of_birth, address, secondary_address and metadata. id, partner_id, email and phone_number cannot be changed (400 naming the field).',
+      security: sessionSecurity,
+      request: { body: jsonBody(PatchUserBody) },
+      responses: {
+        200: jsonResponse(User, 'The updated user.'),
+        ...errorResponses(400, ...orgErrors, 413, 415),
+      },
+    }),
+    (c) => {
+      const patch = c.req.valid('json')
+      if (patch.date_of_birth) assertAdult(deps, patch.date_of_birth)
+      return c.json(publicUser(deps, updateProfile(deps, c.get('user'), patch)), 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/partner/users/me/profile-picture',
+      tags,
+      summary: 'Upload a profile picture',
+      description: `multipart/form-data with one file field \`profile_picture\`: PNG, JPEG or WebP, recognised by content; at most ${deps.config.pictureLimit} bytes (413 above, 415 for other types).`,
+      security: sessionSecurity,
+      request: {
+        body: {
+          required: true,
+          content: { 'multipart/form-data': { schema: ProfilePictureBody } },
+        },
+      },
+      responses: {
+        200: jsonResponse(ProfilePictureResult, 'Where the picture is served.'),
+        ...errorResponses(400, ...orgErrors, 413, 415),
+      },
+    }),
+    async (c) => {
+      const form = c.req.valid('form')
+      return c.json(await setProfilePicture(deps, c.get('user'), form.profile_picture), 200)
+    },
+  )
+
+  return app
+}
