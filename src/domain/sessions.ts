@@ -68,7 +68,11 @@ export class SessionVerifier {
     const token = match[1] as string
     const claims = this.verified.get(token) ?? (await this.verify(token))
     const session = this.deps.store.get('sessions', claims.sid)
-    if (claims.pid !== partner.id || session?.partner_id !== partner.id) {
+    if (!session)
+      throw unauthorized(
+        'This session no longer exists (the sandbox was reset or restored). Log in again.',
+      )
+    if (claims.pid !== partner.id || session.partner_id !== partner.id) {
       throw unauthorized(
         'This session token belongs to another partner; use it with the credentials it was issued under.',
       )

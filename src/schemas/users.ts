@@ -44,10 +44,11 @@ export const Ssn = z
 export const CalendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
-  .refine(
-    (s) => new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
-    'is not a real calendar date',
-  )
+  .refine((s) => {
+    // Runs even when the pattern failed, so it must not throw on any string.
+    const date = new Date(`${s}T00:00:00Z`)
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(s)
+  }, 'is not a real calendar date')
   .openapi({ example: '1990-04-12' })
 
 export const PersonName = z.string().trim().min(1, 'must not be empty').max(100)
@@ -114,13 +115,11 @@ export const PatchUserBody = z
 
 export const ProfilePictureBody = z
   .object({
-    profile_picture: z
-      .any()
-      .openapi({
-        type: 'string',
-        format: 'binary',
-        description: 'PNG, JPEG or WebP, checked by content.',
-      }),
+    profile_picture: z.any().openapi({
+      type: 'string',
+      format: 'binary',
+      description: 'PNG, JPEG or WebP, checked by content.',
+    }),
   })
   .openapi('ProfilePictureUpload')
 

@@ -1,0 +1,150 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SignJWT } from 'jose'
+import { describe, expect, it } from 'vitest'
+import { northwind, testSandbox } from './helpers.js'
+import { registerAndLogin } from './user-helpers.js'
+
+const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
+
+describe('session tokens on Org + User routes', () => {
+  it('walks register → login → inbox → verify → users/me → logout → 401', async () => {
+    const { call } = await testSandbox()
+    const session = await registerAndLogin(call, { email: 'walk@example.com' })
+    const me = await call('GET', '/api/v1/partner/users/me', { headers: session.bearer })
+    expect(me.status).toBe(200)
+    expect(me.json.email).toBe('walk@example.com')
+    const out = await call('POST', '/api/v1/partner/auth/logout', { headers: session.bearer })
+    expect(out.status).toBe(200)
+    const after = await call('GET', '/api/v1/partner/users/me', { headers: session.bearer })
+    expect(after.status).toBe(401)
+    expect(after.json.error.message).toMatch(/ended \(logged_out\)/)
+    expect(
+      (await call('POST', '/api/v1/partner/auth/logout', { headers: session.bearer })).status,
+    ).toBe(401)
+  })
+
+  it('refuses every bad token with 401', async () => {
+    const { sandbox, call } = await testSandbox()
+    const { sessionToken } = await registerAndLogin(call)
+    const [header, payload, signature] = sessionToken.split('.') as [string, string, string]
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
+    const forgedKey = new Uint8Array(32).fill(7)
+    const cases: [string, Record<string, string>][] = [
+      ['no Authorization', {}],
+      ['not Bearer', { authorization: `Basic ${sessionToken}` }],
+      ['not a JWT', { authorization: 'Bearer abc' }],
+      [
+        'tampered payload',
+        {
+          authorization: `Bearer ${header}.${b64({ ...claims, sub: '00000000-0000-4000-8000-000000000000' })}.${signature}`,
+        },
+      ],
+      [
+        'tampered signature',
+        { authorization: `Bearer ${header}.${payload}.${signature.slice(0, -2)}AA` },
+      ],
+      ['alg none', { authorization: `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${payload}.` }],
+      [
+        'signed with another key',
+        {
+          authorization: `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(forgedKey)}`,
+        },
+      ],
+    ]
+    for (const [name, headers] of cases) {
+      const res = await call('GET', '/api/v1/partner/users/me', { headers })
+      expect(res.status, name).toBe(401)
+      expect(res.json.error.code, name).toBe('unauthorized')
+    }
+    // Still fine with the real token: nothing above disturbed the session.
+    expect(
+      (
+        await call('GET', '/api/v1/partner/users/me', {
+          headers: { authorization: `Bearer ${sessionToken}` },
+        })
+      ).status,
+    ).toBe(200)
+    expect(sandbox.store.all('sessions').filter((s) => s.revoked_at)).toHaveLength(0)
+  })
+
+  it('expires by the sandbox clock', async () => {
+    const { sandbox, call } = await testSandbox({ sessionTtl: '1h' })
+    sandbox.clock.freeze()
+    const session = await registerAndLogin(call)
+    await sandbox.clock.advance(59 * 60_000)
+    expect(
+      (await call('GET', '/api/v1/partner/users/me', { headers: session.bearer })).status,
+    ).toBe(200)
+    await sandbox.clock.advance(60_000)
+    const res = await call('GET', '/api/v1/partner/users/me', { headers: session.bearer })
+    expect(res.status).toBe(401)
+    expect(res.json.error.message).toMatch(/expired/)
+  })
+
+  it("the control plane's expire-now ends a user's sessions at once", async () => {
+    const { call } = await testSandbox()
+    const a = await registerAndLogin(call)
+    const other = await registerAndLogin(call)
+    const res = await call('POST', `/_sandbox/users/${a.user.id}/sessions/expire`, { creds: null })
+    expect(res.json).toEqual({ expired: 1 })
+    expect((await call('GET', '/api/v1/partner/users/me', { headers: a.bearer })).status).toBe(401)
+    expect((await call('GET', '/api/v1/partner/users/me', { headers: other.bearer })).status).toBe(
+      200,
+    )
+    const missing = await call(
+      'POST',
+      '/_sandbox/users/00000000-0000-4000-8000-000000000000/sessions/expire',
+      { creds: null },
+    )
+    expect(missing.status).toBe(404)
+  })
+
+  it("a token used with another partner's credentials is 401, and users stay separate", async () => {
+    const { call } = await testSandbox()
+    const a = await registerAndLogin(call, { email: 'same@example.com' })
+    const res = await call('GET', '/api/v1/partner/users/me', {
+      creds: northwind,
+      headers: a.bearer,
+    })
+    expect(res.status).toBe(401)
+    expect(res.json.error.message).toMatch(/another partner/)
+    const b = await registerAndLogin(call, { email: 'same@example.com' }, northwind)
+    const meB = await call('GET', '/api/v1/partner/users/me', {
+      creds: northwind,
+      headers: b.bearer,
+    })
+    expect(meB.json.id).toBe(b.user.id)
+    expect(meB.json.id).not.toBe(a.user.id)
+  })
+
+  it('Org-only routes do not need a session; Org + User routes check the org first', async () => {
+    const { call } = await testSandbox()
+    expect((await call('GET', '/api/v1/partner/me')).status).toBe(200)
+    const noOrg = await call('GET', '/api/v1/partner/users/me', { creds: null })
+    expect(noOrg.status).toBe(401)
+    expect(noOrg.json.error.message).toMatch(/X-Partner-Key/)
+  })
+
+  it('sessions survive a restart with a data file', async () => {
+    const data = join(mkdtempSync(join(tmpdir(), 'sessions-')), 'sandbox.json')
+    const first = await testSandbox({ data })
+    const session = await registerAndLogin(first.call)
+    await first.sandbox.close()
+    const second = await testSandbox({ data })
+    const me = await second.call('GET', '/api/v1/partner/users/me', { headers: session.bearer })
+    expect(me.status).toBe(200)
+    expect(me.json.id).toBe(session.user.id)
+    await second.sandbox.close()
+  })
+
+  it('a reset ends every session', async () => {
+    const { call } = await testSandbox()
+    const session = await registerAndLogin(call)
+    await call('POST', '/_sandbox/reset', { creds: null })
+    const res = await call('GET', '/api/v1/partner/users/me', { headers: session.bearer })
+    expect(res.status).toBe(401)
+    expect(res.json.error.message).toMatch(/no longer exists|Invalid session token/)
+  })
+})
