@@ -1,8 +1,8 @@
 import { createSandbox, type SandboxOptions } from '../src/index.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
 
-export const acme = { key: DEFAULT_PARTNER.api_key, secret: DEFAULT_PARTNER.api_secret }
-export const northwind = { key: SECOND_PARTNER.api_key, secret: SECOND_PARTNER.api_secret }
+export const acme: Creds = { key: DEFAULT_PARTNER.api_key, secret: DEFAULT_PARTNER.api_secret }
+export const northwind: Creds = { key: SECOND_PARTNER.api_key, secret: SECOND_PARTNER.api_secret }
 export type Creds = { key: string; secret: string }
 
 export const orgHeaders = (creds: Creds) => ({
@@ -47,4 +47,96 @@ export async function testSandbox(options: SandboxOptions = {}) {
     return { status: res.status, headers: res.headers, json, text }
   }
   return { sandbox, call }
+}
+
+/** The password of every fixture user (fixtures/default.json). */
+export const FIXTURE_PASSWORD = 'Sandbox-Passw0rd!'
+
+export type Call = Awaited<ReturnType<typeof testSandbox>>['call']
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+/** Full login: password → code from the sandbox inbox → the verify-otp body. Throws on any failure. */
+export async function loginSession(
+  call: Call,
+  email: string,
+  password: string = FIXTURE_PASSWORD,
+  creds: Creds = acme,
+): Promise<{ sessionToken: string; expiresAt: number; user: { id: string; email: string } }> {
+  const login = await call('POST', '/api/v1/partner/auth/login', {
+    creds,
+    body: { email, password },
+  })
+  if (login.status !== 200) throw new Error(`login of ${email}: ${login.status} ${login.text}`)
+  const inbox = await call(
+    'GET',
+    `/_sandbox/inbox?kind=login_code&email=${encodeURIComponent(email)}`,
+    { creds: null },
+  )
+  const code = inbox.json?.data?.[0]?.code
+  if (typeof code !== 'string') throw new Error(`no login code for ${email}: ${inbox.text}`)
+  const verify = await call('POST', '/api/v1/partner/auth/verify-otp', {
+    creds,
+    body: { email, code },
+  })
+  if (verify.status !== 200)
+    throw new Error(`verify-otp of ${email}: ${verify.status} ${verify.text}`)
+  return verify.json
+}
+
+/** Full login; answers the session token. */
+export async function loginAs(
+  call: Call,
+  email: string,
+  password: string = FIXTURE_PASSWORD,
+  creds: Creds = acme,
+): Promise<string> {
+  return (await loginSession(call, email, password, creds)).sessionToken
+}
+
+let registrations = 0
+
+export interface NewUser {
+  email: string
+  phone_number: string
+  first_name: string
+  last_name: string
+  password: string
+  ssn: string
+  date_of_birth: string
+}
+
+/** Registration fields of a fresh, unique adult user; override any of them. */
+export function newUser(overrides: Partial<NewUser> = {}): NewUser {
+  registrations++
+  return {
+    email: `user${registrations}.${Date.now()}@example.test`,
+    phone_number: `+1415555${String(registrations % 10_000).padStart(4, '0')}`,
+    first_name: 'Robin',
+    last_name: 'Tester',
+    password: 'Initial-Passw0rd!',
+    ssn: '987-65-4321',
+    date_of_birth: '1990-04-12',
+    ...overrides,
+  }
+}
+
+/** Registers a new user and logs them in; answers the registration, the user id and a token. */
+export async function registerAndLogin(
+  call: Call,
+  overrides: Partial<NewUser> = {},
+  creds: Creds = acme,
+) {
+  const user = newUser(overrides)
+  const res = await call('POST', '/api/v1/partner/auth/register', { creds, body: user })
+  if (res.status !== 201) throw new Error(`register of ${user.email}: ${res.status} ${res.text}`)
+  const session = await loginSession(call, user.email, user.password, creds)
+  const token = session.sessionToken
+  return {
+    user,
+    userId: res.json.userId as string,
+    token,
+    expiresAt: session.expiresAt,
+    bearer: bearer(token),
+  }
 }

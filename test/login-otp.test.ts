@@ -1,7 +1,6 @@
 import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { acme, northwind, testSandbox } from './helpers.js'
-import { login, newUser, registerAndLogin } from './user-helpers.js'
+import { acme, loginSession, newUser, northwind, registerAndLogin, testSandbox } from './helpers.js'
 
 const fixtureEmail = async (call: Awaited<ReturnType<typeof testSandbox>>['call']) => {
   const snap = (await call('GET', '/_sandbox/snapshot', { creds: null })).json
@@ -30,7 +29,7 @@ describe('POST /partner/auth/login', () => {
     })
     expect(res.status).toBe(200)
     expect(res.json.channel).toBe('email')
-    expect(res.json.destination).toMatch(/^u\*+@example\.com$/)
+    expect(res.json.destination).toMatch(/^u\*+@example\.test$/)
     await call('POST', '/api/v1/partner/auth/login', {
       body: { email: user.email, password: user.password },
     })
@@ -63,7 +62,7 @@ describe('POST /partner/auth/login', () => {
 
   it('logs in a fixture user with the documented password', async () => {
     const { call } = await testSandbox()
-    const session = await login(call, await fixtureEmail(call))
+    const session = await loginSession(call, await fixtureEmail(call))
     expect(session.sessionToken.split('.')).toHaveLength(3)
   })
 
@@ -84,16 +83,19 @@ describe('POST /partner/auth/verify-otp', () => {
     sandbox.clock.freeze(Date.parse('2026-06-01T00:00:00Z'))
     const session = await registerAndLogin(call)
     expect(session.expiresAt).toBe(Date.parse('2026-06-02T00:00:00Z'))
-    expect(session.user.id).toMatch(/^[0-9a-f-]{36}$/)
-    expect(JSON.stringify(session.user)).not.toMatch(/ssn|password/)
-    const claims = decodeJwt(session.sessionToken)
+    expect(session.userId).toMatch(/^[0-9a-f-]{36}$/)
+
+    const verified = await loginSession(call, session.user.email, session.user.password)
+    expect(verified.user.id).toBe(session.userId)
+    expect(JSON.stringify(verified.user)).not.toMatch(/ssn|password|987-?65-?4321/)
+    const claims = decodeJwt(session.token)
     const partnerId = (await call('GET', '/api/v1/partner/me')).json.partner.id
     expect(claims).toMatchObject({
-      sub: session.user.id,
+      sub: session.userId,
       pid: partnerId,
       exp: session.expiresAt / 1000,
     })
-    expect(sandbox.store.get('sessions', claims.sid as string)?.user_id).toBe(session.user.id)
+    expect(sandbox.store.get('sessions', claims.sid as string)?.user_id).toBe(session.userId)
   })
 
   it('the session lifetime is configurable', async () => {
@@ -212,7 +214,7 @@ describe('POST /partner/auth/verify-otp', () => {
     }
     const { call } = await testSandbox({ scenario })
     const qa = await registerAndLogin(call, { email: 'tester@qa.example' })
-    expect(qa.sessionToken).toBeTruthy()
+    expect(qa.token).toBeTruthy()
     expect((await inboxOf(call, 'tester@qa.example'))[0].code).toBe('424242')
     await registerAndLogin(call, { email: 'plain@example.com' })
     expect((await inboxOf(call, 'plain@example.com'))[0].code).toBe('111111')
@@ -220,7 +222,7 @@ describe('POST /partner/auth/verify-otp', () => {
     const codes = new Set<string>()
     for (let i = 0; i < 4; i++) {
       await call('POST', '/api/v1/partner/auth/login', {
-        body: { email: 'rnd@example.com', password: 'Sandbox-Passw0rd!' },
+        body: { email: 'rnd@example.com', password: newUser().password },
       })
       codes.add((await inboxOf(call, 'rnd@example.com'))[0].code)
     }

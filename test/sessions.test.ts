@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { northwind, testSandbox } from './helpers.js'
-import { registerAndLogin } from './user-helpers.js'
+import { northwind, registerAndLogin, testSandbox } from './helpers.js'
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
@@ -27,7 +26,7 @@ describe('session tokens on Org + User routes', () => {
 
   it('refuses every bad token with 401', async () => {
     const { sandbox, call } = await testSandbox()
-    const { sessionToken } = await registerAndLogin(call)
+    const { token: sessionToken } = await registerAndLogin(call)
     const [header, payload, signature] = sessionToken.split('.') as [string, string, string]
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
     const forgedKey = new Uint8Array(32).fill(7)
@@ -87,7 +86,7 @@ describe('session tokens on Org + User routes', () => {
     const { call } = await testSandbox()
     const a = await registerAndLogin(call)
     const other = await registerAndLogin(call)
-    const res = await call('POST', `/_sandbox/users/${a.user.id}/sessions/expire`, { creds: null })
+    const res = await call('POST', `/_sandbox/users/${a.userId}/sessions/expire`, { creds: null })
     expect(res.json).toEqual({ expired: 1 })
     expect((await call('GET', '/api/v1/partner/users/me', { headers: a.bearer })).status).toBe(401)
     expect((await call('GET', '/api/v1/partner/users/me', { headers: other.bearer })).status).toBe(
@@ -115,8 +114,8 @@ describe('session tokens on Org + User routes', () => {
       creds: northwind,
       headers: b.bearer,
     })
-    expect(meB.json.id).toBe(b.user.id)
-    expect(meB.json.id).not.toBe(a.user.id)
+    expect(meB.json.id).toBe(b.userId)
+    expect(meB.json.id).not.toBe(a.userId)
   })
 
   it('Org-only routes do not need a session; Org + User routes check the org first', async () => {
@@ -135,7 +134,7 @@ describe('session tokens on Org + User routes', () => {
     const second = await testSandbox({ data })
     const me = await second.call('GET', '/api/v1/partner/users/me', { headers: session.bearer })
     expect(me.status).toBe(200)
-    expect(me.json.id).toBe(session.user.id)
+    expect(me.json.id).toBe(session.userId)
     await second.sandbox.close()
   })
 

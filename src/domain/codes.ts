@@ -47,6 +47,17 @@ function storeCode(deps: Deps, user: UserRow, purpose: CodePurpose, value: strin
   return row
 }
 
+/** Ends every live code and reset token of a user (after a password change or reset). */
+export function endCodes(deps: Deps, userId: string, writer: Writer, except?: string): void {
+  const now = deps.clock.iso()
+  for (const purpose of ['login', 'password_reset', 'reset_token'] as const) {
+    for (const code of liveCodes(deps, userId, purpose)) {
+      if (code.id === except) continue
+      writer.put('verification_codes', { ...code, ended_at: now, ended_reason: 'replaced' })
+    }
+  }
+}
+
 /** Issues a login or reset code and "sends" it to the user's email (the sandbox inbox). */
 export function sendCode(deps: Deps, user: UserRow, purpose: 'login' | 'password_reset') {
   const partner = deps.store.get('partners', user.partner_id)

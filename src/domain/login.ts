@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
 import type { PartnerRow, UserRow } from '../store/records.js'
-import { checkCode, issueResetToken, sendCode } from './codes.js'
+import { checkCode, endCodes, issueResetToken, sendCode } from './codes.js'
 import { hashSecret, PASSWORD_COST, verifySecret } from './secret-hash.js'
 import { createSession, revokeSessions } from './sessions.js'
 import { findUserByEmail, publicUser } from './users.js'
@@ -72,10 +72,16 @@ export async function changePassword(
     throw validationError('new_password', 'must differ from the current password')
   const password_hash = await hashSecret(next, deps.random, PASSWORD_COST)
   const fresh = deps.store.get('users', user.id) ?? user
+  // Checked again after the awaits: a parallel change or reset may have replaced the password
+  // that current_password was verified against (and ended this session).
+  if (fresh.password_hash !== user.password_hash)
+    throw validationError('current_password', 'is not correct')
   let revoked = 0
   deps.store.batch((w) => {
     w.put('users', { ...fresh, password_hash, updated_at: deps.clock.iso() })
     revoked = revokeSessions(deps, user.id, 'password_changed', sessionId, w)
+    // Codes sent under the old password stop working with it.
+    endCodes(deps, user.id, w)
   })
   return {
     message: 'Password changed. Every other session of this user was ended.',
@@ -132,6 +138,7 @@ export async function resetPassword(
     const fresh = deps.store.get('users', user.id) ?? user
     w.put('users', { ...fresh, password_hash, updated_at: deps.clock.iso() })
     revoked = revokeSessions(deps, user.id, 'password_reset', undefined, w)
+    endCodes(deps, user.id, w, result.row.id)
   })
   return {
     message: 'Password reset. Every session of this user was ended; log in with the new password.',

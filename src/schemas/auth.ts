@@ -19,7 +19,8 @@ export const Registered = z
   .openapi('Registered')
 
 export const LoginBody = z
-  .object({ email: Email, password: z.string().min(1, 'is required').max(128) })
+  // No upper bound that would tell a long wrong password apart from a short one: both get 401.
+  .object({ email: Email, password: z.string().min(1, 'is required').max(4096) })
   .strict()
   .openapi('Login')
 

@@ -44,11 +44,15 @@ export const Ssn = z
 export const CalendarDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
-  .refine((s) => {
-    // Runs even when the pattern failed, so it must not throw on any string.
-    const date = new Date(`${s}T00:00:00Z`)
-    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(s)
-  }, 'is not a real calendar date')
+  .refine(
+    (s) => {
+      // Must not throw on any string, whatever ran before it.
+      const date = new Date(`${s}T00:00:00Z`)
+      return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(s)
+    },
+    // Only when the pattern passed: one clear message per bad value.
+    { message: 'is not a real calendar date', when: (payload) => payload.issues.length === 0 },
+  )
   .openapi({ example: '1990-04-12' })
 
 export const PersonName = z.string().trim().min(1, 'must not be empty').max(100)

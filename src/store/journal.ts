@@ -35,6 +35,14 @@ export interface ReplayReport {
   droppedTornLine?: string
 }
 
+/** One line; anything that is not `{ s: number, o: [...] }` counts as corrupt. */
+function parseEntry(line: string): JournalEntry {
+  const entry = JSON.parse(line) as JournalEntry
+  if (!entry || typeof entry.s !== 'number' || !Array.isArray(entry.o))
+    throw new Error('not a journal entry')
+  return entry
+}
+
 export class Journal {
   readonly path: string
   readonly compactingPath: string
@@ -101,7 +109,7 @@ export class Journal {
           continue
         }
         try {
-          entries.push(JSON.parse(line) as JournalEntry)
+          entries.push(parseEntry(line))
           offset += Buffer.byteLength(line) + 1
         } catch {
           const endsFile = isLast || lines.slice(i + 1).every((rest) => rest === '')

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs'
 import { Journal, type JournalEntry, type JournalOp } from './journal.js'
 import {
   type CollectionName,
@@ -7,6 +8,7 @@ import {
   emptyCollections,
 } from './records.js'
 import {
+  DataFileError,
   openSnapshotFile,
   SCHEMA_VERSION,
   SNAPSHOT_FORMAT,
@@ -73,6 +75,16 @@ export class Store {
       this.data = this.options.seed()
       return
     }
+    try {
+      await this.loadFile(file)
+    } catch (error) {
+      if (error instanceof DataFileError) throw error
+      // ENOENT (no such folder), EISDIR, EACCES…: say which file and why, not a stack.
+      throw new DataFileError(`cannot use data file ${file}: ${(error as Error).message}`)
+    }
+  }
+
+  private async loadFile(file: string) {
     this.snapshotFile = openSnapshotFile(file)
     const snapshot = await this.snapshotFile.read()
     const replay = Journal.replay(`${file}.journal`)
@@ -82,6 +94,7 @@ export class Store {
       )
     }
     this.data = snapshot ? snapshot.collections : this.options.seed()
+    this.snapshotBytes = snapshot && existsSync(file) ? statSync(file).size : 0
     this.seq = snapshot?.seq ?? 0
     for (const entry of replay.entries) {
       if (entry.s <= this.seq) continue
