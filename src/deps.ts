@@ -10,6 +10,8 @@ import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
 import type { PartnerRow, SessionRow, UserRow } from './store/records.js'
 import type { Store } from './store/store.js'
+import type { Dispatcher } from './webhooks/dispatcher.js'
+import type { SinkRegistry } from './webhooks/sink.js'
 
 /** What routes and domain functions are built from; one per sandbox instance, no singletons. */
 export interface Deps {
@@ -24,8 +26,8 @@ export interface Deps {
   inbox: Inbox
   sessions: SessionVerifier
   files: FileStore
-  /** Webhook deliveries of a partner since a time, for usage; provided by the webhook dispatcher. */
-  webhookStats(partnerId: string, since: number): { succeeded: number; permanentlyFailed: number }
+  dispatcher: Dispatcher
+  sinks: SinkRegistry
   /** The public base URL (for links the sandbox returns); set once the server listens. */
   baseUrl(): string
 }

@@ -17,6 +17,8 @@ import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
 import { defineIndexes } from './store/indexes.js'
 import { Store } from './store/store.js'
+import { Dispatcher } from './webhooks/dispatcher.js'
+import { SinkRegistry } from './webhooks/sink.js'
 
 export type { SandboxOptions } from './config.js'
 export { ScenarioError } from './scenarios/loader.js'
@@ -70,11 +72,15 @@ export async function createSandbox(options: SandboxOptions = {}) {
     inbox: new Inbox(),
     sessions: undefined as unknown as SessionVerifier,
     files: new FileStore(config.data),
-    webhookStats: () => ({ succeeded: 0, permanentlyFailed: 0 }),
+    dispatcher: undefined as unknown as Dispatcher,
+    sinks: new SinkRegistry(),
     baseUrl: () => baseUrl,
   }
   deps.sessions = new SessionVerifier(deps)
+  deps.dispatcher = new Dispatcher(deps)
+  store.onReplace(() => deps.dispatcher.reload())
   const app = createApp(deps)
+  primeDefaultCredentials(deps)
   return {
     app,
     deps,
@@ -93,8 +99,23 @@ export async function createSandbox(options: SandboxOptions = {}) {
         ? { apiKey: DEFAULT_PARTNER.api_key, apiSecret: DEFAULT_PARTNER.api_secret }
         : undefined
     },
-    close: () => store.close(),
+    close: async () => {
+      deps.dispatcher.stop()
+      await store.close()
+    },
   }
+}
+
+/**
+ * The bundled default partner's secret is public (README, banner), so its scrypt check can
+ * run in the background at start-up instead of inside the first request.
+ */
+function primeDefaultCredentials(deps: Deps): void {
+  const partner = deps.store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key)[0]
+  if (!partner) return
+  deps.credentials
+    .verify(partner.id, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
+    .catch(() => {})
 }
 
 export type Sandbox = Awaited<ReturnType<typeof createSandbox>>

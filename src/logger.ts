@@ -8,6 +8,8 @@ export interface Logger {
   warn(message: string): void
   info(message: string): void
   debug(message: string): void
+  /** Whether messages of this level are written (to skip building them). */
+  enabled(level: LogLevel): boolean
 }
 
 /** Plain lines on stderr (stdout stays free for the banner). Callers never pass secrets. */
@@ -19,5 +21,11 @@ export function createLogger(
     if (rank[level] >= rank[wanted])
       write(`${new Date().toISOString()} ${wanted.padEnd(5)} ${message}`)
   }
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') }
+  return {
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
+    enabled: (wanted) => rank[level] >= rank[wanted],
+  }
 }

@@ -48,9 +48,11 @@ describe('the error envelope on every failure', () => {
 
   it('a thrown bug is a 500 with the request id and no stack', async () => {
     const { sandbox, call } = await testSandbox()
-    sandbox.store.put = () => {
+    const fail = () => {
       throw new Error('disk on fire at /secret/path.ts:42')
     }
+    sandbox.store.put = fail
+    sandbox.store.batch = fail
     const res = await call('PATCH', '/api/v1/partner/me', { body: { display_name: 'Boom' } })
     expect(res.status).toBe(500)
     expect(res.json.error.code).toBe('internal_error')

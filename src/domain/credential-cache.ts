@@ -1,14 +1,16 @@
 import { timingSafeEqual } from 'node:crypto'
-import { digest, verifySecret } from './secret-hash.js'
+import { verifySecret } from './secret-hash.js'
 
 /**
- * Remembers which (partner, secret) pairs scrypt has already verified, so a request costs a
- * SHA-256 instead of a 40 ms scrypt. An entry is tied to the stored hash it was verified
- * against: rotating the secret changes the hash, so the old pair misses at once. Status
- * (suspended, revoked) is never cached; the caller reads it from the partner row each time.
+ * Remembers which (partner, secret) pair scrypt has already verified, so a request costs a
+ * constant-time byte comparison instead of a 40 ms scrypt. The pair lives only in this
+ * process's memory (never in the data file or a log), and each entry is tied to the stored
+ * hash it was verified against: rotating the secret changes the hash, so the old pair
+ * misses at once. Status (suspended, revoked) is never cached; the caller reads it from the
+ * partner row each time.
  */
 export class CredentialCache {
-  private readonly verified = new Map<string, { hash: string; digest: Buffer }>()
+  private readonly verified = new Map<string, { hash: string; secret: Buffer }>()
   private readonly inFlight = new Map<string, Promise<boolean>>()
   private readonly limit: number
 
@@ -17,12 +19,15 @@ export class CredentialCache {
   }
 
   async verify(partnerId: string, secret: string, storedHash: string): Promise<boolean> {
-    const provided = digest(secret)
+    const provided = Buffer.from(secret)
     const hit = this.verified.get(partnerId)
-    if (hit && hit.hash === storedHash) return timingSafeEqual(hit.digest, provided)
+    if (hit && hit.hash === storedHash) {
+      // Only one secret matches a hash, so a different one is wrong without running scrypt.
+      return hit.secret.length === provided.length && timingSafeEqual(hit.secret, provided)
+    }
 
     // Many parallel first requests with the same pair share one scrypt run.
-    const flightKey = `${partnerId}:${provided.toString('base64')}:${storedHash}`
+    const flightKey = `${partnerId}\n${storedHash}\n${secret}`
     let pending = this.inFlight.get(flightKey)
     if (!pending) {
       pending = verifySecret(secret, storedHash).finally(() => this.inFlight.delete(flightKey))
@@ -31,7 +36,7 @@ export class CredentialCache {
     const ok = await pending
     if (ok) {
       if (this.verified.size >= this.limit) this.verified.clear()
-      this.verified.set(partnerId, { hash: storedHash, digest: provided })
+      this.verified.set(partnerId, { hash: storedHash, secret: provided })
     }
     return ok
   }

@@ -30,9 +30,16 @@ export const eventTypes = [
 export type EventType = (typeof eventTypes)[number]
 
 export type EventListener = (event: EventRow) => void
+/** Runs inside the batch that records the event, so derived rows (deliveries) commit with it. */
+export type FanOut = (writer: Writer, event: EventRow) => void
 
 export class EventBus {
   private readonly listeners = new Set<EventListener>()
+  private fanOut?: FanOut
+
+  setFanOut(fanOut: FanOut): void {
+    this.fanOut = fanOut
+  }
 
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener)
@@ -46,6 +53,7 @@ export class EventBus {
     partnerId: string,
     type: EventType,
     object: Record<string, unknown>,
+    options: { fanOut?: boolean } = {},
   ): EventRow {
     const event: EventRow = {
       id: deps.random.id('evt'),
@@ -55,6 +63,7 @@ export class EventBus {
       data: { object },
     }
     writer.put('events', event)
+    if (options.fanOut !== false) this.fanOut?.(writer, event)
     queueMicrotask(() => {
       // A batch that failed to commit leaves no event behind, and nobody is told of it.
       if (!deps.store.get('events', event.id)) return

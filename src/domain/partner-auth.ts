@@ -31,7 +31,7 @@ export async function authenticatePartner(
       'Malformed credentials: X-Partner-Key must start with pk_test_ and X-Partner-Secret with sk_test_.',
     )
   }
-  const partner = deps.store.lookup('partners', 'partners_by_api_key', key)[0]
+  const partner = deps.store.lookupOne('partners', 'partners_by_api_key', key)
   const ok = partner && (await deps.credentials.verify(partner.id, secret, partner.api_secret_hash))
   // Re-read after the await: a rotation that landed meanwhile must win.
   const current = partner && deps.store.get('partners', partner.id)

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import type { PartnerRow, PartnerStatus } from '../store/records.js'
+import { syncPrimaryEndpoint } from '../webhooks/subscriptions.js'
 import { hashSecret } from './secret-hash.js'
 
 /** What a partner sees of its own record: never the secret hash or a webhook secret. */
@@ -33,7 +34,10 @@ export type PartnerPatch = Partial<
 
 export function updatePartner(deps: Deps, partner: PartnerRow, patch: PartnerPatch): PartnerRow {
   const next = { ...partner, ...patch, updated_at: deps.clock.iso() }
-  deps.store.put('partners', next)
+  deps.store.batch((w) => {
+    w.put('partners', next)
+    syncPrimaryEndpoint(deps, w, next)
+  })
   return next
 }
 
@@ -49,7 +53,17 @@ export async function rotateCredentials(deps: Deps, partnerId: string) {
   const { api_key, api_secret, api_secret_hash } = await newCredentials(deps)
   // Read after the hash is computed so a concurrent update of the record is not lost.
   const current = requirePartner(deps, partnerId)
-  deps.store.put('partners', { ...current, api_key, api_secret_hash, updated_at: deps.clock.iso() })
+  const rotatedAt = deps.clock.iso()
+  deps.store.batch((w) => {
+    w.put('partners', { ...current, api_key, api_secret_hash, updated_at: rotatedAt })
+    deps.events.record(deps, w, partnerId, 'api_key.rotated', {
+      object: 'api_key',
+      partner_id: partnerId,
+      api_key,
+      previous_api_key: current.api_key,
+      rotated_at: rotatedAt,
+    })
+  })
   deps.credentials.forget(partnerId)
   return { api_key, api_secret }
 }
@@ -122,15 +136,19 @@ export async function createPartner(deps: Deps, input: NewPartnerInput) {
     created_at: now,
     updated_at: now,
   }
-  deps.store.put('partners', partner)
-  return { partner, api_key, api_secret }
+  let webhook_secret: string | undefined
+  deps.store.batch((w) => {
+    w.put('partners', partner)
+    webhook_secret = syncPrimaryEndpoint(deps, w, partner)
+  })
+  return { partner, api_key, api_secret, webhook_secret }
 }
 
 const DAY_MS = 86_400_000
 
 export function usage(deps: Deps, partner: PartnerRow) {
   const since = deps.clock.now() - DAY_MS
-  const deliveries = deps.webhookStats(partner.id, since)
+  const deliveries = deps.dispatcher.stats(partner.id, since)
   return {
     rate_limit: partner.rate_limit,
     status: partner.status,

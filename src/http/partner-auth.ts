@@ -9,7 +9,9 @@ const publicRoutes = new Set([
 ])
 
 export function isPublicRoute(method: string, path: string): boolean {
-  return publicRoutes.has(`${method} ${path.replace(/^\/api\/v1/, '').replace(/\/$/, '')}`)
+  // Cheap test first: this runs on every request.
+  if (!path.startsWith('/api/v1/external-bank-account-connect/')) return false
+  return publicRoutes.has(`${method} ${path.slice('/api/v1'.length).replace(/\/$/, '')}`)
 }
 
 /** Layer 1 of spec section 5: X-Partner-Key + X-Partner-Secret on every non-public route. */

@@ -13,12 +13,13 @@ const sessionPrefixes = [
   '/external-bank-account-connect/',
 ]
 
+const exact = new Set(sessionPrefixes.map((prefix) => `/api/v1${prefix.replace(/\/$/, '')}`))
+const prefixes = sessionPrefixes.map((prefix) => `/api/v1${prefix}`)
+
+/** Runs on every request: plain string tests, no regex. */
 export function requiresSession(method: string, path: string): boolean {
-  if (isPublicRoute(method, path)) return false
-  const rest = path.replace(/^\/api\/v1/, '')
-  return sessionPrefixes.some(
-    (prefix) => rest === prefix.replace(/\/$/, '') || rest.startsWith(prefix),
-  )
+  if (!exact.has(path) && !prefixes.some((prefix) => path.startsWith(prefix))) return false
+  return !isPublicRoute(method, path)
 }
 
 /** Layer 2 of spec section 5: `Authorization: Bearer <sessionToken>` after the org credentials. */

@@ -209,8 +209,10 @@ export function controlRoutes(deps: Deps) {
     }),
     async (c) => {
       const { at } = c.req.valid('json')
-      if (at && toMillis(at) !== deps.clock.now()) await deps.clock.set(toMillis(at))
+      // Freeze first: with the clock running, a set() then freeze() would drift by the
+      // milliseconds in between.
       deps.clock.freeze()
+      if (at && toMillis(at) !== deps.clock.now()) await deps.clock.set(toMillis(at))
       return c.json(deps.clock.state(), 200)
     },
   )

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { otpSection } from './otp.js'
+import { webhooksSection } from './webhooks.js'
 
 /**
  * A scenario scripts the sandbox's decisions (OTP codes, onboarding outcomes, funding,
@@ -22,6 +23,7 @@ export const scenarioSchema = z
       .strict()
       .optional(),
     otp: otpSection.optional(),
+    webhooks: webhooksSection.optional(),
     rate_limit: z
       .object({
         per_minute: z

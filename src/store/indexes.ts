@@ -9,5 +9,14 @@ export function defineIndexes(store: Store): void {
     key: (u) => `${u.partner_id}:${u.email.toLowerCase()}`,
   })
   store.defineIndex('sessions_by_user', { collection: 'sessions', key: (s) => s.user_id })
+  store.defineIndex('webhooks_by_partner', { collection: 'webhooks', key: (w) => w.partner_id })
+  store.defineIndex('deliveries_by_webhook', {
+    collection: 'webhook_deliveries',
+    key: (d) => d.webhook_id,
+  })
+  store.defineIndex('deliveries_by_partner', {
+    collection: 'webhook_deliveries',
+    key: (d) => d.partner_id,
+  })
   store.defineIndex('codes_by_user', { collection: 'verification_codes', key: (c) => c.user_id })
 }

@@ -112,6 +112,56 @@ export const fileRow = z.object({
 })
 export type FileRow = z.infer<typeof fileRow>
 
+/**
+ * A webhook endpoint. Its signing secret must stay usable for HMAC, so unlike API secrets it
+ * is kept as is; the partner API shows it only at creation and rotation.
+ */
+export const webhookRow = z.object({
+  id: z.string().startsWith('wh_'),
+  partner_id: z.uuid(),
+  url: z.string(),
+  /** Event types wanted; empty means every event. */
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  description: z.string().nullable(),
+  /** The endpoint that mirrors the partner record's `webhook_url`. */
+  primary: z.boolean(),
+  secret: z.string().startsWith('whsec_'),
+  created_at: z.string(),
+  updated_at: z.string(),
+})
+export type WebhookRow = z.infer<typeof webhookRow>
+
+export const deliveryStatus = z.enum(['pending', 'succeeded', 'failed', 'permanently_failed'])
+export type DeliveryStatus = z.infer<typeof deliveryStatus>
+
+export const attemptRow = z.object({
+  number: z.number().int().positive(),
+  /** Sandbox time the attempt was scheduled for. */
+  at: z.string(),
+  status_code: z.number().int().nullable(),
+  duration_ms: z.number().int().nonnegative(),
+  error: z.string().nullable(),
+})
+export type AttemptRow = z.infer<typeof attemptRow>
+
+export const deliveryRow = z.object({
+  id: z.string().startsWith('dlv_'),
+  partner_id: z.uuid(),
+  webhook_id: z.string().startsWith('wh_'),
+  event_id: z.string().startsWith('evt_'),
+  event_type: z.string(),
+  url: z.string(),
+  status: deliveryStatus,
+  attempts: z.array(attemptRow),
+  /** Sandbox time of the next attempt; null once succeeded or permanently failed. */
+  next_attempt_at: z.string().nullable(),
+  redelivery_of: z.string().nullable(),
+  created_at: z.string(),
+  completed_at: z.string().nullable(),
+})
+export type DeliveryRow = z.infer<typeof deliveryRow>
+
 /** Sandbox-wide values (the session signing key), one row with id `sandbox`. */
 export const metaRow = z.object({
   id: z.literal('sandbox'),
@@ -128,6 +178,8 @@ export const collectionSchemas = {
   verification_codes: verificationCodeRow,
   events: eventRow,
   files: fileRow,
+  webhooks: webhookRow,
+  webhook_deliveries: deliveryRow,
 } as const
 
 export type Collections = {

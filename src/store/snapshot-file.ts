@@ -25,8 +25,22 @@ const envelope = z.object({
   schema_version: z.number().int(),
   seq: z.number().int().nonnegative(),
   saved_at: z.string(),
-  collections: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.unknown()))),
+  // Rows are checked by a plain loop below: a zod walk over 50k rows costs ~0.4 s at start-up.
+  collections: z.record(z.string(), z.unknown()),
 })
+
+function checkRows(collections: Record<string, unknown>): string | undefined {
+  for (const [name, rows] of Object.entries(collections)) {
+    if (!rows || typeof rows !== 'object' || Array.isArray(rows))
+      return `collections.${name}: expected an object`
+    for (const [id, row] of Object.entries(rows)) {
+      if (!row || typeof row !== 'object' || (row as { id?: unknown }).id !== id) {
+        return `collections.${name}.${id}: expected a row whose id is its key`
+      }
+    }
+  }
+  return undefined
+}
 
 export class DataFileError extends Error {
   override name = 'DataFileError'
@@ -51,6 +65,12 @@ export function parseSnapshot(text: string, source: string): SnapshotDoc {
         'It was left untouched.',
     )
   }
+  const badRow = checkRows(parsed.data.collections)
+  if (badRow) {
+    throw new DataFileError(
+      `${source} is not a partner-sandbox data file (${badRow}). It was left untouched.`,
+    )
+  }
   if (parsed.data.schema_version !== SCHEMA_VERSION) {
     throw new DataFileError(
       `${source} has schema version ${parsed.data.schema_version}, but this sandbox reads version ` +
@@ -59,7 +79,7 @@ export function parseSnapshot(text: string, source: string): SnapshotDoc {
   }
   const collections = emptyCollections()
   for (const name of collectionNames) {
-    Object.assign(collections[name], parsed.data.collections[name] ?? {})
+    Object.assign(collections[name], (parsed.data.collections[name] as object | undefined) ?? {})
   }
   return { ...parsed.data, format: SNAPSHOT_FORMAT, collections }
 }
@@ -86,6 +106,7 @@ export function openSnapshotFile(path: string) {
       db.data = doc
       return db.write()
     },
+    path,
     /** Size of the last snapshot written, to pace compaction. */
     lastBytes: () => lastBytes,
   }

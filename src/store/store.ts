@@ -1,4 +1,5 @@
-import { existsSync, statSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, openSync, statSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { Journal, type JournalEntry, type JournalOp } from './journal.js'
 import {
   type CollectionName,
@@ -53,11 +54,13 @@ export class Store {
   private snapshotFile?: ReturnType<typeof openSnapshotFile>
   private snapshotBytes = 0
   private compacting?: Promise<void>
+  private compactionQueued = false
   private readonly indexes = new Map<
     string,
     { def: IndexDef<CollectionName>; map: Map<string, Set<string>> }
   >()
   private readonly options: StoreOptions
+  private readonly replaceListeners: (() => void)[] = []
 
   private constructor(options: StoreOptions) {
     this.options = options
@@ -130,6 +133,18 @@ export class Store {
     return [...ids].map((id) => this.data[collection][id] as Collections[K])
   }
 
+  /** The one row whose (unique) index key equals `key`, without building an array. */
+  lookupOne<K extends CollectionName>(
+    collection: K,
+    index: string,
+    key: string,
+  ): Collections[K] | undefined {
+    const ids = this.indexEntry(collection, index).map.get(key)
+    if (!ids) return undefined
+    for (const id of ids) return this.data[collection][id] as Collections[K]
+    return undefined
+  }
+
   count<K extends CollectionName>(collection: K, index: string, key: string): number {
     return this.indexEntry(collection, index).map.get(key)?.size ?? 0
   }
@@ -162,7 +177,13 @@ export class Store {
   /** Replaces every collection (reset to fixtures, restore of a snapshot). */
   async replaceAll(collections: CollectionsData): Promise<void> {
     this.commit([['replace', collections]])
+    for (const listener of this.replaceListeners) listener()
     await this.compact()
+  }
+
+  /** Called after every replaceAll, for in-memory state derived from the rows (schedules). */
+  onReplace(listener: () => void): void {
+    this.replaceListeners.push(listener)
   }
 
   export(): SnapshotDoc {
@@ -243,28 +264,40 @@ export class Store {
   }
 
   private maybeCompact() {
-    if (!this.journal || this.compacting) return
+    if (!this.journal || this.compacting || this.compactionQueued) return
     const threshold = Math.max(
       this.options.compactAfterBytes ?? 8 * 1024 * 1024,
       this.snapshotBytes,
     )
     if (this.journal.size > threshold) {
-      this.compact().catch((error) => this.options.onWarning?.(`compaction failed: ${error}`))
+      this.compactionQueued = true
+      this.compact()
+        .catch((error) => this.options.onWarning?.(`compaction failed: ${error}`))
+        .finally(() => {
+          this.compactionQueued = false
+        })
     }
   }
 
   /** Folds the journal into a new snapshot (atomic replace); appends continue meanwhile. */
   async compact(): Promise<void> {
     if (!this.journal || !this.snapshotFile) return
-    await this.compacting
+    // Waits for a running compaction; a write meanwhile must not start a second one, so
+    // `compacting` is only cleared by the compaction that set it.
+    while (this.compacting) await this.compacting
     const journal = this.journal
     const file = this.snapshotFile
     // The snapshot text is produced synchronously by lowdb here, so it holds exactly the
     // entries up to this.seq, all of which are in the file rotated out below.
     journal.rotate()
+    const fsync = this.options.fsync
     this.compacting = file
       .write(this.doc())
-      .then(() => journal.finishCompaction())
+      .then(() => {
+        // With --fsync the snapshot must be on disk before the journal it replaces goes.
+        if (fsync) syncToDisk(file.path)
+        journal.finishCompaction()
+      })
       .finally(() => {
         this.compacting = undefined
       })
@@ -277,5 +310,17 @@ export class Store {
     if (this.journal && this.journal.size > 0) await this.compact()
     this.journal?.close()
     this.journal = undefined
+  }
+}
+
+/** fsync a file and its folder (so its rename is durable too). */
+function syncToDisk(path: string): void {
+  for (const target of [path, dirname(path)]) {
+    const fd = openSync(target, 'r')
+    try {
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
   }
 }

@@ -1,0 +1,204 @@
+// Shared helpers for the benchmarks: child processes that are always cleaned up, a tiny HTTP
+// client, an autocannon wrapper and a table printer. Benchmarks print figures; they are not
+// tests and never fail on a missed target (only on a crash).
+import { spawn } from 'node:child_process'
+import http from 'node:http'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import autocannon from 'autocannon'
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/** The bundled default partner (test-mode credentials that exist only in the sandbox). */
+export const partnerHeaders = {
+  'x-partner-key': 'pk_test_acme_sandbox_default_key',
+  'x-partner-secret': 'sk_test_acme_sandbox_default_secret',
+}
+
+/** True when the module with this `import.meta.url` was the script node was started with. */
+export const isMain = (moduleUrl) =>
+  process.argv[1] !== undefined && moduleUrl === pathToFileURL(process.argv[1]).href
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+// ---------------------------------------------------------------------------------------------
+// Child processes: every one is tracked and killed at the end, on error, and on Ctrl-C.
+
+const children = new Set()
+
+/**
+ * Spawns `node ...args` from the project root with stdout/stderr piped. With `stdinLifeline`,
+ * stdin stays an open pipe: the bench servers exit when it closes, so they cannot outlive
+ * this process even if it is killed with SIGKILL.
+ */
+export function spawnNode(args, { stdinLifeline = false } = {}) {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    stdio: [stdinLifeline ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  })
+  children.add(child)
+  child.stderrText = ''
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (chunk) => {
+    if (child.stderrText.length < 20_000) child.stderrText += chunk
+  })
+  child.exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      children.delete(child)
+      resolve({ code, signal })
+    })
+  })
+  return child
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+export async function killChild(child, graceMs = 2_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+  await child.exited
+  clearTimeout(timer)
+}
+
+export async function killAllChildren() {
+  await Promise.all([...children].map((child) => killChild(child)))
+}
+
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+})
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const child of children) child.kill('SIGKILL')
+    process.exit(130)
+  })
+}
+
+/**
+ * Resolves with the first match of `pattern` in the child's stdout; rejects when the child
+ * exits first or after `timeoutMs`. Also returns the stdout read so far.
+ */
+export function waitForStdout(child, pattern, timeoutMs = 10_000) {
+  return new Promise((resolve, reject) => {
+    let text = ''
+    const done = (error, value) => {
+      clearTimeout(timer)
+      child.stdout.off('data', onData)
+      child.off('exit', onExit)
+      if (error) reject(error)
+      else resolve(value)
+    }
+    const onData = (chunk) => {
+      text += chunk
+      const match = pattern.exec(text)
+      if (match) done(undefined, { match, text })
+    }
+    const onExit = (code, signal) =>
+      done(
+        new Error(
+          `child exited (code ${code}, signal ${signal}) before printing ${pattern}\n` +
+            `stdout: ${text}\nstderr: ${child.stderrText}`,
+        ),
+      )
+    const timer = setTimeout(
+      () => done(new Error(`no ${pattern} on stdout after ${timeoutMs} ms\nstdout: ${text}`)),
+      timeoutMs,
+    )
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', onData)
+    child.once('exit', onExit)
+  })
+}
+
+/** Accepts only http://127.0.0.1:PORT URLs: the benchmarks never target anything else. */
+export function assertLoopback(url) {
+  const parsed = new URL(url)
+  if (parsed.protocol !== 'http:' || parsed.hostname !== '127.0.0.1')
+    throw new Error(`refusing to benchmark ${url}: only http://127.0.0.1 is allowed`)
+  return url
+}
+
+/**
+ * Starts `node bench/servers/<name>.mjs`, which prints `READY <url>` once it listens.
+ * Returns { child, url }.
+ */
+export async function startBenchServer(name) {
+  const child = spawnNode([join(root, 'bench', 'servers', `${name}.mjs`)], {
+    stdinLifeline: true,
+  })
+  const { match } = await waitForStdout(child, /^READY (\S+)$/m, 15_000)
+  return { child, url: assertLoopback(match[1]) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+/** One GET on a fresh connection (no keep-alive, no client-side pooling or warm-up effects). */
+export function httpGet(url, headers = {}, timeoutMs = 2_000) {
+  assertLoopback(url)
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers, agent: false, timeout: timeoutMs }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => {
+        body += chunk
+      })
+      res.on('end', () => resolve({ status: res.statusCode, body }))
+      res.on('error', reject)
+    })
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)))
+    req.on('error', reject)
+  })
+}
+
+/** One autocannon run; every target gets the same settings. Returns the figures we print. */
+export async function loadTest(url, { headers = {}, connections = 10, duration = 5 }) {
+  assertLoopback(url)
+  const r = await autocannon({ url, headers, connections, duration, pipelining: 1, timeout: 10 })
+  return {
+    rps: r.requests.total / r.duration,
+    total: r.requests.total,
+    duration: r.duration,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    avgLatency: r.latency.average,
+    p99: r.latency.p99,
+    maxLatency: r.latency.max,
+    bytes: r.requests.total ? Math.round(r.throughput.total / r.requests.total) : 0,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/** Percentile (0..100) of an already sorted numeric array-like. */
+export const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
+
+export const fmt = (n, digits = 0) =>
+  Number(n).toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  })
+
+export const verdict = (ok) => (ok ? 'PASS' : 'BELOW TARGET')
+
+/** Prints a boxed block: a title, a header row, rows of cells, then free-form notes. */
+export function printTable(title, header, rows, notes = []) {
+  const cells = [header, ...rows].map((row) => row.map((cell) => String(cell)))
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => row[i]?.length ?? 0)))
+  // First column (labels) left-aligned, figures right-aligned.
+  const line = (row) =>
+    `| ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join(' | ')} |`
+  const rule = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`
+  const out = ['', `== ${title} ==`, rule, line(cells[0]), rule, ...cells.slice(1).map(line), rule]
+  for (const note of notes) out.push(`  ${note}`)
+  console.log(out.join('\n'))
+}

@@ -1,0 +1,51 @@
+// `npm run bench`: builds dist/ (see package.json), then runs every benchmark in sequence and
+// prints a summary. Missed targets are reported, never fatal; a crash exits non-zero.
+import { cpus, loadavg } from 'node:os'
+import { run as coldStart } from './cold-start.mjs'
+import { run as httpThroughput } from './http-throughput.mjs'
+import { fmt, killAllChildren, printTable, verdict } from './lib.mjs'
+import { run as storeWrites } from './store-writes.mjs'
+
+const started = performance.now()
+console.log(
+  `partner-sandbox benchmarks: node ${process.version}, ${process.platform}/${process.arch}, ` +
+    `${cpus().length} CPU(s) (${cpus()[0]?.model.trim() ?? 'unknown'}), ` +
+    `load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+)
+if (loadavg()[0] > 0.5)
+  console.log('NOTE: the machine is busy; other processes will disturb these figures.')
+
+try {
+  const cold = await coldStart()
+  const http = await httpThroughput()
+  const store = await storeWrites()
+  printTable(
+    'Summary',
+    ['benchmark', 'figure', 'target', 'verdict'],
+    [
+      [
+        'HTTP: authenticated GET /partner/me vs bare Hono',
+        `${fmt(http.sandbox)} vs ${fmt(http.bare)} req/s = ${fmt(http.ratio * 100, 1)} %`,
+        '>= 60 %',
+        verdict(http.ratio >= 0.6),
+      ],
+      [
+        'Cold start to first authenticated 200',
+        `median ${fmt(cold.median)} ms, max ${fmt(cold.max)} ms`,
+        '< 400 ms',
+        verdict(cold.max < 400),
+      ],
+      [
+        'Store writes/s, 50k rows vs 1k rows',
+        `${fmt(store.large)} vs ${fmt(store.small)} = ${fmt(store.ratio * 100, 1)} %`,
+        '>= 50 %',
+        verdict(store.ratio >= 0.5),
+      ],
+    ],
+    [`total ${fmt((performance.now() - started) / 1000, 1)} s`],
+  )
+} finally {
+  await killAllChildren()
+}

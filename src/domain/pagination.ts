@@ -1,0 +1,38 @@
+import { z } from '@hono/zod-openapi'
+import { validationError } from '../errors.js'
+
+/** `?limit=` 1–100 (default 20) and `?starting_after=<id>` (DESIGN.md list rules). */
+export const ListQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be between 1 and 100')
+    .max(100, 'must be between 1 and 100')
+    .default(20)
+    .openapi({ example: 20 }),
+  starting_after: z
+    .string()
+    .min(1)
+    .optional()
+    .openapi({ description: 'Id of the last item of the previous page.' }),
+})
+
+/** Pages through `items` (already in display order, newest first). */
+export function paginate<T extends { id: string }>(
+  items: T[],
+  query: { limit: number; starting_after?: string },
+) {
+  let start = 0
+  if (query.starting_after) {
+    const index = items.findIndex((item) => item.id === query.starting_after)
+    if (index < 0)
+      throw validationError('starting_after', 'is not the id of an item in this list', 'query')
+    start = index + 1
+  }
+  const data = items.slice(start, start + query.limit)
+  return { data, has_more: start + query.limit < items.length }
+}
+
+/** Newest first, ties broken by id so pages are stable. */
+export const newestFirst = <T extends { id: string; created_at: string }>(a: T, b: T) =>
+  b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)

@@ -1,0 +1,55 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import type { AppEnv } from '../deps.js'
+
+type HeadersInit = NonNullable<ConstructorParameters<typeof Headers>[0]>
+
+const HEADER = 'X-Request-Id'
+const validId = /^[\w\-.:]{1,255}$/
+
+/**
+ * Gives every request an id (the client's X-Request-Id when it is a sane one) and puts it
+ * on every response. The header is passed with the response instead of through
+ * `c.header()`, which would allocate a WHATWG Headers object per request and push
+ * @hono/node-server off its fast path; on the hot path that costs about a fifth of the
+ * throughput.
+ */
+export function requestIdMiddleware(generate: () => string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const given = c.req.header(HEADER)
+    const id = given && validId.test(given) ? given : generate()
+    c.set('requestId', id)
+    withHeader(c, 'json', id)
+    withHeader(c, 'body', id)
+    withHeader(c, 'html', id)
+    withHeader(c, 'text', id)
+    await next()
+  }
+}
+
+type Responder = 'json' | 'body' | 'html' | 'text'
+
+function withHeader(c: Context, method: Responder, id: string): void {
+  const original = c[method] as (data: unknown, arg?: unknown, headers?: unknown) => Response
+  ;(c as unknown as Record<Responder, unknown>)[method] = (
+    data: unknown,
+    arg?: unknown,
+    headers?: unknown,
+  ) => {
+    if (arg !== undefined && typeof arg === 'object' && arg !== null) {
+      // c.json(data, init): add the header to init.headers.
+      const init = arg as ResponseInit
+      return original(data, { ...init, headers: mergeHeaders(init.headers, id) })
+    }
+    return original(data, arg, mergeHeaders(headers as HeadersInit | undefined, id))
+  }
+}
+
+function mergeHeaders(headers: HeadersInit | undefined, id: string): HeadersInit {
+  if (!headers) return { [HEADER]: id }
+  if (headers instanceof Headers) {
+    headers.set(HEADER, id)
+    return headers
+  }
+  if (Array.isArray(headers)) return [...headers, [HEADER, id]]
+  return { ...headers, [HEADER]: id }
+}
