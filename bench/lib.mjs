@@ -32,7 +32,12 @@ const children = new Set()
  * this process even if it is killed with SIGKILL.
  */
 export function spawnNode(args, { stdinLifeline = false } = {}) {
-  const child = spawn(process.execPath, args, {
+  // BENCH_PROFILE_DIR=dir: the sandbox child writes a CPU profile there (for finding hot spots).
+  const profile =
+    process.env.BENCH_PROFILE_DIR && args[0]?.includes('sandbox')
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+      : []
+  const child = spawn(process.execPath, [...profile, ...args], {
     cwd: root,
     stdio: [stdinLifeline ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   })

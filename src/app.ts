@@ -16,9 +16,11 @@ import { createRandom } from './random.js'
 import { authRoutes } from './routes/auth.js'
 import { controlRoutes } from './routes/control.js'
 import { controlUserRoutes } from './routes/control-users.js'
+import { controlWebhookRoutes } from './routes/control-webhooks.js'
 import { fileRoutes } from './routes/files.js'
 import { partnerRoutes } from './routes/partner.js'
 import { userRoutes } from './routes/users.js'
+import { webhookRoutes } from './routes/webhooks.js'
 
 const description = [
   'A stateful, offline sandbox of the Partner Card Service API.',
@@ -51,8 +53,10 @@ export function createApp(deps: Deps) {
   app.route('/api/v1', partnerRoutes(deps))
   app.route('/api/v1', authRoutes(deps))
   app.route('/api/v1', userRoutes(deps))
+  app.route('/api/v1', webhookRoutes(deps))
   app.route('/_sandbox', controlRoutes(deps))
   app.route('/_sandbox', controlUserRoutes(deps))
+  app.route('/_sandbox', controlWebhookRoutes(deps))
   app.route('/files', fileRoutes(deps))
 
   const registry = app.openAPIRegistry

@@ -23,22 +23,70 @@ const MAX_IN_FLIGHT_PER_ENDPOINT = 32
  * whole schedule.
  */
 export class Dispatcher {
+  /** Every delivery still to attempt, with its due time: the source of truth. */
   private readonly due = new Map<string, number>()
+  /** Ids due now, in due order (may hold stale ids: checked against `due` when taken). */
+  private ready: string[] = []
+  /** Ids due later; moved to `ready` once the clock reaches them. */
+  private readonly later = new Map<string, number>()
+  private nextLater = Number.POSITIVE_INFINITY
+  /** Ids waiting because their endpoint already has its share of sockets. */
+  private readonly parked = new Map<string, string[]>()
   private readonly inFlight = new Set<string>()
   private readonly perEndpoint = new Map<string, number>()
   private readonly completions = new Set<() => void>()
   private timer?: NodeJS.Timeout
+  private pumpQueued = false
+  private readonly bodies = new Map<string, string>()
   private stopped = false
 
   constructor(private readonly deps: Deps) {
-    for (const d of deps.store.all('webhook_deliveries')) {
-      if (d.next_attempt_at) this.due.set(d.id, Date.parse(d.next_attempt_at))
-    }
+    this.loadFromStore()
     deps.events.setFanOut((writer, event) => this.fanOut(writer, event))
     deps.events.subscribe(() => this.pump())
     deps.clock.onAdvance(async () => {
       await this.runDue()
     })
+  }
+
+  private loadFromStore(): void {
+    const rows = this.deps.store.all('webhook_deliveries').filter((d) => d.next_attempt_at)
+    rows.sort(
+      (a, b) => Date.parse(a.next_attempt_at as string) - Date.parse(b.next_attempt_at as string),
+    )
+    for (const d of rows) this.enqueue(d.id, Date.parse(d.next_attempt_at as string))
+  }
+
+  private enqueue(id: string, at: number): void {
+    this.due.set(id, at)
+    if (at <= this.deps.clock.now()) {
+      this.ready.push(id)
+    } else {
+      this.later.set(id, at)
+      if (at < this.nextLater) this.nextLater = at
+    }
+  }
+
+  private settle(id: string): void {
+    this.due.delete(id)
+    this.later.delete(id)
+  }
+
+  /** Moves deliveries whose time has come from `later` to `ready`, earliest first. */
+  private promote(now: number): void {
+    if (this.nextLater > now) return
+    const dueNow: [string, number][] = []
+    let next = Number.POSITIVE_INFINITY
+    for (const [id, at] of this.later) {
+      if (at <= now) dueNow.push([id, at])
+      else if (at < next) next = at
+    }
+    dueNow.sort((a, b) => a[1] - b[1])
+    for (const [id] of dueNow) {
+      this.later.delete(id)
+      this.ready.push(id)
+    }
+    this.nextLater = next
   }
 
   /** Creates the deliveries of a new event for every endpoint that wants it. */
@@ -82,30 +130,43 @@ export class Dispatcher {
       completed_at: null,
     }
     writer.put('webhook_deliveries', delivery)
-    this.due.set(delivery.id, dueAt)
-    queueMicrotask(() => this.pump())
+    this.enqueue(delivery.id, dueAt)
+    // Once the batch has committed (a failed batch leaves no row, and pump skips the id).
+    if (!this.pumpQueued) {
+      this.pumpQueued = true
+      queueMicrotask(() => {
+        this.pumpQueued = false
+        this.pump()
+      })
+    }
     return delivery
   }
 
-  /** Starts every delivery that is due now, oldest due first, within the concurrency limits. */
+  /** Starts deliveries that are due now, in due order, within the concurrency limits. */
   private pump(): number {
     if (this.stopped) return 0
-    const now = this.deps.clock.now()
-    const ready = [...this.due]
-      .filter(([id, at]) => at <= now && !this.inFlight.has(id))
-      .sort((a, b) => a[1] - b[1])
+    this.promote(this.deps.clock.now())
     let started = 0
-    for (const [id, at] of ready) {
-      if (this.inFlight.size >= MAX_IN_FLIGHT) break
+    let taken = 0
+    while (taken < this.ready.length && this.inFlight.size < MAX_IN_FLIGHT) {
+      const id = this.ready[taken++] as string
+      const dueAt = this.due.get(id)
+      if (dueAt === undefined || this.inFlight.has(id) || this.later.has(id)) continue
       const row = this.deps.store.get('webhook_deliveries', id)
       if (!row?.next_attempt_at) {
-        this.due.delete(id)
+        this.settle(id)
         continue
       }
-      if ((this.perEndpoint.get(row.webhook_id) ?? 0) >= MAX_IN_FLIGHT_PER_ENDPOINT) continue
+      if ((this.perEndpoint.get(row.webhook_id) ?? 0) >= MAX_IN_FLIGHT_PER_ENDPOINT) {
+        const queue = this.parked.get(row.webhook_id)
+        if (queue) queue.push(id)
+        else this.parked.set(row.webhook_id, [id])
+        continue
+      }
       started++
-      void this.attempt(row, at)
+      void this.attempt(row, dueAt)
     }
+    this.ready = taken === 0 ? this.ready : this.ready.slice(taken)
     this.schedule()
     return started
   }
@@ -114,11 +175,13 @@ export class Dispatcher {
   private schedule(): void {
     clearTimeout(this.timer)
     this.timer = undefined
-    if (this.stopped || this.deps.clock.state().frozen) return
-    let next = Number.POSITIVE_INFINITY
-    for (const [id, at] of this.due) if (!this.inFlight.has(id) && at < next) next = at
-    if (next === Number.POSITIVE_INFINITY) return
-    const wait = Math.max(0, Math.min(next - this.deps.clock.now(), 2 ** 31 - 1))
+    if (
+      this.stopped ||
+      this.nextLater === Number.POSITIVE_INFINITY ||
+      this.deps.clock.state().frozen
+    )
+      return
+    const wait = Math.max(0, Math.min(this.nextLater - this.deps.clock.now(), 2 ** 31 - 1))
     this.timer = setTimeout(() => this.pump(), wait)
     this.timer.unref()
   }
@@ -126,27 +189,44 @@ export class Dispatcher {
   private async attempt(row: DeliveryRow, dueAt: number): Promise<void> {
     this.inFlight.add(row.id)
     this.perEndpoint.set(row.webhook_id, (this.perEndpoint.get(row.webhook_id) ?? 0) + 1)
+    let next: number | undefined
     try {
-      await this.perform(row, dueAt)
+      next = await this.perform(row, dueAt)
     } catch (error) {
       this.deps.logger.error(
         `webhook delivery ${row.id} failed unexpectedly: ${(error as Error).stack}`,
       )
     } finally {
       this.inFlight.delete(row.id)
+      // Queued only now that it is no longer in flight, so pump can take it.
+      if (next !== undefined && this.due.has(row.id)) this.enqueue(row.id, next)
       this.perEndpoint.set(row.webhook_id, (this.perEndpoint.get(row.webhook_id) ?? 1) - 1)
+      const waiting = this.parked.get(row.webhook_id)
+      if (waiting?.length) this.ready.unshift(waiting.shift() as string)
       for (const done of this.completions) done()
       this.pump()
     }
   }
 
-  private async perform(row: DeliveryRow, dueAt: number): Promise<void> {
+  /** The JSON of an event, made once for all the endpoints (and retries) it goes to. */
+  private serialize(event: EventRow): string {
+    let body = this.bodies.get(event.id)
+    if (body === undefined) {
+      body = JSON.stringify(eventEnvelope(event))
+      if (this.bodies.size >= 1024) this.bodies.delete(this.bodies.keys().next().value as string)
+      this.bodies.set(event.id, body)
+    }
+    return body
+  }
+
+  /** One attempt; answers the due time of the next one when a retry is scheduled. */
+  private async perform(row: DeliveryRow, dueAt: number): Promise<number | undefined> {
     const { store } = this.deps
     const webhook = store.get('webhooks', row.webhook_id)
     const event = store.get('events', row.event_id)
     const at = new Date(dueAt).toISOString()
     if (!webhook || !event || !webhook.enabled) {
-      this.due.delete(row.id)
+      this.settle(row.id)
       const why = !webhook
         ? 'the endpoint was deleted'
         : !event
@@ -175,7 +255,7 @@ export class Dispatcher {
       partner ? this.deps.scenarios.forPartner(partner) : this.deps.scenarios.default,
     )
     const number = row.attempts.length + 1
-    const body = JSON.stringify(eventEnvelope(event))
+    const body = this.serialize(event)
     const headers = {
       ...signatureHeaders(
         webhook.secret,
@@ -199,12 +279,12 @@ export class Dispatcher {
     const current = store.get('webhook_deliveries', row.id)
     if (!current) {
       // Wiped by a reset or restore while in flight: nothing to record.
-      this.due.delete(row.id)
+      this.settle(row.id)
       return
     }
     const attempts = [...current.attempts, attempt]
     if (isSuccess(result.status)) {
-      this.due.delete(row.id)
+      this.settle(row.id)
       store.put('webhook_deliveries', {
         ...current,
         status: 'succeeded',
@@ -213,7 +293,7 @@ export class Dispatcher {
         completed_at: at,
       })
     } else if (number >= ATTEMPTS) {
-      this.due.delete(row.id)
+      this.settle(row.id)
       store.put('webhook_deliveries', {
         ...current,
         status: 'permanently_failed',
@@ -230,6 +310,7 @@ export class Dispatcher {
         attempts,
         next_attempt_at: new Date(next).toISOString(),
       })
+      return next
     }
   }
 
@@ -242,9 +323,9 @@ export class Dispatcher {
     while (!this.stopped) {
       attempted += this.pump()
       if (this.inFlight.size === 0) {
-        const now = this.deps.clock.now()
-        const stillDue = [...this.due.values()].some((at) => at <= now)
-        if (!stillDue) return attempted
+        // Nothing running: done unless something fell due meanwhile (pump again at once).
+        if (this.ready.length === 0 && this.nextLater > this.deps.clock.now()) return attempted
+        continue
       }
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -276,9 +357,11 @@ export class Dispatcher {
   /** Forgets in-memory schedule state (after a reset or restore) and reloads it from the store. */
   reload(): void {
     this.due.clear()
-    for (const d of this.deps.store.all('webhook_deliveries')) {
-      if (d.next_attempt_at) this.due.set(d.id, Date.parse(d.next_attempt_at))
-    }
+    this.later.clear()
+    this.parked.clear()
+    this.ready = []
+    this.nextLater = Number.POSITIVE_INFINITY
+    this.loadFromStore()
     this.pump()
   }
 

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto'
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto'
 
 /**
  * Both signature schemes of DESIGN.md, on the exact bytes sent:
@@ -15,8 +15,23 @@ export function newWebhookSecret(bytes: Buffer): string {
   return `whsec_${bytes.toString('base64')}`
 }
 
+/** HMAC keys of both schemes for a secret, made once (a fan-out signs with few secrets). */
+const keyCache = new Map<string, { service: KeyObject; standard: KeyObject }>()
+function keys(secret: string) {
+  let entry = keyCache.get(secret)
+  if (!entry) {
+    entry = {
+      service: createSecretKey(Buffer.from(secret)),
+      standard: createSecretKey(Buffer.from(secret.replace(/^whsec_/, ''), 'base64')),
+    }
+    if (keyCache.size >= 1000) keyCache.clear()
+    keyCache.set(secret, entry)
+  }
+  return entry
+}
+
 export function serviceSignature(secret: string, timestamp: number, body: string): string {
-  const v1 = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')
+  const v1 = createHmac('sha256', keys(secret).service).update(`${timestamp}.${body}`).digest('hex')
   return `t=${timestamp},v1=${v1}`
 }
 
@@ -26,8 +41,8 @@ export function standardSignature(
   timestamp: number,
   body: string,
 ): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
+  const mac = createHmac('sha256', keys(secret).standard).update(`${id}.${timestamp}.${body}`)
+  return `v1,${mac.digest('base64')}`
 }
 
 export function signatureHeaders(

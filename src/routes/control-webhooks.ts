@@ -1,0 +1,260 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { type EventType, eventEnvelope } from '../domain/events.js'
+import { newestFirst } from '../domain/pagination.js'
+import { ApiError } from '../errors.js'
+import { validationHook } from '../http/validation.js'
+import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { EventName } from '../schemas/webhooks.js'
+
+const tags = ['Sandbox control']
+const security = [{ SandboxAdmin: [] }]
+const SinkName = z.object({
+  name: z.string().regex(/^[\w-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
+})
+
+const SinkConfigBody = z
+  .object({
+    secret: z
+      .string()
+      .startsWith('whsec_')
+      .nullable()
+      .optional()
+      .openapi({ description: 'Check signatures with it.' }),
+    fail_next: z
+      .number()
+      .int()
+      .min(0)
+      .max(1000)
+      .optional()
+      .openapi({ description: 'Fail this many next requests.' }),
+    fail_status: z
+      .number()
+      .int()
+      .min(300)
+      .max(599)
+      .optional()
+      .openapi({ description: 'Status of a failure (500).' }),
+    delay_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(30_000)
+      .optional()
+      .openapi({ description: 'Answer this much later.' }),
+    signature_header: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/)
+      .optional(),
+  })
+  .strict()
+  .openapi('SandboxSinkConfig')
+
+const SinkView = z
+  .object({
+    name: z.string(),
+    config: z.object({
+      secret: z.string().nullable().openapi({ description: '"set" when a secret is configured.' }),
+      fail_next: z.number(),
+      fail_status: z.number(),
+      delay_ms: z.number(),
+      signature_header: z.string(),
+    }),
+    requests: z.array(
+      z.object({
+        id: z.number(),
+        received_at: z.string(),
+        method: z.string(),
+        headers: z.record(z.string(), z.string()),
+        body: z.string().openapi({ description: 'The raw body, byte for byte as received.' }),
+        signature: z.object({ service: z.boolean(), standard: z.boolean() }).nullable(),
+        responded_status: z.number(),
+      }),
+    ),
+  })
+  .openapi('SandboxSink')
+
+const TriggerBody = z
+  .object({
+    partner_id: z.uuid(),
+    type: EventName,
+    object: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: 'data.object of the event.' }),
+  })
+  .strict()
+  .openapi('SandboxTriggerEvent')
+
+/** Control-plane routes of the webhook machinery: flush, trigger, events, and the sink. */
+export function controlWebhookRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/webhooks/flush',
+      tags,
+      security,
+      summary: 'Run every delivery that is due now, and wait for them',
+      responses: {
+        200: jsonResponse(z.object({ attempted: z.number().int() }), 'Attempts made.'),
+        ...errorResponses(401),
+      },
+    }),
+    async (c) => c.json({ attempted: await deps.dispatcher.runDue() }, 200),
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/events',
+      tags,
+      security,
+      summary: 'Emit an event for a partner (delivered to its endpoints like any other)',
+      request: { body: jsonBody(TriggerBody) },
+      responses: {
+        201: jsonResponse(z.object({ event: z.record(z.string(), z.unknown()) }), 'The event.'),
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    (c) => {
+      const { partner_id, type, object } = c.req.valid('json')
+      if (!deps.store.get('partners', partner_id))
+        throw new ApiError('not_found', `No partner with id ${partner_id}.`)
+      let envelope: ReturnType<typeof eventEnvelope> | undefined
+      deps.store.batch((w) => {
+        const event = deps.events.record(deps, w, partner_id, type as EventType, {
+          ...(object ?? {}),
+          triggered_by: 'sandbox',
+        })
+        envelope = eventEnvelope(event)
+      })
+      return c.json({ event: envelope as Record<string, unknown> }, 201)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/events',
+      tags,
+      security,
+      summary: 'Events emitted, newest first, as delivered to endpoints',
+      request: {
+        query: z.object({
+          partner_id: z.uuid().optional(),
+          type: EventName.optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(50),
+        }),
+      },
+      responses: {
+        200: jsonResponse(
+          z.object({ data: z.array(z.record(z.string(), z.unknown())) }),
+          'Events.',
+        ),
+        ...errorResponses(400, 401),
+      },
+    }),
+    (c) => {
+      const { partner_id, type, limit } = c.req.valid('query')
+      const events = deps.store
+        .all('events')
+        .filter((e) => (!partner_id || e.partner_id === partner_id) && (!type || e.type === type))
+        .sort(newestFirst)
+        .slice(0, limit)
+      return c.json({ data: events.map(eventEnvelope) }, 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/sink/{name}',
+      tags,
+      summary: 'The built-in webhook receiver (no admin token needed)',
+      description:
+        'Point an endpoint at it. It records headers and the raw body, checks both signatures when it has a secret, and answers 200, or fails/answers slowly as configured.',
+      request: { params: SinkName },
+      responses: {
+        200: jsonResponse(z.object({ received: z.literal(true) }), 'Recorded.'),
+        ...errorResponses(400),
+      },
+    }),
+    async (c) => {
+      const { name } = c.req.valid('param')
+      const body = await c.req.text()
+      const headers: Record<string, string> = {}
+      c.req.raw.headers.forEach((value, key) => {
+        headers[key] = value
+      })
+      const { status, delayMs } = deps.sinks.receive(name, {
+        method: c.req.method,
+        headers,
+        body,
+        now: deps.clock.iso(),
+      })
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
+      if (status !== 200) {
+        return c.json({ received: true as const }, status as 200)
+      }
+      return c.json({ received: true as const }, 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/sink/{name}/config',
+      tags,
+      security,
+      summary: 'Configure a sink: signing secret, fail the next N requests, answer slowly',
+      request: { params: SinkName, body: jsonBody(SinkConfigBody) },
+      responses: {
+        200: jsonResponse(SinkView.shape.config, 'The configuration.'),
+        ...errorResponses(400, 401),
+      },
+    }),
+    (c) => {
+      const config = deps.sinks.configure(c.req.valid('param').name, c.req.valid('json'))
+      return c.json({ ...config, secret: config.secret ? 'set' : null }, 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/sink/{name}',
+      tags,
+      security,
+      summary: 'What a sink received, newest first',
+      request: {
+        params: SinkName,
+        query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+      },
+      responses: { 200: jsonResponse(SinkView, 'The sink.'), ...errorResponses(400, 401) },
+    }),
+    (c) => c.json(deps.sinks.read(c.req.valid('param').name, c.req.valid('query').limit), 200),
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/sink/{name}',
+      tags,
+      security,
+      summary: 'Forget a sink (its requests and configuration)',
+      request: { params: SinkName },
+      responses: {
+        200: jsonResponse(z.object({ ok: z.literal(true) }), 'Forgotten.'),
+        ...errorResponses(400, 401),
+      },
+    }),
+    (c) => {
+      deps.sinks.clear(c.req.valid('param').name)
+      return c.json({ ok: true as const }, 200)
+    },
+  )
+
+  return app
+}

@@ -1,0 +1,328 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { ListQuery, newestFirst, paginate } from '../domain/pagination.js'
+import { ApiError } from '../errors.js'
+import { validationHook } from '../http/validation.js'
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  orgErrors,
+  orgSecurity,
+} from '../schemas/common.js'
+import {
+  Catalogue,
+  CreateWebhookBody,
+  DeliveryList,
+  DeliveryParams,
+  DeliveryQuery,
+  Delivery as DeliverySchema,
+  PatchWebhookBody,
+  WebhookEnvelope,
+  WebhookIdParam,
+  WebhookList,
+  WebhookWithSecret,
+} from '../schemas/webhooks.js'
+import type { DeliveryRow } from '../store/records.js'
+import { eventCatalogue } from '../webhooks/catalogue.js'
+import {
+  createWebhook,
+  deleteWebhook,
+  publicWebhook,
+  requireWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
+} from '../webhooks/subscriptions.js'
+
+const tags = ['Webhooks']
+const notFound = errorResponses(404)
+
+export const publicDelivery = (d: DeliveryRow) => ({
+  id: d.id,
+  webhook_id: d.webhook_id,
+  event_id: d.event_id,
+  event_type: d.event_type,
+  url: d.url,
+  status: d.status,
+  attempts: d.attempts,
+  retries: Math.max(0, d.attempts.length - 1),
+  next_attempt_at: d.next_attempt_at,
+  redelivery_of: d.redelivery_of,
+  created_at: d.created_at,
+  completed_at: d.completed_at,
+})
+
+export function webhookRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const route = <R extends Parameters<typeof createRoute>[0]>(r: R) =>
+    createRoute({ ...r, tags, security: orgSecurity })
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/webhooks/events',
+      summary: 'The event catalogue',
+      responses: {
+        200: jsonResponse(Catalogue, 'Every event kind, with what it means.'),
+        ...errorResponses(...orgErrors),
+      },
+    }),
+    (c) =>
+      c.json(
+        {
+          data: Object.entries(eventCatalogue).map(([type, description]) => ({
+            type,
+            description,
+          })),
+        },
+        200,
+      ),
+  )
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/partner/webhooks',
+      summary: 'Subscribe an endpoint',
+      description:
+        'An empty `events` list means every event. The signing secret is returned only here.',
+      request: { body: jsonBody(CreateWebhookBody) },
+      responses: {
+        201: jsonResponse(WebhookWithSecret, 'The endpoint and its secret.'),
+        ...errorResponses(400, ...orgErrors, 413, 415),
+      },
+    }),
+    (c) => {
+      const { webhook, secret } = createWebhook(deps, c.get('partner').id, c.req.valid('json'))
+      return c.json({ webhook: publicWebhook(webhook), secret }, 201)
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/webhooks',
+      summary: 'List endpoints',
+      request: { query: ListQuery },
+      responses: {
+        200: jsonResponse(WebhookList, 'Endpoints, newest first.'),
+        ...errorResponses(400, ...orgErrors),
+      },
+    }),
+    (c) => {
+      const rows = deps.store
+        .lookup('webhooks', 'webhooks_by_partner', c.get('partner').id)
+        .sort(newestFirst)
+      const page = paginate(rows, c.req.valid('query'))
+      return c.json({ data: page.data.map(publicWebhook), has_more: page.has_more }, 200)
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/webhooks/{id}',
+      summary: 'Read an endpoint',
+      request: { params: WebhookIdParam },
+      responses: {
+        200: jsonResponse(WebhookEnvelope, 'The endpoint.'),
+        ...errorResponses(400, ...orgErrors),
+        ...notFound,
+      },
+    }),
+    (c) =>
+      c.json(
+        {
+          webhook: publicWebhook(
+            requireWebhook(deps, c.get('partner').id, c.req.valid('param').id),
+          ),
+        },
+        200,
+      ),
+  )
+
+  app.openapi(
+    route({
+      method: 'patch',
+      path: '/partner/webhooks/{id}',
+      summary: 'Update an endpoint (url, events, enabled, description)',
+      request: { params: WebhookIdParam, body: jsonBody(PatchWebhookBody) },
+      responses: {
+        200: jsonResponse(WebhookEnvelope, 'The endpoint.'),
+        ...errorResponses(400, ...orgErrors, 404, 409, 413, 415),
+      },
+    }),
+    (c) => {
+      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
+      return c.json({ webhook: publicWebhook(updateWebhook(deps, row, c.req.valid('json'))) }, 200)
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'delete',
+      path: '/partner/webhooks/{id}',
+      summary: 'Delete an endpoint',
+      description:
+        'Its pending retries stop. The primary endpoint is removed by clearing webhook_url instead (409).',
+      request: { params: WebhookIdParam },
+      responses: {
+        200: jsonResponse(z.object({ id: z.string(), deleted: z.literal(true) }), 'Deleted.'),
+        ...errorResponses(400, ...orgErrors, 404, 409),
+      },
+    }),
+    (c) => {
+      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
+      deleteWebhook(deps, row)
+      return c.json({ id: row.id, deleted: true as const }, 200)
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/partner/webhooks/{id}/rotate-secret',
+      summary: "Rotate an endpoint's signing secret",
+      description: 'Deliveries from now on are signed with the new secret, shown only here.',
+      request: { params: WebhookIdParam },
+      responses: {
+        200: jsonResponse(WebhookWithSecret, 'The new secret.'),
+        ...errorResponses(400, ...orgErrors, 404),
+      },
+    }),
+    (c) => {
+      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
+      const { webhook, secret } = rotateWebhookSecret(deps, row)
+      return c.json({ webhook: publicWebhook(webhook), secret }, 200)
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/partner/webhooks/{id}/test',
+      summary: 'Send a webhook.test event to this endpoint only',
+      request: { params: WebhookIdParam },
+      responses: {
+        202: jsonResponse(z.object({ delivery: DeliverySchema }), 'The delivery, queued.'),
+        ...errorResponses(400, ...orgErrors, 404, 409),
+      },
+    }),
+    (c) => {
+      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
+      if (!row.enabled)
+        throw new ApiError('conflict', 'This endpoint is disabled; enable it to send a test event.')
+      let delivery: DeliveryRow | undefined
+      deps.store.batch((w) => {
+        const event = deps.events.record(
+          deps,
+          w,
+          row.partner_id,
+          'webhook.test',
+          {
+            object: 'webhook_test',
+            webhook_id: row.id,
+            message: 'A test event from partner-sandbox.',
+          },
+          { fanOut: false },
+        )
+        delivery = deps.dispatcher.createDelivery(w, row, event)
+      })
+      return c.json({ delivery: publicDelivery(delivery as DeliveryRow) }, 202)
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/webhooks/{id}/deliveries',
+      summary: 'The delivery log of an endpoint',
+      description:
+        'Newest first, each with its attempts (time, response status, duration, error). Filter by status and event_type.',
+      request: { params: WebhookIdParam, query: ListQuery.extend(DeliveryQuery.shape) },
+      responses: {
+        200: jsonResponse(DeliveryList, 'Deliveries.'),
+        ...errorResponses(400, ...orgErrors, 404),
+      },
+    }),
+    (c) => {
+      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
+      const query = c.req.valid('query')
+      const rows = deps.store
+        .lookup('webhook_deliveries', 'deliveries_by_webhook', row.id)
+        .filter(
+          (d) =>
+            (!query.status || d.status === query.status) &&
+            (!query.event_type || d.event_type === query.event_type),
+        )
+        .sort(newestFirst)
+      const page = paginate(rows, query)
+      return c.json({ data: page.data.map(publicDelivery), has_more: page.has_more }, 200)
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/webhooks/{id}/deliveries/{deliveryId}',
+      summary: 'Read one delivery',
+      request: { params: DeliveryParams },
+      responses: {
+        200: jsonResponse(z.object({ delivery: DeliverySchema }), 'The delivery.'),
+        ...errorResponses(400, ...orgErrors, 404),
+      },
+    }),
+    (c) => {
+      const { id, deliveryId } = c.req.valid('param')
+      return c.json(
+        { delivery: publicDelivery(requireDelivery(deps, c.get('partner').id, id, deliveryId)) },
+        200,
+      )
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/partner/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      summary: 'Send a delivery again',
+      description:
+        'A new delivery of the same event (same webhook-id header) with a fresh 4-attempt schedule.',
+      request: { params: DeliveryParams },
+      responses: {
+        202: jsonResponse(z.object({ delivery: DeliverySchema }), 'The new delivery, queued.'),
+        ...errorResponses(400, ...orgErrors, 404, 409),
+      },
+    }),
+    (c) => {
+      const { id, deliveryId } = c.req.valid('param')
+      const original = requireDelivery(deps, c.get('partner').id, id, deliveryId)
+      const webhook = requireWebhook(deps, c.get('partner').id, id)
+      const event = deps.store.get('events', original.event_id)
+      if (!webhook.enabled)
+        throw new ApiError('conflict', 'This endpoint is disabled; enable it to redeliver.')
+      if (!event)
+        throw new ApiError('not_found', `The event ${original.event_id} no longer exists.`)
+      let delivery: DeliveryRow | undefined
+      deps.store.batch((w) => {
+        delivery = deps.dispatcher.createDelivery(w, webhook, event, original.id)
+      })
+      return c.json({ delivery: publicDelivery(delivery as DeliveryRow) }, 202)
+    },
+  )
+
+  return app
+}
+
+function requireDelivery(
+  deps: Deps,
+  partnerId: string,
+  webhookId: string,
+  deliveryId: string,
+): DeliveryRow {
+  const row = deps.store.get('webhook_deliveries', deliveryId)
+  if (!row || row.partner_id !== partnerId || row.webhook_id !== webhookId) {
+    throw new ApiError('not_found', `No delivery ${deliveryId} for webhook endpoint ${webhookId}.`)
+  }
+  return row
+}

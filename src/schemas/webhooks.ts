@@ -1,0 +1,109 @@
+import { z } from '@hono/zod-openapi'
+import { eventTypes } from '../domain/events.js'
+import { httpUrl } from './partner.js'
+
+const validEvents = eventTypes.join(', ')
+export const EventName = z.string().refine((e) => (eventTypes as readonly string[]).includes(e), {
+  message: `is not an event kind; valid kinds: ${validEvents}`,
+})
+
+export const Webhook = z
+  .object({
+    id: z.string().openapi({ example: 'wh_3kTmW0c7Yq1dJ2Lx8RbN5pZs' }),
+    url: z.string(),
+    events: z.array(z.string()).openapi({ description: 'Event kinds delivered; empty means all.' }),
+    enabled: z.boolean(),
+    description: z.string().nullable(),
+    primary: z
+      .boolean()
+      .openapi({ description: "The endpoint that mirrors the partner record's webhook_url." }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Webhook')
+
+export const WebhookWithSecret = z
+  .object({
+    webhook: Webhook,
+    secret: z.string().openapi({
+      example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      description: 'Signing secret, shown only here (at creation and rotation).',
+    }),
+  })
+  .openapi('WebhookWithSecret')
+
+export const WebhookEnvelope = z.object({ webhook: Webhook }).openapi('WebhookEnvelope')
+
+export const CreateWebhookBody = z
+  .object({
+    url: httpUrl,
+    events: z.array(EventName).max(50).openapi({ description: 'Empty list: every event.' }),
+    enabled: z.boolean().optional(),
+    description: z.string().trim().max(500).nullable().optional(),
+  })
+  .strict()
+  .openapi('CreateWebhook')
+
+export const PatchWebhookBody = z
+  .object({
+    url: httpUrl.optional(),
+    events: z.array(EventName).max(50).optional(),
+    enabled: z.boolean().optional(),
+    description: z.string().trim().max(500).nullable().optional(),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, {
+    when: (payload) => payload.issues.length === 0,
+    message: 'give at least one of url, events, enabled, description',
+  })
+  .openapi('PatchWebhook')
+
+export const Attempt = z
+  .object({
+    number: z.number().int(),
+    at: z.string().openapi({ description: 'Sandbox time the attempt was scheduled for.' }),
+    status_code: z.number().int().nullable(),
+    duration_ms: z.number().int(),
+    error: z.string().nullable(),
+  })
+  .openapi('DeliveryAttempt')
+
+export const Delivery = z
+  .object({
+    id: z.string().openapi({ example: 'dlv_9aQ2…' }),
+    webhook_id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    url: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed', 'permanently_failed']),
+    attempts: z.array(Attempt),
+    retries: z.number().int().openapi({ description: 'Attempts after the first.' }),
+    next_attempt_at: z.string().nullable(),
+    redelivery_of: z.string().nullable(),
+    created_at: z.string(),
+    completed_at: z.string().nullable(),
+  })
+  .openapi('Delivery')
+
+export const DeliveryList = z
+  .object({ data: z.array(Delivery), has_more: z.boolean() })
+  .openapi('DeliveryList')
+export const WebhookList = z
+  .object({ data: z.array(Webhook), has_more: z.boolean() })
+  .openapi('WebhookList')
+
+export const DeliveryQuery = z.object({
+  status: z.enum(['pending', 'succeeded', 'failed', 'permanently_failed']).optional(),
+  event_type: EventName.optional(),
+})
+
+export const WebhookIdParam = z.object({
+  id: z.string().startsWith('wh_', 'must be a webhook id (wh_…)'),
+})
+export const DeliveryParams = WebhookIdParam.extend({
+  deliveryId: z.string().startsWith('dlv_', 'must be a delivery id (dlv_…)'),
+})
+
+export const Catalogue = z
+  .object({ data: z.array(z.object({ type: z.string(), description: z.string() })) })
+  .openapi('EventCatalogue')
