@@ -22,6 +22,8 @@ Options (each also read from the environment variable shown):
   --log-level LEVEL     silent, error, warn, info, debug         SANDBOX_LOG_LEVEL     (info)
   --admin-token TOKEN   require this token on /_sandbox/*        SANDBOX_ADMIN_TOKEN
   --public-url URL      base URL for links the sandbox returns   SANDBOX_PUBLIC_URL
+  --session-ttl DUR     session lifetime (30m, 24h, or ms)       SANDBOX_SESSION_TTL   (24h)
+  --picture-limit BYTES largest profile picture                  SANDBOX_PICTURE_LIMIT (2097152)
   --fsync               fsync every write (power-loss safe, slower)
   -h, --help            show this help
   -v, --version         print the version
@@ -48,6 +50,8 @@ async function main() {
         'log-level': { type: 'string' },
         'admin-token': { type: 'string' },
         'public-url': { type: 'string' },
+        'session-ttl': { type: 'string' },
+        'picture-limit': { type: 'string' },
         fsync: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -82,6 +86,8 @@ async function main() {
     'log-level': 'logLevel',
     'admin-token': 'adminToken',
     'public-url': 'publicUrl',
+    'session-ttl': 'sessionTtl',
+    'picture-limit': 'pictureLimit',
     fsync: 'fsync',
   }
   for (const [flag, key] of Object.entries(flags)) {

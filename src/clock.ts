@@ -69,6 +69,8 @@ export function createClock(options: ClockOptions = {}): Clock {
       if (frozenAt === undefined) return
       offset = frozenAt - source()
       frozenAt = undefined
+      // Work that waited for the frozen clock (webhook retries) re-arms its real-time timers.
+      void notify()
     },
     advance: (ms) => moveTo(now() + ms),
     set: (at) => moveTo(at),

@@ -70,4 +70,5 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_ADMIN_TOKEN: 'adminToken',
   SANDBOX_PUBLIC_URL: 'publicUrl',
   SANDBOX_SESSION_TTL: 'sessionTtl',
+  SANDBOX_PICTURE_LIMIT: 'pictureLimit',
 }

@@ -47,6 +47,10 @@ export class Dispatcher {
     deps.clock.onAdvance(async () => {
       await this.runDue()
     })
+    // Deliveries pending in a data file resume on their own after a restart: overdue ones
+    // at once, the others on the timer pump() arms (unless the clock is frozen by then).
+    this.timer = setTimeout(() => this.pump(), 0)
+    this.timer.unref()
   }
 
   private loadFromStore(): void {
