@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createSandbox, type SandboxOptions } from '../src/index.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
 
@@ -139,4 +141,82 @@ export async function registerAndLogin(
     expiresAt: session.expiresAt,
     bearer: bearer(token),
   }
+}
+
+/** How a test receiver answers one request: a status code, or never ('hang'). */
+export type Reply = number | 'hang'
+
+export interface ReceivedRequest {
+  method: string
+  path: string
+  headers: IncomingHttpHeaders
+  /** The body, byte for byte as it arrived. */
+  body: Buffer
+  /** Machine time of arrival (ms). */
+  at: number
+}
+
+export interface Receiver {
+  url: string
+  requests: ReceivedRequest[]
+  /** Answers the next requests with these, in order, then with `otherwise`. */
+  script(...replies: Reply[]): void
+  otherwise: Reply
+  /** Resolves once `count` requests arrived; rejects after `timeoutMs` of real time. */
+  waitFor(count: number, timeoutMs?: number): Promise<void>
+  close(): Promise<void>
+}
+
+/** A real webhook receiver on 127.0.0.1 (port 0) that records requests and answers as told. */
+export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
+  const queue = [...replies]
+  const requests: ReceivedRequest[] = []
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: Date.now(),
+      })
+      const reply = queue.length > 0 ? (queue.shift() as Reply) : receiver.otherwise
+      if (reply === 'hang') return
+      res.writeHead(reply, reply >= 300 && reply < 400 ? { location: 'http://127.0.0.1:9/' } : {})
+      res.end(`status ${reply}`)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  const receiver: Receiver = {
+    url: `http://127.0.0.1:${port}/hooks`,
+    requests,
+    otherwise: 200,
+    script: (...next) => queue.splice(0, queue.length, ...next),
+    async waitFor(count, timeoutMs = 5_000) {
+      const deadline = Date.now() + timeoutMs
+      while (requests.length < count) {
+        if (Date.now() > deadline)
+          throw new Error(`receiver got ${requests.length} requests, expected ${count}`)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+  return receiver
+}
+
+/** A 127.0.0.1 port with nothing listening (connections to it are refused). */
+export async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
 }

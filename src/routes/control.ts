@@ -144,9 +144,21 @@ export function controlRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const { partner, api_key, api_secret } = await createPartner(deps, c.req.valid('json'))
+      const { partner, api_key, api_secret, webhook_secret } = await createPartner(
+        deps,
+        c.req.valid('json'),
+      )
       const scenario = deps.scenarios.forPartner(partner).name
-      return c.json({ partner: publicPartner(partner), api_key, api_secret, scenario }, 201)
+      return c.json(
+        {
+          partner: publicPartner(partner),
+          api_key,
+          api_secret,
+          scenario,
+          ...(webhook_secret ? { webhook_secret } : {}),
+        },
+        201,
+      )
     },
   )
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { onboardingSection } from './onboarding.js'
 import { otpSection } from './otp.js'
 import { webhooksSection } from './webhooks.js'
 
@@ -23,6 +24,7 @@ export const scenarioSchema = z
       .strict()
       .optional(),
     otp: otpSection.optional(),
+    onboarding: onboardingSection.optional(),
     webhooks: webhooksSection.optional(),
     rate_limit: z
       .object({

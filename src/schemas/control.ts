@@ -44,6 +44,10 @@ export const CreatedPartner = z
     partner: Partner,
     api_key: z.string(),
     api_secret: z.string().openapi({ description: 'Shown only in this response.' }),
+    webhook_secret: z.string().optional().openapi({
+      description:
+        'Signing secret of the primary endpoint, when webhook_url was given. Shown only here.',
+    }),
     scenario: z.string(),
   })
   .openapi('CreatedSandboxPartner')

@@ -18,5 +18,7 @@ export function defineIndexes(store: Store): void {
     collection: 'webhook_deliveries',
     key: (d) => d.partner_id,
   })
+  store.defineIndex('onboardings_by_user', { collection: 'onboardings', key: (o) => o.user_id })
+  store.defineIndex('cards_by_user', { collection: 'cards', key: (c) => c.user_id })
   store.defineIndex('codes_by_user', { collection: 'verification_codes', key: (c) => c.user_id })
 }

@@ -162,6 +162,108 @@ export const deliveryRow = z.object({
 })
 export type DeliveryRow = z.infer<typeof deliveryRow>
 
+export const onboardingStatus = z.enum([
+  'pending',
+  'in_progress',
+  'manual_review',
+  'completed',
+  'failed',
+  'canceled',
+])
+export type OnboardingStatus = z.infer<typeof onboardingStatus>
+
+export const onboardingOutcome = z.enum([
+  'pass',
+  'kyc_fail',
+  'underwriting_decline',
+  'manual_review',
+])
+export type OnboardingOutcome = z.infer<typeof onboardingOutcome>
+
+/** A card onboarding session. The SSN is used for the decision at start and never stored. */
+export const onboardingRow = z.object({
+  id: z.uuid(),
+  partner_id: z.uuid(),
+  user_id: z.uuid(),
+  consumer_id: z.string().startsWith('cons_'),
+  status: onboardingStatus,
+  consumer_kyc_status: z.enum(['pending', 'approved', 'rejected']),
+  /** HMAC of the embed access token (the token itself is shown once, at start). */
+  access_token_hash: z.string(),
+  access_token_expires_at: z.string(),
+  applicant: z.object({
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.string(),
+    phone_number: z.string(),
+    country_code: z.string(),
+    date_of_birth: z.string(),
+    address_line1: z.string(),
+    address_line2: z.string(),
+    address_city: z.string(),
+    address_state: z.string(),
+    address_zip: z.string(),
+    ssn_last4: z.string(),
+  }),
+  /** HMAC of the normalized applicant data with the SSN: tells a resumed start from new data. */
+  applicant_fingerprint: z.string(),
+  /** What the sandbox decided at start (scenario rules and magic values). */
+  decision: z.object({
+    outcome: onboardingOutcome,
+    reason: z.string().nullable(),
+    /** For manual review: how long until the review resolves, and to what. */
+    review_ms: z.number().int().nonnegative().nullable(),
+    review_outcome: z.enum(['pass', 'kyc_fail']).nullable(),
+  }),
+  steps: z.object({
+    identity_verification: z.string().nullable(),
+    underwriting: z.string().nullable(),
+    agreement: z.string().nullable(),
+  }),
+  underwriting_answers: z.record(z.string(), z.string()).nullable(),
+  redirect_uri: z.string().nullable(),
+  /** The hosted flow's result, once its last step ran. */
+  flow_result: z.enum(['pass', 'fail']).nullable(),
+  completion: z
+    .object({
+      result: z.enum(['pass', 'fail']),
+      data: z.string(),
+      agreement_accepted: z.boolean(),
+      inquiry_id: z.string().nullable(),
+      product_id: z.string().nullable(),
+      product_configuration: z.record(z.string(), z.unknown()).nullable(),
+      completed_at: z.string(),
+    })
+    .nullable(),
+  failure_reason: z.string().nullable(),
+  review_resolves_at: z.string().nullable(),
+  card_id: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+})
+export type OnboardingRow = z.infer<typeof onboardingRow>
+
+export const cardRow = z.object({
+  id: z.string().startsWith('card_'),
+  partner_id: z.uuid(),
+  user_id: z.uuid(),
+  onboarding_id: z.uuid(),
+  brand: z.literal('visa'),
+  last4: z.string().regex(/^\d{4}$/),
+  exp_month: z.number().int().min(1).max(12),
+  exp_year: z.number().int(),
+  cardholder_name: z.string(),
+  status: z.enum(['active', 'frozen', 'closed']),
+  currency: z.literal('USD'),
+  /** Integer cents; every change goes through the ledger. */
+  available_balance_cents: z.number().int(),
+  ledger_balance_cents: z.number().int(),
+  product_id: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+})
+export type CardRow = z.infer<typeof cardRow>
+
 /** Sandbox-wide values (the session signing key), one row with id `sandbox`. */
 export const metaRow = z.object({
   id: z.literal('sandbox'),
@@ -180,6 +282,8 @@ export const collectionSchemas = {
   files: fileRow,
   webhooks: webhookRow,
   webhook_deliveries: deliveryRow,
+  onboardings: onboardingRow,
+  cards: cardRow,
 } as const
 
 export type Collections = {

@@ -1,0 +1,63 @@
+import type { Deps } from '../deps.js'
+import type { CardRow, OnboardingRow, UserRow } from '../store/records.js'
+import type { Writer } from '../store/store.js'
+
+/** Integer cents to the API's decimal dollars (exact for 2 decimals). */
+export const toDollars = (cents: number) => Math.round(cents) / 100
+
+export function issueCard(
+  deps: Deps,
+  writer: Writer,
+  user: UserRow,
+  onboarding: OnboardingRow,
+  productId: string | null,
+): CardRow {
+  const now = deps.clock.date()
+  const card: CardRow = {
+    id: deps.random.id('card'),
+    partner_id: user.partner_id,
+    user_id: user.id,
+    onboarding_id: onboarding.id,
+    brand: 'visa',
+    last4: String(deps.random.int(0, 9999)).padStart(4, '0'),
+    exp_month: now.getUTCMonth() + 1,
+    exp_year: now.getUTCFullYear() + 3,
+    cardholder_name:
+      `${onboarding.applicant.first_name} ${onboarding.applicant.last_name}`.toUpperCase(),
+    status: 'active',
+    currency: 'USD',
+    available_balance_cents: 0,
+    ledger_balance_cents: 0,
+    product_id: productId,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  }
+  writer.put('cards', card)
+  return card
+}
+
+export function publicCard(card: CardRow) {
+  return {
+    id: card.id,
+    brand: card.brand,
+    last4: card.last4,
+    exp_month: card.exp_month,
+    exp_year: card.exp_year,
+    cardholder_name: card.cardholder_name,
+    status: card.status,
+    currency: card.currency,
+    available_balance: toDollars(card.available_balance_cents),
+    ledger_balance: toDollars(card.ledger_balance_cents),
+    product_id: card.product_id,
+    created_at: card.created_at,
+    updated_at: card.updated_at,
+  }
+}
+
+/** The user's card (the newest that is not closed), if any. */
+export function cardOf(deps: Deps, userId: string): CardRow | undefined {
+  return deps.store
+    .lookup('cards', 'cards_by_user', userId)
+    .filter((c) => c.status !== 'closed')
+    .sort((a, b) => b.created_at.localeCompare(a.created_at))[0]
+}

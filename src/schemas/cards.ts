@@ -1,0 +1,64 @@
+import { z } from '@hono/zod-openapi'
+
+export const Card = z
+  .object({
+    id: z.string().openapi({ example: 'card_9dKq2mZx…' }),
+    brand: z.literal('visa'),
+    last4: z.string().openapi({ example: '4242' }),
+    exp_month: z.number().int(),
+    exp_year: z.number().int(),
+    cardholder_name: z.string(),
+    status: z.enum(['active', 'frozen', 'closed']),
+    currency: z.literal('USD'),
+    available_balance: z.number().openapi({ description: 'USD, at most 2 decimals.' }),
+    ledger_balance: z.number(),
+    product_id: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Card')
+
+export const Completion = z
+  .object({
+    onboardingId: z.uuid(),
+    status: z.enum(['pending', 'in_progress', 'manual_review', 'completed', 'failed', 'canceled']),
+    result: z.enum(['pass', 'fail']).nullable(),
+    consumer: z.object({
+      id: z.string(),
+      user_id: z.uuid(),
+      kyc_status: z.string(),
+      provider_consumer_id: z.string().nullable(),
+    }),
+    card: Card.nullable(),
+    failure_reason: z.string().nullable(),
+    review_resolves_at: z.string().nullable(),
+    inquiry_id: z.string().nullable(),
+    product_id: z.string().nullable(),
+  })
+  .openapi('OnboardingCompletion')
+
+export const CardStatus = z
+  .object({
+    user_id: z.uuid(),
+    kyc_status: z.string(),
+    provider_consumer_id: z.string().nullable(),
+    onboarding: z
+      .object({
+        onboardingId: z.uuid(),
+        status: z.string(),
+        consumerKycStatus: z.string(),
+        failure_reason: z.string().nullable(),
+        review_resolves_at: z.string().nullable(),
+      })
+      .nullable(),
+    card: Card.nullable(),
+    balances: z.object({
+      available: z.number(),
+      ledger: z.number(),
+      currency: z.literal('USD'),
+    }),
+  })
+  .openapi('CardStatus')
+
+export const envelope = <T extends z.ZodType>(data: T, name: string) =>
+  z.object({ success: z.literal(true), data }).openapi(name)
