@@ -17,7 +17,9 @@ import { authRoutes } from './routes/auth.js'
 import { controlRoutes } from './routes/control.js'
 import { controlUserRoutes } from './routes/control-users.js'
 import { controlWebhookRoutes } from './routes/control-webhooks.js'
+import { embedRoutes } from './routes/embed.js'
 import { fileRoutes } from './routes/files.js'
+import { onboardingRoutes } from './routes/onboarding.js'
 import { partnerRoutes } from './routes/partner.js'
 import { userRoutes } from './routes/users.js'
 import { webhookRoutes } from './routes/webhooks.js'
@@ -44,6 +46,7 @@ export function createApp(deps: Deps) {
   )
   if (deps.logger.enabled('info')) app.use('*', requestLog(deps.logger))
   app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
+  app.use('/embed/*', bodyLimit(64 * 1024))
   app.use('/_sandbox/*', bodyLimit(256 * 1024 * 1024, 256 * 1024 * 1024))
   app.use('/_sandbox/*', adminGuard(deps.config.adminToken))
   app.use('/api/v1/*', partnerAuth(deps))
@@ -54,10 +57,12 @@ export function createApp(deps: Deps) {
   app.route('/api/v1', authRoutes(deps))
   app.route('/api/v1', userRoutes(deps))
   app.route('/api/v1', webhookRoutes(deps))
+  app.route('/api/v1', onboardingRoutes(deps))
   app.route('/_sandbox', controlRoutes(deps))
   app.route('/_sandbox', controlUserRoutes(deps))
   app.route('/_sandbox', controlWebhookRoutes(deps))
   app.route('/files', fileRoutes(deps))
+  app.route('/embed', embedRoutes(deps))
 
   const registry = app.openAPIRegistry
   registry.registerComponent('securitySchemes', 'PartnerKey', {

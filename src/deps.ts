@@ -5,6 +5,7 @@ import type { EventBus } from './domain/events.js'
 import type { FileStore } from './domain/file-store.js'
 import type { Inbox } from './domain/inbox.js'
 import type { SessionVerifier } from './domain/sessions.js'
+import type { Sweeper } from './domain/sweeper.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
@@ -27,6 +28,7 @@ export interface Deps {
   sessions: SessionVerifier
   files: FileStore
   dispatcher: Dispatcher
+  sweeper: Sweeper
   sinks: SinkRegistry
   /** The public base URL (for links the sandbox returns); set once the server listens. */
   baseUrl(): string

@@ -8,7 +8,9 @@ import { CredentialCache } from './domain/credential-cache.js'
 import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
 import { Inbox } from './domain/inbox.js'
+import { resolveDueReviews } from './domain/onboarding.js'
 import { SessionVerifier } from './domain/sessions.js'
+import { Sweeper } from './domain/sweeper.js'
 import { createLogger } from './logger.js'
 import { createRandom } from './random.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
@@ -73,10 +75,14 @@ export async function createSandbox(options: SandboxOptions = {}) {
     sessions: undefined as unknown as SessionVerifier,
     files: new FileStore(config.data),
     dispatcher: undefined as unknown as Dispatcher,
+    sweeper: undefined as unknown as Sweeper,
     sinks: new SinkRegistry(),
     baseUrl: () => baseUrl,
   }
   deps.sessions = new SessionVerifier(deps)
+  // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
+  deps.sweeper = new Sweeper(deps)
+  deps.sweeper.add((now) => resolveDueReviews(deps, now))
   deps.dispatcher = new Dispatcher(deps)
   store.onReplace(() => deps.dispatcher.reload())
   const app = createApp(deps)
@@ -101,6 +107,7 @@ export async function createSandbox(options: SandboxOptions = {}) {
     },
     close: async () => {
       deps.dispatcher.stop()
+      deps.sweeper.stop()
       await store.close()
     },
   }

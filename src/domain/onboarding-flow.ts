@@ -62,8 +62,8 @@ export function flowResult(row: OnboardingRow) {
         ? 'manual_review'
         : 'approved'
   return {
-    type: 'partner-sandbox:onboarding',
-    version: 1,
+    type: 'partner-sandbox:onboarding' as const,
+    version: 1 as const,
     onboardingId: row.id,
     result: row.flow_result,
     outcome,

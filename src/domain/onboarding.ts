@@ -161,7 +161,9 @@ export function onboardingView(row: OnboardingRow) {
   }
 }
 
-export function currentStep(row: OnboardingRow) {
+export function currentStep(
+  row: OnboardingRow,
+): 'identity_verification' | 'underwriting' | 'agreement' | 'result' | null {
   if (!LIVE.has(row.status)) return null
   if (row.flow_result) return 'result'
   if (!row.steps.identity_verification) return 'identity_verification'

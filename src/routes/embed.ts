@@ -1,0 +1,149 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { currentStep } from '../domain/onboarding.js'
+import {
+  EmbedTokenError,
+  flowResult,
+  openWithToken,
+  type Step,
+  submitStep,
+} from '../domain/onboarding-flow.js'
+import { ApiError } from '../errors.js'
+import { embedErrorPage, onboardingPage } from '../hosted/onboarding-page.js'
+import { validationHook } from '../http/validation.js'
+import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+
+const tags = ['Hosted onboarding (embed)']
+
+const StepResult = z
+  .object({
+    step: z.string(),
+    next_step: z.string().nullable(),
+    finished: z.boolean(),
+    result: z
+      .object({
+        type: z.literal('partner-sandbox:onboarding'),
+        version: z.literal(1),
+        onboardingId: z.uuid(),
+        result: z.enum(['pass', 'fail']).nullable(),
+        outcome: z.enum(['approved', 'declined', 'manual_review']),
+        reason: z.string().nullable(),
+        agreementAccepted: z.boolean(),
+        data: z.record(z.string(), z.unknown()),
+      })
+      .optional()
+      .openapi({ description: 'The message the page posts to its host when the flow ends.' }),
+  })
+  .openapi('EmbedStepResult')
+
+/**
+ * The hosted onboarding flow: the page at `onboardingEmbedUrl`, and the step endpoints it
+ * posts to with the onboarding's access token. Public (no partner credentials): the
+ * access token is the credential, as in a real embedded flow.
+ */
+export function embedRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+
+  app.get('/onboarding', (c) => {
+    const id = c.req.query('onboarding_id')
+    const token = c.req.query('access_token')
+    let row: ReturnType<typeof openWithToken>
+    try {
+      row = openWithToken(deps, id, token)
+    } catch (error) {
+      if (!(error instanceof EmbedTokenError)) throw error
+      c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+      return c.html(
+        embedErrorPage(error.title, error.message),
+        error.title === 'Link expired' ? 410 : 401,
+      )
+    }
+    const partner = deps.store.get('partners', row.partner_id)
+    const origins = (partner?.allowed_origins ?? []).map((o) => new URL(o).origin)
+    const redirectUri = c.req.query('redirect_uri') ?? row.redirect_uri
+    if (redirectUri && redirectUri !== row.redirect_uri) {
+      // A redirect_uri on the URL itself must meet the same rule as one given at start.
+      const url = URL.canParse(redirectUri) ? new URL(redirectUri) : undefined
+      const web = url && (url.protocol === 'http:' || url.protocol === 'https:')
+      const unsafe =
+        !url || ['javascript:', 'data:', 'vbscript:', 'file:', 'blob:'].includes(url.protocol)
+      if (unsafe || (web && !origins.includes(url.origin))) {
+        c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+        return c.html(
+          embedErrorPage(
+            'Link not valid',
+            'The redirect_uri of this link is not one of the partner\u2019s allowed origins.',
+          ),
+          400,
+        )
+      }
+    }
+    const nonce = deps.random.token(22)
+    c.header(
+      'Content-Security-Policy',
+      [
+        "default-src 'none'",
+        `script-src 'nonce-${nonce}'`,
+        `style-src 'nonce-${nonce}'`,
+        "connect-src 'self'",
+        "img-src 'self' data:",
+        "base-uri 'none'",
+        "form-action 'none'",
+        `frame-ancestors ${origins.length ? origins.join(' ') : "'none'"}`,
+      ].join('; '),
+    )
+    c.header('Referrer-Policy', 'no-referrer')
+    c.header('Cache-Control', 'no-store')
+    return c.html(
+      onboardingPage(
+        row,
+        partner?.display_name ?? 'Card',
+        {
+          accessToken: token as string,
+          stepsUrl: `/embed/onboarding/${row.id}/steps`,
+          allowedOrigins: origins,
+          redirectUri: redirectUri ?? null,
+          currentStep: currentStep(row) ?? 'result',
+          finished: row.flow_result ? flowResult(row) : null,
+        },
+        nonce,
+      ),
+    )
+  })
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/onboarding/{onboardingId}/steps/{step}',
+      tags,
+      summary: 'Submit one step of the hosted flow (used by the hosted page)',
+      description:
+        'Authorization: Bearer <accessToken>. identity_verification `{ confirmed: true }`; underwriting `{ employment_status, annual_income, source_of_funds }`; agreement `{ accepted }`. Steps go in order. The answer says the next step, or the outcome when the flow ends.',
+      request: {
+        params: z.object({
+          onboardingId: z.uuid(),
+          step: z.enum(['identity_verification', 'underwriting', 'agreement']),
+        }),
+        body: jsonBody(z.record(z.string(), z.unknown())),
+      },
+      responses: {
+        200: jsonResponse(StepResult, 'The step was recorded.'),
+        ...errorResponses(400, 401, 409, 413, 415),
+      },
+    }),
+    (c) => {
+      const { onboardingId, step } = c.req.valid('param')
+      const token = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
+      let row: ReturnType<typeof openWithToken>
+      try {
+        row = openWithToken(deps, onboardingId, token)
+      } catch (error) {
+        if (error instanceof EmbedTokenError) throw new ApiError('unauthorized', error.message)
+        throw error
+      }
+      return c.json(submitStep(deps, row, step as Step, c.req.valid('json')), 200)
+    },
+  )
+
+  return app
+}
