@@ -8,6 +8,7 @@ import {
   type Step,
   submitStep,
 } from '../domain/onboarding-flow.js'
+import { redirectUriProblem } from '../domain/redirect-uri.js'
 import { ApiError } from '../errors.js'
 import { embedErrorPage, onboardingPage } from '../hosted/onboarding-page.js'
 import { validationHook } from '../http/validation.js'
@@ -61,22 +62,20 @@ export function embedRoutes(deps: Deps) {
     const partner = deps.store.get('partners', row.partner_id)
     const origins = (partner?.allowed_origins ?? []).map((o) => new URL(o).origin)
     const redirectUri = c.req.query('redirect_uri') ?? row.redirect_uri
-    if (redirectUri && redirectUri !== row.redirect_uri) {
-      // A redirect_uri on the URL itself must meet the same rule as one given at start.
-      const url = URL.canParse(redirectUri) ? new URL(redirectUri) : undefined
-      const web = url && (url.protocol === 'http:' || url.protocol === 'https:')
-      const unsafe =
-        !url || ['javascript:', 'data:', 'vbscript:', 'file:', 'blob:'].includes(url.protocol)
-      if (unsafe || (web && !origins.includes(url.origin))) {
-        c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-        return c.html(
-          embedErrorPage(
-            'Link not valid',
-            'The redirect_uri of this link is not one of the partner\u2019s allowed origins.',
-          ),
-          400,
-        )
-      }
+    // A redirect_uri on the URL itself must meet the same rule as one given at start.
+    if (
+      redirectUri &&
+      redirectUri !== row.redirect_uri &&
+      redirectUriProblem(redirectUri, origins)
+    ) {
+      c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+      return c.html(
+        embedErrorPage(
+          'Link not valid',
+          'The redirect_uri of this link is not one of the partner\u2019s allowed origins.',
+        ),
+        400,
+      )
     }
     const nonce = deps.random.token(22)
     c.header(

@@ -8,6 +8,7 @@ import {
   onboardingView,
   startOnboarding,
 } from '../domain/onboarding.js'
+import { redirectUriProblem } from '../domain/redirect-uri.js'
 import { validationError } from '../errors.js'
 import { validationHook } from '../http/validation.js'
 import { CardStatus, Completion, envelope } from '../schemas/cards.js'
@@ -38,22 +39,9 @@ const NoOnboarding = z
     description: 'Not an HTTP error: 200 with success false; the data key is omitted.',
   })
 
-/** Where the hosted flow may send the user at the end: an allowed origin, or an app link. */
 function checkRedirect(partner: PartnerRow, uri: string | undefined): void {
-  if (!uri) return
-  const url = new URL(uri)
-  if (['javascript:', 'data:', 'vbscript:', 'file:', 'blob:'].includes(url.protocol)) {
-    throw validationError('redirect_uri', `must not use the ${url.protocol} scheme`)
-  }
-  if (
-    (url.protocol === 'http:' || url.protocol === 'https:') &&
-    !partner.allowed_origins.some((o) => new URL(o).origin === url.origin)
-  ) {
-    throw validationError(
-      'redirect_uri',
-      `must be on one of the partner's allowed_origins (${partner.allowed_origins.join(', ') || 'none set'})`,
-    )
-  }
+  const problem = uri ? redirectUriProblem(uri, partner.allowed_origins) : null
+  if (problem) throw validationError('redirect_uri', problem)
 }
 
 export function onboardingRoutes(deps: Deps) {
