@@ -14,13 +14,18 @@ import { validationHook } from './http/validation.js'
 import { packageVersion } from './package-root.js'
 import { createRandom } from './random.js'
 import { authRoutes } from './routes/auth.js'
+import { bankConnectRoutes } from './routes/bank-connect.js'
 import { controlRoutes } from './routes/control.js'
+import { controlMoneyRoutes } from './routes/control-money.js'
 import { controlUserRoutes } from './routes/control-users.js'
 import { controlWebhookRoutes } from './routes/control-webhooks.js'
+import { disputeRoutes } from './routes/disputes.js'
 import { embedRoutes } from './routes/embed.js'
 import { fileRoutes } from './routes/files.js'
+import { fundingRoutes } from './routes/funding.js'
 import { onboardingRoutes } from './routes/onboarding.js'
 import { partnerRoutes } from './routes/partner.js'
+import { transactionRoutes } from './routes/transactions.js'
 import { userRoutes } from './routes/users.js'
 import { webhookRoutes } from './routes/webhooks.js'
 
@@ -58,9 +63,14 @@ export function createApp(deps: Deps) {
   app.route('/api/v1', userRoutes(deps))
   app.route('/api/v1', webhookRoutes(deps))
   app.route('/api/v1', onboardingRoutes(deps))
+  app.route('/api/v1', fundingRoutes(deps))
+  app.route('/api/v1', transactionRoutes(deps))
+  app.route('/api/v1', disputeRoutes(deps))
+  app.route('/api/v1', bankConnectRoutes(deps))
   app.route('/_sandbox', controlRoutes(deps))
   app.route('/_sandbox', controlUserRoutes(deps))
   app.route('/_sandbox', controlWebhookRoutes(deps))
+  app.route('/_sandbox', controlMoneyRoutes(deps))
   app.route('/files', fileRoutes(deps))
   app.route('/embed', embedRoutes(deps))
 

@@ -5,8 +5,10 @@ import { createClock } from './clock.js'
 import { type SandboxConfig, type SandboxOptions, sandboxOptionsSchema } from './config.js'
 import type { Deps } from './deps.js'
 import { CredentialCache } from './domain/credential-cache.js'
+import { resolveDueDisputes } from './domain/disputes.js'
 import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
+import { settleDueDeposits } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { resolveDueReviews } from './domain/onboarding.js'
 import { SessionVerifier } from './domain/sessions.js'
@@ -83,6 +85,8 @@ export async function createSandbox(options: SandboxOptions = {}) {
   // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
   deps.sweeper = new Sweeper(deps)
   deps.sweeper.add((now) => resolveDueReviews(deps, now))
+  deps.sweeper.add((now) => settleDueDeposits(deps, now))
+  deps.sweeper.add((now) => resolveDueDisputes(deps, now))
   deps.dispatcher = new Dispatcher(deps)
   store.onReplace(() => deps.dispatcher.reload())
   const app = createApp(deps)

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js'
 import type { CardRow, OnboardingRow, UserRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
+import { newestFirst } from './pagination.js'
 
 /** Integer cents to the API's decimal dollars (exact for 2 decimals). */
 export const toDollars = (cents: number) => Math.round(cents) / 100
@@ -56,8 +57,7 @@ export function publicCard(card: CardRow) {
 
 /** The user's card (the newest that is not closed), if any. */
 export function cardOf(deps: Deps, userId: string): CardRow | undefined {
-  return deps.store
-    .lookup('cards', 'cards_by_user', userId)
-    .filter((c) => c.status !== 'closed')
-    .sort((a, b) => b.created_at.localeCompare(a.created_at))[0]
+  return newestFirst(
+    deps.store.lookup('cards', 'cards_by_user', userId).filter((c) => c.status !== 'closed'),
+  )[0]
 }

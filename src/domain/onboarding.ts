@@ -1,9 +1,12 @@
 import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
+import { fundingLimits } from '../scenarios/money.js'
 import { completionDefaults, decideOnboarding } from '../scenarios/onboarding.js'
 import type { OnboardingRow, PartnerRow, UserRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
 import { cardOf, issueCard, publicCard } from './cards.js'
+import { recordTransaction } from './ledger.js'
+import { newestFirst } from './pagination.js'
 import { codeHash } from './signing-key.js'
 import { publicUser } from './users.js'
 
@@ -29,9 +32,7 @@ export interface OnboardingInput {
 const LIVE = new Set(['pending', 'in_progress'])
 
 export function onboardingsOf(deps: Deps, userId: string): OnboardingRow[] {
-  return deps.store
-    .lookup('onboardings', 'onboardings_by_user', userId)
-    .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id))
+  return newestFirst(deps.store.lookup('onboardings', 'onboardings_by_user', userId))
 }
 
 export function embedUrl(deps: Deps, row: OnboardingRow, token: string): string {
@@ -257,13 +258,17 @@ export function completeOnboarding(
       }
       w.put('onboardings', next)
     } else {
+      // A fail after the hosted flow itself failed keeps the flow's reason (KYC failure,
+      // underwriting decline, or agreement_declined, which submitStep recorded there).
       const reason =
         outcome === 'flow_fail'
-          ? input.agreement_accepted
+          ? input.agreement_accepted || row.flow_result === 'fail'
             ? (row.decision.reason ?? 'onboarding_flow_failed')
             : 'agreement_declined'
           : (row.decision.reason as string)
-      next = decline(deps, w, next, user, reason, outcome === 'underwriting_decline')
+      // An underwriting decline comes after identity verification passed, whichever way the
+      // partner reports it (result pass, or fail after the hosted flow declined).
+      next = decline(deps, w, next, user, reason, reason === 'underwriting_declined')
     }
   })
   return completionView(deps, next)
@@ -278,6 +283,20 @@ function approve(
 ): OnboardingRow {
   const now = deps.clock.iso()
   const card = issueCard(deps, w, user, row, productId)
+  const partner = deps.store.get('partners', row.partner_id)
+  const { initialCents } = fundingLimits(
+    partner ? deps.scenarios.forPartner(partner) : deps.scenarios.default,
+  )
+  if (initialCents > 0) {
+    // The scenario's starting balance is a posted credit like any other, so the ledger adds up.
+    recordTransaction(deps, w, card, {
+      type: 'funding',
+      direction: 'credit',
+      amountCents: initialCents,
+      status: 'posted',
+      description: 'Initial balance (scenario)',
+    })
+  }
   const next: OnboardingRow = {
     ...row,
     status: 'completed',

@@ -33,6 +33,11 @@ export function paginate<T extends { id: string }>(
   return { data, has_more: start + query.limit < items.length }
 }
 
-/** Newest first, ties broken by id so pages are stable. */
-export const newestFirst = <T extends { id: string; created_at: string }>(a: T, b: T) =>
-  b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)
+/**
+ * Newest first. Rows created in the same millisecond (a frozen clock makes that common)
+ * keep their creation order, newest first: store lookups list rows in the order they were
+ * created, so reversing before a stable sort by time puts later-created rows first.
+ */
+export function newestFirst<T extends { created_at: string }>(rows: T[]): T[] {
+  return [...rows].reverse().sort((a, b) => b.created_at.localeCompare(a.created_at))
+}

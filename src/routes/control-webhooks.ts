@@ -158,11 +158,13 @@ export function controlWebhookRoutes(deps: Deps) {
     }),
     (c) => {
       const { partner_id, type, limit } = c.req.valid('query')
-      const events = deps.store
-        .all('events')
-        .filter((e) => (!partner_id || e.partner_id === partner_id) && (!type || e.type === type))
-        .sort(newestFirst)
-        .slice(0, limit)
+      const events = newestFirst(
+        deps.store
+          .all('events')
+          .filter(
+            (e) => (!partner_id || e.partner_id === partner_id) && (!type || e.type === type),
+          ),
+      ).slice(0, limit)
       return c.json({ data: events.map(eventEnvelope) }, 200)
     },
   )

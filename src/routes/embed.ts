@@ -54,6 +54,7 @@ export function embedRoutes(deps: Deps) {
     } catch (error) {
       if (!(error instanceof EmbedTokenError)) throw error
       c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+      c.header('Cache-Control', 'no-store')
       return c.html(
         embedErrorPage(error.title, error.message),
         error.title === 'Link expired' ? 410 : 401,
@@ -69,6 +70,7 @@ export function embedRoutes(deps: Deps) {
       redirectUriProblem(redirectUri, origins)
     ) {
       c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+      c.header('Cache-Control', 'no-store')
       return c.html(
         embedErrorPage(
           'Link not valid',

@@ -110,9 +110,9 @@ export function webhookRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      const rows = deps.store
-        .lookup('webhooks', 'webhooks_by_partner', c.get('partner').id)
-        .sort(newestFirst)
+      const rows = newestFirst(
+        deps.store.lookup('webhooks', 'webhooks_by_partner', c.get('partner').id),
+      )
       const page = paginate(rows, c.req.valid('query'))
       return c.json({ data: page.data.map(publicWebhook), has_more: page.has_more }, 200)
     },
@@ -248,14 +248,15 @@ export function webhookRoutes(deps: Deps) {
     (c) => {
       const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
       const query = c.req.valid('query')
-      const rows = deps.store
-        .lookup('webhook_deliveries', 'deliveries_by_webhook', row.id)
-        .filter(
-          (d) =>
-            (!query.status || d.status === query.status) &&
-            (!query.event_type || d.event_type === query.event_type),
-        )
-        .sort(newestFirst)
+      const rows = newestFirst(
+        deps.store
+          .lookup('webhook_deliveries', 'deliveries_by_webhook', row.id)
+          .filter(
+            (d) =>
+              (!query.status || d.status === query.status) &&
+              (!query.event_type || d.event_type === query.event_type),
+          ),
+      )
       const page = paginate(rows, query)
       return c.json({ data: page.data.map(publicDelivery), has_more: page.has_more }, 200)
     },

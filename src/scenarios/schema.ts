@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { depositsSection, disputesSection, fundingSection, purchasesSection } from './money.js'
 import { onboardingSection } from './onboarding.js'
 import { otpSection } from './otp.js'
 import { webhooksSection } from './webhooks.js'
@@ -25,6 +26,10 @@ export const scenarioSchema = z
       .optional(),
     otp: otpSection.optional(),
     onboarding: onboardingSection.optional(),
+    funding: fundingSection.optional(),
+    deposits: depositsSection.optional(),
+    purchases: purchasesSection.optional(),
+    disputes: disputesSection.optional(),
     webhooks: webhooksSection.optional(),
     rate_limit: z
       .object({

@@ -99,6 +99,14 @@ export const CompleteOnboardingBody = z
   .strict()
   .openapi('CompleteOnboarding')
 
+/**
+ * Any id, not only a uuid: spec section 4 answers 404 for an onboarding that does not exist,
+ * and a malformed id names none (a 400 here would break that rule).
+ */
 export const OnboardingIdParam = z.object({
-  onboardingId: z.uuid({ error: 'must be an onboarding id (uuid)' }),
+  onboardingId: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ format: 'uuid', description: 'The onboardingId of the start response.' }),
 })

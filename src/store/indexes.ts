@@ -20,5 +20,9 @@ export function defineIndexes(store: Store): void {
   })
   store.defineIndex('onboardings_by_user', { collection: 'onboardings', key: (o) => o.user_id })
   store.defineIndex('cards_by_user', { collection: 'cards', key: (c) => c.user_id })
+  store.defineIndex('transactions_by_card', { collection: 'transactions', key: (t) => t.card_id })
+  store.defineIndex('deposits_by_user', { collection: 'deposits', key: (d) => d.user_id })
+  store.defineIndex('disputes_by_user', { collection: 'disputes', key: (d) => d.user_id })
+  store.defineIndex('bank_accounts_by_user', { collection: 'bank_accounts', key: (b) => b.user_id })
   store.defineIndex('codes_by_user', { collection: 'verification_codes', key: (c) => c.user_id })
 }

@@ -1,4 +1,11 @@
 import { z } from 'zod'
+import {
+  bankAccountRow,
+  connectTokenRow,
+  depositRow,
+  disputeRow,
+  transactionRow,
+} from './records-money.js'
 
 /**
  * Stored rows. These are the persisted shapes (with hashes, never plaintext secrets);
@@ -284,6 +291,11 @@ export const collectionSchemas = {
   webhook_deliveries: deliveryRow,
   onboardings: onboardingRow,
   cards: cardRow,
+  transactions: transactionRow,
+  deposits: depositRow,
+  disputes: disputeRow,
+  bank_accounts: bankAccountRow,
+  connect_tokens: connectTokenRow,
 } as const
 
 export type Collections = {

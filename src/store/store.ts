@@ -225,35 +225,37 @@ export class Store {
       const collection = this.data[op[1] as CollectionName] as Record<string, Row>
       const id = op[0] === 'put' ? op[2].id : op[2]
       const before = collection[id]
-      if (before) this.unindex(op[1], before)
-      if (op[0] === 'put') {
-        collection[id] = op[2]
-        this.index(op[1], op[2])
-      } else {
-        delete collection[id]
-      }
+      const after = op[0] === 'put' ? op[2] : undefined
+      this.reindex(op[1], id, before, after)
+      if (after) collection[id] = after
+      else delete collection[id]
     }
   }
 
   private index(collection: string, row: Row) {
-    for (const { def, map } of this.indexes.values()) {
-      if (def.collection !== collection) continue
-      const key = def.key(row as never)
-      if (key === undefined) continue
-      const ids = map.get(key)
-      if (ids) ids.add(row.id)
-      else map.set(key, new Set([row.id]))
-    }
+    this.reindex(collection, row.id, undefined, row)
   }
 
-  private unindex(collection: string, row: Row) {
+  /**
+   * Moves a row between index keys. A row whose key did not change keeps its place, so a
+   * lookup lists rows in the order they were created (lists rely on it for ties in time).
+   */
+  private reindex(collection: string, id: string, before: Row | undefined, after: Row | undefined) {
     for (const { def, map } of this.indexes.values()) {
       if (def.collection !== collection) continue
-      const key = def.key(row as never)
-      if (key === undefined) continue
-      const ids = map.get(key)
-      ids?.delete(row.id)
-      if (ids?.size === 0) map.delete(key)
+      const from = before ? def.key(before as never) : undefined
+      const to = after ? def.key(after as never) : undefined
+      if (from === to) continue
+      if (from !== undefined) {
+        const ids = map.get(from)
+        ids?.delete(id)
+        if (ids?.size === 0) map.delete(from)
+      }
+      if (to !== undefined) {
+        const ids = map.get(to)
+        if (ids) ids.add(id)
+        else map.set(to, new Set([id]))
+      }
     }
   }
 

@@ -1,0 +1,154 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+import type { UserRow } from '../store/records.js'
+import type { BankAccountRow, ConnectTokenRow } from '../store/records-money.js'
+import { codeHash } from './signing-key.js'
+
+/**
+ * External bank accounts: an Org + User call makes a short-lived, single-use connect token
+ * and URL; the public hosted page lets the user pick a bank and an account (made with a
+ * faker seeded by the session, so the same link always offers the same accounts); the
+ * public enrollment call turns the choice into a connected account.
+ */
+
+export const CONNECT_TTL_MS = 15 * 60_000
+
+export const institutions = [
+  { id: 'ins_sandbox_first', name: 'Sandbox First Bank' },
+  { id: 'ins_harbor_cu', name: 'Harbor Credit Union' },
+  { id: 'ins_northline', name: 'Northline National' },
+  { id: 'ins_evergreen', name: 'Evergreen Savings' },
+] as const
+
+export interface OfferedAccount {
+  id: string
+  institution_id: string
+  name: string
+  type: 'checking' | 'savings'
+  mask: string
+  routing_number: string
+}
+
+/** The accounts the page offers for a session: the same every time for the same session. */
+export async function offeredAccounts(session: ConnectTokenRow): Promise<OfferedAccount[]> {
+  // Loaded on first use only: faker is large and most runs never open this page.
+  const { Faker, base, en } = await import('@faker-js/faker')
+  const faker = new Faker({ locale: [en, base] })
+  faker.seed([...session.id].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7))
+  return institutions.flatMap((ins) =>
+    (['checking', 'savings'] as const).map((type, i) => ({
+      id: `acct_${ins.id.slice(4)}_${i}`,
+      institution_id: ins.id,
+      name: `${faker.person.firstName()}'s ${type === 'checking' ? faker.helpers.arrayElement(['Everyday', 'Premier', 'Basic']) : faker.helpers.arrayElement(['High Yield', 'Goal', 'Reserve'])} ${type === 'checking' ? 'Checking' : 'Savings'}`,
+      type,
+      mask: faker.finance.accountNumber(4),
+      routing_number: faker.finance.routingNumber(),
+    })),
+  )
+}
+
+export function createConnectSession(deps: Deps, user: UserRow) {
+  const now = deps.clock.now()
+  const id = deps.random.id('bct')
+  const token = deps.random.token(40, 'bctok_')
+  const row: ConnectTokenRow = {
+    id,
+    partner_id: user.partner_id,
+    user_id: user.id,
+    token_hash: codeHash(deps, `connect:${id}`, token),
+    expires_at: new Date(now + CONNECT_TTL_MS).toISOString(),
+    used_at: null,
+    bank_account_id: null,
+    created_at: new Date(now).toISOString(),
+  }
+  deps.store.put('connect_tokens', row)
+  const url = new URL('/api/v1/external-bank-account-connect/connect', deps.baseUrl())
+  url.searchParams.set('token', `${id}.${token}`)
+  return {
+    connect_token: `${id}.${token}`,
+    connect_url: url.toString(),
+    expires_at: row.expires_at,
+  }
+}
+
+/** The session a connect token opens; 401 with a clear message when it cannot be used. */
+export function openConnectSession(deps: Deps, token: string | undefined): ConnectTokenRow {
+  const [id, secret] = (token ?? '').split('.')
+  const row = id ? deps.store.get('connect_tokens', id) : undefined
+  const fail = (message: string) => new ApiError('unauthorized', message)
+  if (!row || !secret) throw fail('This bank connect link is not valid. Ask the app for a new one.')
+  const expected = Buffer.from(row.token_hash)
+  const given = Buffer.from(codeHash(deps, `connect:${row.id}`, secret))
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    throw fail('This bank connect link is not valid. Ask the app for a new one.')
+  }
+  if (row.used_at) throw fail('This bank connect link was already used. Ask the app for a new one.')
+  if (Date.parse(row.expires_at) <= deps.clock.now())
+    throw fail('This bank connect link has expired. Ask the app for a new one.')
+  return row
+}
+
+export function publicBankAccount(b: BankAccountRow) {
+  return {
+    id: b.id,
+    institution_id: b.institution_id,
+    institution_name: b.institution_name,
+    account_name: b.account_name,
+    account_type: b.account_type,
+    account_mask: b.account_mask,
+    status: b.status,
+    created_at: b.created_at,
+    updated_at: b.updated_at,
+  }
+}
+
+/** Public enrollment: the chosen account becomes connected; the token is used up. */
+export async function enroll(deps: Deps, token: string, institutionId: string, accountId: string) {
+  const session = openConnectSession(deps, token)
+  const offered = (await offeredAccounts(session)).find(
+    (a) => a.id === accountId && a.institution_id === institutionId,
+  )
+  if (!offered) {
+    throw new ApiError(
+      'validation_error',
+      'account_id: not one of the accounts this bank offered.',
+      {
+        details: [
+          {
+            field: 'account_id',
+            message: 'is not one of the accounts offered for this institution',
+            location: 'body',
+          },
+        ],
+      },
+    )
+  }
+  // Read again after the await: a parallel enrollment with the same token must lose.
+  const current = openConnectSession(deps, token)
+  const now = deps.clock.iso()
+  const account: BankAccountRow = {
+    id: deps.random.id('bank'),
+    partner_id: current.partner_id,
+    user_id: current.user_id,
+    institution_id: institutionId,
+    institution_name: institutions.find((i) => i.id === institutionId)?.name ?? institutionId,
+    account_name: offered.name,
+    account_type: offered.type,
+    account_mask: offered.mask,
+    routing_number: offered.routing_number,
+    status: 'active',
+    created_at: now,
+    updated_at: now,
+  }
+  deps.store.batch((w) => {
+    w.put('bank_accounts', account)
+    w.put('connect_tokens', { ...current, used_at: now, bank_account_id: account.id })
+    deps.events.record(deps, w, current.partner_id, 'external_bank_account.created', {
+      object: 'external_bank_account',
+      user_id: current.user_id,
+      ...publicBankAccount(account),
+    })
+  })
+  return account
+}

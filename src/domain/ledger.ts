@@ -1,0 +1,195 @@
+import type { Deps } from '../deps.js'
+import { ApiError, validationError } from '../errors.js'
+import type { CardRow } from '../store/records.js'
+import type { Merchant, TransactionRow, TransactionType } from '../store/records-money.js'
+import type { Writer } from '../store/store.js'
+import { cardOf, toDollars } from './cards.js'
+import { newestFirst } from './pagination.js'
+
+/**
+ * The one ledger. A card's ledger balance is the sum of its posted credits minus its posted
+ * debits; its available balance is that minus the holds of pending debits. Every change
+ * writes the transaction and the card in one store batch, synchronously (no await between
+ * reading a balance and writing it), so parallel requests on one card are serialized by
+ * the event loop: none is lost and none overdraws.
+ */
+
+/** Decimal dollars (at most 2 places) to integer cents, or a 400 naming the field. */
+export function toCents(amount: number, field = 'amount', maxCents?: number): number {
+  if (!Number.isFinite(amount) || amount <= 0)
+    throw validationError(field, 'must be a positive amount')
+  if (!/^\d+(\.\d{1,2})?$/.test(String(amount)))
+    throw validationError(field, 'must have at most 2 decimal places')
+  const cents = Math.round(amount * 100)
+  if (maxCents !== undefined && cents > maxCents) {
+    throw validationError(field, `must be at most ${toDollars(maxCents)}`)
+  }
+  return cents
+}
+
+/** The user's active card, or a 409 that says what to do. */
+export function requireActiveCard(deps: Deps, userId: string): CardRow {
+  const card = cardOf(deps, userId)
+  if (!card) {
+    throw new ApiError('conflict', 'This user has no card yet: complete card onboarding first.')
+  }
+  if (card.status !== 'active') {
+    throw new ApiError('conflict', `The card ${card.id} is ${card.status}; it must be active.`)
+  }
+  return card
+}
+
+export interface NewTransaction {
+  type: TransactionType
+  direction: 'credit' | 'debit'
+  amountCents: number
+  status: 'pending' | 'posted' | 'declined' | 'failed'
+  description: string
+  merchant?: Merchant | null
+  depositId?: string | null
+  disputeId?: string | null
+  originalTransactionId?: string | null
+  declineReason?: string | null
+}
+
+type Effect = { available: number; ledger: number }
+
+/** What a transaction in a given status adds to the balances. */
+function effect(
+  direction: 'credit' | 'debit',
+  status: TransactionRow['status'],
+  cents: number,
+): Effect {
+  const sign = direction === 'credit' ? 1 : -1
+  if (status === 'posted') return { available: sign * cents, ledger: sign * cents }
+  // A pending debit is a hold; a pending credit (a deposit on its way) counts for nothing yet.
+  if (status === 'pending' && direction === 'debit') return { available: -cents, ledger: 0 }
+  return { available: 0, ledger: 0 }
+}
+
+function applyToCard(deps: Deps, w: Writer, card: CardRow, delta: Effect): CardRow {
+  const next = {
+    ...card,
+    available_balance_cents: card.available_balance_cents + delta.available,
+    ledger_balance_cents: card.ledger_balance_cents + delta.ledger,
+    updated_at: deps.clock.iso(),
+  }
+  w.put('cards', next)
+  return next
+}
+
+export function recordTransaction(deps: Deps, w: Writer, card: CardRow, input: NewTransaction) {
+  const now = deps.clock.iso()
+  const nextCard = applyToCard(
+    deps,
+    w,
+    card,
+    effect(input.direction, input.status, input.amountCents),
+  )
+  const txn: TransactionRow = {
+    id: deps.random.id('txn'),
+    partner_id: card.partner_id,
+    user_id: card.user_id,
+    card_id: card.id,
+    type: input.type,
+    status: input.status,
+    direction: input.direction,
+    amount_cents: input.amountCents,
+    currency: 'USD',
+    description: input.description,
+    merchant: input.merchant ?? null,
+    deposit_id: input.depositId ?? null,
+    dispute_id: input.disputeId ?? null,
+    original_transaction_id: input.originalTransactionId ?? null,
+    decline_reason: input.declineReason ?? null,
+    available_balance_after_cents: nextCard.available_balance_cents,
+    ledger_balance_after_cents: nextCard.ledger_balance_cents,
+    refunded_cents: 0,
+    created_at: now,
+    updated_at: now,
+    posted_at: input.status === 'posted' ? now : null,
+  }
+  w.put('transactions', txn)
+  return { card: nextCard, txn }
+}
+
+/** Moves a pending transaction to posted, reversed or failed, adjusting the balances. */
+export function transition(
+  deps: Deps,
+  w: Writer,
+  txn: TransactionRow,
+  status: 'posted' | 'reversed' | 'failed',
+) {
+  const card = deps.store.get('cards', txn.card_id) as CardRow
+  const before = effect(txn.direction, txn.status, txn.amount_cents)
+  const after = effect(txn.direction, status, txn.amount_cents)
+  const nextCard = applyToCard(deps, w, card, {
+    available: after.available - before.available,
+    ledger: after.ledger - before.ledger,
+  })
+  const now = deps.clock.iso()
+  const next: TransactionRow = {
+    ...txn,
+    status,
+    available_balance_after_cents: nextCard.available_balance_cents,
+    ledger_balance_after_cents: nextCard.ledger_balance_cents,
+    updated_at: now,
+    posted_at: status === 'posted' ? now : txn.posted_at,
+  }
+  w.put('transactions', next)
+  return { card: nextCard, txn: next }
+}
+
+export function publicTransaction(t: TransactionRow) {
+  return {
+    id: t.id,
+    card_id: t.card_id,
+    type: t.type,
+    status: t.status,
+    direction: t.direction,
+    amount: toDollars(t.amount_cents),
+    currency: t.currency,
+    description: t.description,
+    merchant: t.merchant,
+    deposit_id: t.deposit_id,
+    dispute_id: t.dispute_id,
+    original_transaction_id: t.original_transaction_id,
+    decline_reason: t.decline_reason,
+    refunded_amount: toDollars(t.refunded_cents),
+    available_balance_after: toDollars(t.available_balance_after_cents),
+    ledger_balance_after: toDollars(t.ledger_balance_after_cents),
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    posted_at: t.posted_at,
+  }
+}
+
+/** Every transaction of the user's cards, newest first. */
+export function transactionsOf(deps: Deps, userId: string): TransactionRow[] {
+  return newestFirst(
+    deps.store
+      .lookup('cards', 'cards_by_user', userId)
+      .flatMap((card) => deps.store.lookup('transactions', 'transactions_by_card', card.id)),
+  )
+}
+
+/** A transaction of this user, or 404 (also for another user's or partner's id). */
+export function requireTransaction(deps: Deps, userId: string, id: string): TransactionRow {
+  const txn = deps.store.get('transactions', id)
+  if (!txn || txn.user_id !== userId)
+    throw new ApiError('not_found', `No transaction ${id} for this user.`)
+  return txn
+}
+
+export function transactionEvent(
+  deps: Deps,
+  w: Writer,
+  txn: TransactionRow,
+  kind: 'created' | 'updated',
+) {
+  deps.events.record(deps, w, txn.partner_id, `card_transaction.${kind}`, {
+    object: 'card_transaction',
+    user_id: txn.user_id,
+    ...publicTransaction(txn),
+  })
+}

@@ -1,0 +1,121 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { addEvidence, openDispute, publicDispute, requireDispute } from '../domain/disputes.js'
+import { ListQuery, newestFirst, paginate } from '../domain/pagination.js'
+import { validationHook } from '../http/validation.js'
+import { envelope } from '../schemas/cards.js'
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  orgErrors,
+  sessionSecurity,
+} from '../schemas/common.js'
+import { Dispute, DisputeBody, EvidenceBody } from '../schemas/money.js'
+
+const tags = ['Disputes']
+const DisputeParam = z.object({ id: z.string().startsWith('dsp_', 'must be a dispute id (dsp_…)') })
+
+export function disputeRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const route = <R extends Parameters<typeof createRoute>[0]>(r: R) =>
+    createRoute({ ...r, tags, security: sessionSecurity })
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/partner/disputes',
+      summary: 'Open a dispute on a posted purchase',
+      description:
+        'A provisional credit is posted at once. The dispute is resolved on the sandbox clock (default 7 days, outcome won unless the scenario says otherwise) or by POST /_sandbox/disputes/{id}/resolve: won keeps the credit, lost reverses it. Another user\u2019s transaction is 404.',
+      request: { body: jsonBody(DisputeBody) },
+      responses: {
+        201: jsonResponse(envelope(Dispute, 'DisputeCreated'), 'The dispute.'),
+        ...errorResponses(400, ...orgErrors, 404, 409, 413, 415),
+      },
+    }),
+    (c) =>
+      c.json(
+        {
+          success: true as const,
+          data: publicDispute(
+            openDispute(deps, c.get('partner'), c.get('user'), c.req.valid('json')),
+          ),
+        },
+        201,
+      ),
+  )
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/disputes',
+      summary: "The user's disputes, newest first",
+      request: { query: ListQuery },
+      responses: {
+        200: jsonResponse(
+          envelope(z.object({ data: z.array(Dispute), has_more: z.boolean() }), 'DisputeList'),
+          'Disputes.',
+        ),
+        ...errorResponses(400, ...orgErrors),
+      },
+    }),
+    (c) => {
+      const rows = newestFirst(deps.store.lookup('disputes', 'disputes_by_user', c.get('user').id))
+      const page = paginate(rows, c.req.valid('query'))
+      return c.json(
+        {
+          success: true as const,
+          data: { data: page.data.map(publicDispute), has_more: page.has_more },
+        },
+        200,
+      )
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/disputes/{id}',
+      summary: 'One dispute',
+      request: { params: DisputeParam },
+      responses: {
+        200: jsonResponse(envelope(Dispute, 'DisputeOne'), 'The dispute.'),
+        ...errorResponses(400, ...orgErrors, 404),
+      },
+    }),
+    (c) =>
+      c.json(
+        {
+          success: true as const,
+          data: publicDispute(requireDispute(deps, c.get('user'), c.req.valid('param').id)),
+        },
+        200,
+      ),
+  )
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/partner/disputes/{id}/evidence',
+      summary: 'Add evidence to a dispute under review',
+      request: { params: DisputeParam, body: jsonBody(EvidenceBody) },
+      responses: {
+        200: jsonResponse(envelope(Dispute, 'DisputeEvidenceAdded'), 'The dispute.'),
+        ...errorResponses(400, ...orgErrors, 404, 409, 413, 415),
+      },
+    }),
+    (c) => {
+      const dispute = requireDispute(deps, c.get('user'), c.req.valid('param').id)
+      return c.json(
+        {
+          success: true as const,
+          data: publicDispute(addEvidence(deps, dispute, c.req.valid('json').text)),
+        },
+        200,
+      )
+    },
+  )
+
+  return app
+}

@@ -1,0 +1,203 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { createDeposit, publicDeposit, simulateFund } from '../domain/funding.js'
+import { publicTransaction, transactionsOf } from '../domain/ledger.js'
+import { ListQuery, newestFirst, paginate } from '../domain/pagination.js'
+import { setCardFrozen, simulatePurchase } from '../domain/purchases.js'
+import { ApiError } from '../errors.js'
+import { validationHook } from '../http/validation.js'
+import { Card, envelope } from '../schemas/cards.js'
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  orgErrors,
+  sessionSecurity,
+} from '../schemas/common.js'
+import {
+  Deposit,
+  DepositBody,
+  FundBody,
+  FundResult,
+  PurchaseBody,
+  Transaction,
+  TransactionPage,
+} from '../schemas/money.js'
+
+const tags = ['Funding and cards']
+const bodyErrors = [400, ...orgErrors, 409, 413, 415] as const
+
+/** The card group's money routes: simulate-fund, deposits, card transactions, purchases, freeze. */
+export function fundingRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const route = <R extends Parameters<typeof createRoute>[0]>(r: R) =>
+    createRoute({ ...r, tags, security: sessionSecurity })
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/partner/cards/simulate-fund',
+      summary: 'Fund the card (sandbox shortcut)',
+      description:
+        'A posted credit at once; emits card.funded. Needs an active card (409 otherwise). The amount is positive with at most 2 decimals, up to the scenario maximum (default 10,000).',
+      request: { body: jsonBody(FundBody) },
+      responses: {
+        200: jsonResponse(FundResult, 'Funded: message and availableBalance.'),
+        ...errorResponses(...bodyErrors),
+      },
+    }),
+    (c) => {
+      const result = simulateFund(deps, c.get('partner'), c.get('user'), c.req.valid('json').amount)
+      return c.json(
+        {
+          success: true as const,
+          message: result.message,
+          availableBalance: result.availableBalance,
+          data: { transaction: result.transaction },
+        },
+        200,
+      )
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/partner/cards/deposits',
+      summary: 'Deposit from a connected bank account',
+      description:
+        'The deposit is pending until it settles on the sandbox clock (default 30 minutes; a scenario can make it days): then succeeded (the card is credited) or failed. Magic amounts fail: cents .51 (insufficient_funds), .52 (account_closed), .53 (return_by_bank).',
+      request: { body: jsonBody(DepositBody) },
+      responses: {
+        201: jsonResponse(envelope(Deposit, 'DepositEnvelope'), 'The pending deposit.'),
+        ...errorResponses(...bodyErrors),
+      },
+    }),
+    (c) => {
+      const { amount, external_bank_account_id } = c.req.valid('json')
+      const deposit = createDeposit(
+        deps,
+        c.get('partner'),
+        c.get('user'),
+        amount,
+        external_bank_account_id,
+      )
+      return c.json({ success: true as const, data: publicDeposit(deposit) }, 201)
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/cards/deposits',
+      summary: "The user's deposits, newest first",
+      request: { query: ListQuery },
+      responses: {
+        200: jsonResponse(
+          envelope(z.object({ data: z.array(Deposit), has_more: z.boolean() }), 'DepositList'),
+          'Deposits.',
+        ),
+        ...errorResponses(400, ...orgErrors),
+      },
+    }),
+    (c) => {
+      const rows = newestFirst(deps.store.lookup('deposits', 'deposits_by_user', c.get('user').id))
+      const page = paginate(rows, c.req.valid('query'))
+      return c.json(
+        {
+          success: true as const,
+          data: { data: page.data.map(publicDeposit), has_more: page.has_more },
+        },
+        200,
+      )
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/cards/deposits/{id}',
+      summary: 'One deposit',
+      request: {
+        params: z.object({ id: z.string().startsWith('dep_', 'must be a deposit id (dep_…)') }),
+      },
+      responses: {
+        200: jsonResponse(envelope(Deposit, 'DepositOne'), 'The deposit.'),
+        ...errorResponses(400, ...orgErrors, 404),
+      },
+    }),
+    (c) => {
+      const { id } = c.req.valid('param')
+      const row = deps.store.get('deposits', id)
+      if (!row || row.user_id !== c.get('user').id)
+        throw new ApiError('not_found', `No deposit ${id} for this user.`)
+      return c.json({ success: true as const, data: publicDeposit(row) }, 200)
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: '/partner/cards/transactions',
+      summary: "The card's transactions, newest first",
+      description:
+        'Every money movement of the card with type, status, amount, merchant for purchases and the balances after it. `limit` 1–100 (default 20), `starting_after` a transaction id.',
+      request: { query: ListQuery },
+      responses: {
+        200: jsonResponse(envelope(TransactionPage, 'CardTransactions'), 'A page of transactions.'),
+        ...errorResponses(400, ...orgErrors),
+      },
+    }),
+    (c) => {
+      const page = paginate(transactionsOf(deps, c.get('user').id), c.req.valid('query'))
+      return c.json(
+        {
+          success: true as const,
+          data: { data: page.data.map(publicTransaction), has_more: page.has_more },
+        },
+        200,
+      )
+    },
+  )
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: '/partner/cards/simulate-purchase',
+      summary: 'Simulate a purchase authorization at a merchant (sandbox only)',
+      description:
+        'Approved: a pending debit that holds the amount (available balance drops, ledger balance does not). Declined (status declined, decline_reason): insufficient_funds, card_frozen, or a scenario rule. Clear, reverse or refund it under /partner/transactions/{id}.',
+      request: { body: jsonBody(PurchaseBody) },
+      responses: {
+        201: jsonResponse(envelope(Transaction, 'PurchaseEnvelope'), 'The authorization.'),
+        ...errorResponses(...bodyErrors),
+      },
+    }),
+    (c) => {
+      const { amount, merchant } = c.req.valid('json')
+      const txn = simulatePurchase(deps, c.get('partner'), c.get('user'), amount, merchant)
+      return c.json({ success: true as const, data: publicTransaction(txn) }, 201)
+    },
+  )
+
+  for (const [action, frozen] of [
+    ['freeze', true],
+    ['unfreeze', false],
+  ] as const) {
+    app.openapi(
+      route({
+        method: 'post',
+        path: `/partner/cards/${action}`,
+        summary: frozen ? 'Freeze the card (purchases are declined)' : 'Unfreeze the card',
+        responses: {
+          200: jsonResponse(envelope(Card, `Card${action}`), 'The card.'),
+          ...errorResponses(...orgErrors, 409),
+        },
+      }),
+      (c) =>
+        c.json({ success: true as const, data: setCardFrozen(deps, c.get('user'), frozen) }, 200),
+    )
+  }
+
+  return app
+}

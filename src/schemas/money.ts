@@ -1,0 +1,167 @@
+import { z } from '@hono/zod-openapi'
+import { disputeReasons } from '../domain/disputes.js'
+
+/** A decimal amount in USD; the 2-decimal rule and the maximum are checked in the domain. */
+export const Amount = z
+  .number()
+  .openapi({ example: 25.5, description: 'USD, positive, at most 2 decimals.' })
+
+export const Transaction = z
+  .object({
+    id: z.string(),
+    card_id: z.string(),
+    type: z.enum([
+      'funding',
+      'deposit',
+      'purchase',
+      'refund',
+      'dispute_credit',
+      'dispute_reversal',
+    ]),
+    status: z.enum(['pending', 'posted', 'declined', 'reversed', 'failed']),
+    direction: z.enum(['credit', 'debit']),
+    amount: z.number(),
+    currency: z.literal('USD'),
+    description: z.string(),
+    merchant: z
+      .object({
+        name: z.string(),
+        category: z.string(),
+        city: z.string().nullable(),
+        country: z.string(),
+      })
+      .nullable(),
+    deposit_id: z.string().nullable(),
+    dispute_id: z.string().nullable(),
+    original_transaction_id: z.string().nullable(),
+    decline_reason: z.string().nullable(),
+    refunded_amount: z.number(),
+    available_balance_after: z.number(),
+    ledger_balance_after: z.number(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    posted_at: z.string().nullable(),
+  })
+  .openapi('Transaction')
+
+export const TransactionPage = z
+  .object({ data: z.array(Transaction), has_more: z.boolean() })
+  .openapi('TransactionPage')
+
+export const FundBody = z.object({ amount: Amount }).strict().openapi('SimulateFund')
+
+export const FundResult = z
+  .object({
+    success: z.literal(true),
+    message: z.string(),
+    availableBalance: z.number(),
+    data: z.object({ transaction: Transaction }),
+  })
+  .openapi('SimulateFundResult')
+
+export const Deposit = z
+  .object({
+    id: z.string(),
+    card_id: z.string(),
+    external_bank_account_id: z.string(),
+    amount: z.number(),
+    currency: z.literal('USD'),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    failure_reason: z.string().nullable(),
+    transaction_id: z.string(),
+    settles_at: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Deposit')
+
+export const DepositBody = z
+  .object({
+    amount: Amount,
+    external_bank_account_id: z.string().startsWith('bank_', 'must be a bank account id (bank_…)'),
+  })
+  .strict()
+  .openapi('CreateDeposit')
+
+export const MerchantBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    category: z.string().trim().min(1).max(60).optional(),
+    city: z.string().trim().max(100).nullable().optional(),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'a 2-letter country code')
+      .optional(),
+  })
+  .strict()
+
+export const PurchaseBody = z
+  .object({ amount: Amount, merchant: MerchantBody })
+  .strict()
+  .openapi('SimulatePurchase')
+export const RefundBody = z.object({ amount: Amount.optional() }).strict().openapi('SimulateRefund')
+
+export const TransactionQuery = z.object({
+  type: z
+    .enum(['funding', 'deposit', 'purchase', 'refund', 'dispute_credit', 'dispute_reversal'])
+    .optional(),
+  status: z.enum(['pending', 'posted', 'declined', 'reversed', 'failed']).optional(),
+})
+
+export const Dispute = z
+  .object({
+    id: z.string(),
+    transaction_id: z.string(),
+    card_id: z.string(),
+    reason: z.string(),
+    description: z.string().nullable(),
+    amount: z.number(),
+    currency: z.literal('USD'),
+    status: z.enum(['under_review', 'won', 'lost']),
+    evidence: z.array(z.object({ id: z.string(), text: z.string(), added_at: z.string() })),
+    provisional_credit_transaction_id: z.string().nullable(),
+    reversal_transaction_id: z.string().nullable(),
+    resolves_at: z.string().nullable(),
+    resolved_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Dispute')
+
+export const DisputeBody = z
+  .object({
+    transaction_id: z.string().startsWith('txn_', 'must be a transaction id (txn_…)'),
+    reason: z.enum(disputeReasons),
+    amount: Amount.optional().openapi({ description: 'Defaults to the whole disputable amount.' }),
+    description: z.string().trim().max(2000).optional(),
+  })
+  .strict()
+  .openapi('OpenDispute')
+
+export const EvidenceBody = z
+  .object({ text: z.string().trim().min(1).max(5000) })
+  .strict()
+  .openapi('DisputeEvidence')
+
+export const BankAccount = z
+  .object({
+    id: z.string(),
+    institution_id: z.string(),
+    institution_name: z.string(),
+    account_name: z.string(),
+    account_type: z.enum(['checking', 'savings']),
+    account_mask: z.string(),
+    status: z.enum(['active', 'removed']),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('ExternalBankAccount')
+
+export const EnrollBody = z
+  .object({
+    token: z.string().min(1),
+    institution_id: z.string().min(1),
+    account_id: z.string().min(1),
+  })
+  .strict()
+  .openapi('BankEnrollment')
