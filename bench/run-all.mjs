@@ -2,6 +2,7 @@
 // prints a summary. Missed targets are reported, never fatal; a crash exits non-zero.
 import { cpus, loadavg } from 'node:os'
 import { run as coldStart } from './cold-start.mjs'
+import { run as happyPath } from './happy-path.mjs'
 import { run as httpThroughput } from './http-throughput.mjs'
 import { fmt, killAllChildren, printTable, verdict } from './lib.mjs'
 import { run as storeWrites } from './store-writes.mjs'
@@ -23,6 +24,7 @@ try {
   const http = await httpThroughput()
   const store = await storeWrites()
   const webhooks = await webhookFanout()
+  const flows = await happyPath()
   printTable(
     'Summary',
     ['benchmark', 'figure', 'target', 'verdict'],
@@ -56,6 +58,12 @@ try {
         `${fmt(webhooks.p50)} ms (${fmt(webhooks.burstP50)} ms)`,
         '< 20 ms',
         verdict(webhooks.p50 < 20),
+      ],
+      [
+        'Happy-path flows over HTTP (9 requests each)',
+        `${fmt(flows.rate)} flows/s`,
+        '>= 200/s',
+        verdict(flows.rate >= 200),
       ],
       [
         'Store writes/s, 50k rows vs 1k rows',

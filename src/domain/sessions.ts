@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import type { PartnerRow, SessionRow, UserRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
-import { signingKey } from './signing-key.js'
+import { jwtKey } from './signing-key.js'
 
 /**
  * Session tokens: HS256 JWTs (jose) with `sub` (user), `pid` (partner), `sid` (the stored
@@ -31,7 +31,7 @@ export async function createSession(deps: Deps, user: UserRow, writer?: Writer) 
     .setIssuer(ISSUER)
     .setIssuedAt(Math.floor(now / 1000))
     .setExpirationTime(Math.floor(expiresAt / 1000))
-    .sign(signingKey(deps))
+    .sign(await jwtKey(deps))
   if (writer) writer.put('sessions', session)
   else deps.store.put('sessions', session)
   return { session, token, expiresAt }
@@ -90,7 +90,7 @@ export class SessionVerifier {
 
   private async verify(token: string): Promise<Claims> {
     try {
-      const { payload } = await jwtVerify(token, signingKey(this.deps), {
+      const { payload } = await jwtVerify(token, await jwtKey(this.deps), {
         algorithms: ['HS256'],
         issuer: ISSUER,
         currentDate: this.deps.clock.date(),

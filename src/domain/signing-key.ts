@@ -1,4 +1,7 @@
-import { createHmac } from 'node:crypto'
+import { createHmac, webcrypto } from 'node:crypto'
+
+type CryptoKey = webcrypto.CryptoKey
+
 import type { Deps } from '../deps.js'
 
 /**
@@ -18,4 +21,24 @@ export function signingKey(deps: Pick<Deps, 'store' | 'random'>): Buffer {
 /** HMAC of a one-time code or reset token, bound to its row id so equal codes hash apart. */
 export function codeHash(deps: Pick<Deps, 'store' | 'random'>, id: string, value: string): string {
   return createHmac('sha256', signingKey(deps)).update(`${id}:${value}`).digest('base64url')
+}
+
+/**
+ * The signing key as a WebCrypto key for jose, imported once per key: handing jose raw
+ * bytes makes it import the key again on every sign and verify.
+ */
+const jwtKeys = new Map<string, Promise<CryptoKey>>()
+export function jwtKey(deps: Pick<Deps, 'store' | 'random'>): Promise<CryptoKey> {
+  const raw = signingKey(deps)
+  const id = raw.toString('base64url')
+  let key = jwtKeys.get(id)
+  if (!key) {
+    key = webcrypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ])
+    if (jwtKeys.size >= 16) jwtKeys.clear()
+    jwtKeys.set(id, key)
+  }
+  return key
 }
