@@ -81,12 +81,15 @@ export function startOnboarding(
     address_zip: input.address_zip,
     ssn_last4: input.ssn.slice(-4),
   }
+  const decision = decideOnboarding(deps.scenarios.forPartner(partner), input)
+  // Tells a resume with the same details from changed ones. It covers what the SSN decides
+  // (the outcome) and its last four digits, never the full SSN: the key is in the data file,
+  // so an HMAC of the full SSN could be brute-forced from it.
   const fingerprint = codeHash(
     deps,
     `applicant:${user.id}`,
-    JSON.stringify({ ...applicant, ssn: input.ssn }),
+    JSON.stringify({ ...applicant, outcome: decision.outcome }),
   )
-  const decision = decideOnboarding(deps.scenarios.forPartner(partner), input)
   const id = existing?.id ?? deps.random.uuid()
   const token = deps.random.token(40, 'obt_')
   const sameApplicant = existing?.applicant_fingerprint === fingerprint
@@ -121,6 +124,7 @@ export function startOnboarding(
     if (user.kyc_status !== 'pending') {
       const next = { ...user, kyc_status: 'pending', updated_at: now }
       w.put('users', next)
+      deps.events.record(deps, w, partner.id, 'user.updated', publicUser(deps, next))
     }
     if (!existing)
       deps.events.record(deps, w, partner.id, 'onboarding.started', onboardingEventObject(row))
@@ -243,7 +247,10 @@ export function completeOnboarding(
     product_configuration: input.product_configuration ?? null,
     completed_at: now,
   }
-  const outcome = input.result === 'fail' ? 'flow_fail' : row.decision.outcome
+  // The hosted flow's own end wins over what the partner reports: a flow that ended in a
+  // decline (KYC, underwriting, declined agreement) cannot be completed as a pass.
+  const outcome =
+    input.result === 'fail' || row.flow_result === 'fail' ? 'flow_fail' : row.decision.outcome
   let next: OnboardingRow = { ...row, completion, updated_at: now }
   deps.store.batch((w) => {
     if (outcome === 'pass') {
@@ -268,7 +275,7 @@ export function completeOnboarding(
           : (row.decision.reason as string)
       // An underwriting decline comes after identity verification passed, whichever way the
       // partner reports it (result pass, or fail after the hosted flow declined).
-      next = decline(deps, w, next, user, reason, reason === 'underwriting_declined')
+      next = decline(deps, w, next, user, reason, kycPassedFor(reason))
     }
   })
   return completionView(deps, next)
@@ -347,6 +354,10 @@ function decline(
   deps.events.record(deps, w, row.partner_id, 'onboarding.failed', onboardingEventObject(next))
   return next
 }
+
+/** Identity verification passed for these failures (they come after it in the flow). */
+const kycPassedFor = (reason: string) =>
+  reason === 'underwriting_declined' || reason === 'agreement_declined'
 
 export function completionView(deps: Deps, row: OnboardingRow) {
   const user = deps.store.get('users', row.user_id)
