@@ -220,3 +220,115 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()))
   return port
 }
+
+/**
+ * The same client as `testSandbox().call`, over a real socket: for a sandbox started with
+ * `startSandbox()` (browser tests, where the page and the test must see one server).
+ */
+export function httpCall(baseUrl: string): Call {
+  return async (method, path, opts = {}) => {
+    const headers: Record<string, string> = {
+      ...(opts.creds === null ? {} : orgHeaders(opts.creds ?? acme)),
+    }
+    let body: string | undefined
+    if (opts.raw !== undefined) body = opts.raw
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body)
+      headers['content-type'] = 'application/json'
+    }
+    const res = await fetch(new URL(path, baseUrl), {
+      method,
+      body,
+      headers: { ...headers, ...opts.headers },
+    })
+    const text = await res.text()
+    // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely and assert each one
+    let json: any
+    try {
+      json = text ? JSON.parse(text) : undefined
+    } catch {
+      json = undefined
+    }
+    return { status: res.status, headers: res.headers, json, text }
+  }
+}
+
+/** The start body of a card onboarding (spec section 4), every field valid: an ordinary applicant. */
+export function onboardingApplicant(user: Pick<NewUser, 'email' | 'phone_number'>) {
+  return {
+    first_name: 'Robin',
+    last_name: 'Tester',
+    email: user.email,
+    phone_number: user.phone_number,
+    country_code: 'US',
+    date_of_birth: '1990-04-12',
+    address_line1: '1 Main Street',
+    address_line2: '',
+    address_city: 'Springfield',
+    address_state: 'IL',
+    address_zip: '62701',
+    ssn: '123-45-6789',
+  }
+}
+
+/**
+ * A registered, logged-in user holding an active card: register → login → verify-otp →
+ * onboarding → complete (pass). Answers what registerAndLogin does, plus the card id.
+ */
+export async function onboardedUser(
+  call: Call,
+  overrides: Partial<NewUser> = {},
+  creds: Creds = acme,
+) {
+  const registered = await registerAndLogin(call, overrides, creds)
+  const headers = registered.bearer
+  const start = await call('POST', '/api/v1/partner/cards/onboarding', {
+    creds,
+    headers,
+    body: onboardingApplicant(registered.user),
+  })
+  if (start.status !== 200) throw new Error(`onboarding start: ${start.status} ${start.text}`)
+  const done = await call(
+    'POST',
+    `/api/v1/partner/cards/onboarding/${start.json.data.onboardingId}/complete`,
+    { creds, headers, body: { result: 'pass', data: { from: 'test' }, agreement_accepted: true } },
+  )
+  const card = done.json?.data?.card
+  if (done.status !== 200 || card?.status !== 'active')
+    throw new Error(`onboarding complete: ${done.status} ${done.text}`)
+  return { ...registered, cardId: card.id as string }
+}
+
+/** The accounts a hosted bank-connect page offers: its data-account / data-institution-id pairs. */
+export function offeredBankAccounts(html: string) {
+  return [...html.matchAll(/data-account="([^"]+)" data-institution-id="([^"]+)"/g)].map((m) => ({
+    account_id: m[1] as string,
+    institution_id: m[2] as string,
+  }))
+}
+
+/**
+ * Connects a bank account the way the hosted flow does: a connect token (Org + User), the
+ * public page, then the public enrollment with the first account offered. Answers its id.
+ */
+export async function connectBank(
+  call: Call,
+  headers: Record<string, string>,
+  creds: Creds = acme,
+): Promise<string> {
+  const token = await call('POST', '/api/v1/external-bank-account-connect/token', {
+    creds,
+    headers,
+  })
+  if (token.status !== 201) throw new Error(`connect token: ${token.status} ${token.text}`)
+  const url = new URL(token.json.data.connect_url)
+  const page = await call('GET', `${url.pathname}${url.search}`, { creds: null })
+  const [account] = offeredBankAccounts(page.text)
+  if (page.status !== 200 || !account) throw new Error(`connect page: ${page.status}`)
+  const enrolled = await call('POST', '/api/v1/external-bank-account-connect/enrollment/public', {
+    creds: null,
+    body: { token: token.json.data.connect_token, ...account },
+  })
+  if (enrolled.status !== 201) throw new Error(`enrollment: ${enrolled.status} ${enrolled.text}`)
+  return enrolled.json.data.id as string
+}

@@ -72,6 +72,9 @@ export function openDispute(deps: Deps, partner: PartnerRow, user: UserRow, inpu
   if (open)
     throw new ApiError('conflict', `Transaction ${txn.id} is already disputed (${open.id}).`)
   const left = txn.amount_cents - txn.refunded_cents
+  // A wholly refunded purchase has nothing left to dispute (a 0 credit is no transaction).
+  if (left <= 0)
+    throw new ApiError('conflict', `Transaction ${txn.id} was wholly refunded: nothing to dispute.`)
   const cents = input.amount === undefined ? left : toCents(input.amount)
   if (cents > left)
     throw validationError(

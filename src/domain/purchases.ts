@@ -111,9 +111,20 @@ function moveAndAnnounce(deps: Deps, txn: TransactionRow, status: 'posted' | 're
 /** A refund of a posted purchase (all of what is left of it, or part): a posted credit. */
 export function refundPurchase(deps: Deps, user: UserRow, id: string, amount?: number) {
   const txn = requirePurchase(deps, user, id, 'posted', 'refunded')
-  const left = txn.amount_cents - txn.refunded_cents
+  // A dispute that is open or won has already given the money back (its provisional
+  // credit); refunding that part too would pay the cardholder twice.
+  const disputed = deps.store
+    .lookup('disputes', 'disputes_by_user', user.id)
+    .filter((d) => d.transaction_id === txn.id && d.status !== 'lost')
+    .reduce((sum, d) => sum + d.amount_cents, 0)
+  const left = txn.amount_cents - txn.refunded_cents - disputed
+  if (left <= 0)
+    throw new ApiError(
+      'conflict',
+      `Nothing is left to refund on ${txn.id}: it was refunded or disputed.`,
+    )
   const cents = amount === undefined ? left : toCents(amount)
-  if (cents <= 0 || cents > left)
+  if (cents > left)
     throw validationError('amount', `must be at most ${left / 100}, what is left of the purchase`)
   const card = deps.store.get('cards', txn.card_id) as CardRow
   let refund!: TransactionRow

@@ -31,7 +31,12 @@ const script = String.raw`
       chosen = { institution_id: label.getAttribute('data-institution-id'), account_id: label.getAttribute('data-account') };
     });
   });
-  document.querySelector('[data-testid="connect-back"]').addEventListener('click', function () { chosen = null; show('banks'); });
+  document.querySelector('[data-testid="connect-back"]').addEventListener('click', function () {
+    chosen = null;
+    document.querySelectorAll('[data-account] input').forEach(function (input) { input.checked = false; });
+    setError('');
+    show('banks');
+  });
   document.querySelector('[data-testid="connect-submit"]').addEventListener('click', function () {
     if (!chosen) { setError('Choose an account to connect.'); return; }
     setError('');
@@ -60,6 +65,7 @@ const script = String.raw`
 
 const styles = `
   * { box-sizing: border-box; }
+  [hidden] { display: none !important; }
   body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: #0f172a; background: #f8fafc; }
   main { max-width: 480px; margin: 0 auto; padding: 16px; }
   h1 { font-size: 20px; }
@@ -69,6 +75,8 @@ const styles = `
   .link { background: none; border: 0; color: #2563eb; padding: 8px 0; font-size: 15px; }
   [data-testid="connect-error"] { margin-top: 12px; padding: 10px; border-radius: 8px; background: #fef2f2; color: #b91c1c; }
   small { color: #64748b; }
+  button, input { font: inherit; }
+  input[type="radio"] { width: 20px; height: 20px; flex: none; }
 `
 
 export function bankConnectPage(

@@ -25,9 +25,11 @@ const styles = `
   label.check { display: flex; gap: 8px; align-items: flex-start; font-weight: 400; }
   select { width: 100%; padding: 10px; font-size: 16px; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
   .agreement { max-height: 180px; overflow: auto; border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; font-size: 14px; color: #334155; }
-  button { width: 100%; margin-top: 16px; padding: 14px; font-size: 16px; font-weight: 600; border: 0; border-radius: 10px; background: var(--brand); color: #fff; }
+  button { cursor: pointer; width: 100%; margin-top: 16px; padding: 14px; font-size: 16px; font-weight: 600; border: 0; border-radius: 10px; background: var(--brand); color: #fff; }
   button.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); margin-top: 8px; }
   button:disabled { opacity: .6; }
+  button, select, input { font: inherit; }
+  input[type="checkbox"] { width: 22px; height: 22px; flex: none; margin: 1px 0 0; }
   [data-testid="error"] { margin-top: 12px; padding: 10px; border-radius: 8px; background: #fef2f2; color: #b91c1c; }
   [data-outcome="approved"] h1 { color: #15803d; }
   [data-outcome="declined"] h1 { color: #b91c1c; }

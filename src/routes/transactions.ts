@@ -5,13 +5,7 @@ import { ListQuery, paginate } from '../domain/pagination.js'
 import { clearPurchase, refundPurchase, reversePurchase } from '../domain/purchases.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  orgErrors,
-  sessionSecurity,
-} from '../schemas/common.js'
+import { errorResponses, jsonResponse, orgErrors, sessionSecurity } from '../schemas/common.js'
 import { RefundBody, Transaction, TransactionPage, TransactionQuery } from '../schemas/money.js'
 
 const tags = ['Transactions']

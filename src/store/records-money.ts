@@ -45,7 +45,7 @@ export const transactionRow = z.object({
   /** Balances right after this transaction's last change. */
   available_balance_after_cents: z.number().int(),
   ledger_balance_after_cents: z.number().int(),
-  /** Cents of this purchase already refunded or disputed-and-lost (purchases only). */
+  /** Cents of this purchase already refunded (purchases only). */
   refunded_cents: z.number().int().nonnegative(),
   created_at: z.string(),
   updated_at: z.string(),
