@@ -5,10 +5,13 @@ import { docsPage } from './hosted/docs-page.js'
 import { adminGuard } from './http/admin-guard.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
+import { faults } from './http/faults.js'
 import { partnerAuth } from './http/partner-auth.js'
 import { rateLimit } from './http/rate-limit.js'
 import { requestIdMiddleware } from './http/request-id.js'
+import { requestJournal } from './http/request-journal.js'
 import { requestLog } from './http/request-log.js'
+import { requestScenario } from './http/request-scenario.js'
 import { userSession } from './http/user-session.js'
 import { validationHook } from './http/validation.js'
 import { packageVersion } from './package-root.js'
@@ -17,6 +20,7 @@ import { authRoutes } from './routes/auth.js'
 import { bankConnectRoutes } from './routes/bank-connect.js'
 import { controlRoutes } from './routes/control.js'
 import { controlMoneyRoutes } from './routes/control-money.js'
+import { controlScenarioRoutes } from './routes/control-scenarios.js'
 import { controlUserRoutes } from './routes/control-users.js'
 import { controlWebhookRoutes } from './routes/control-webhooks.js'
 import { disputeRoutes } from './routes/disputes.js'
@@ -49,13 +53,16 @@ export function createApp(deps: Deps) {
     '*',
     requestIdMiddleware(() => `req_${prefix}${(requests++).toString(36)}`),
   )
+  app.use('*', requestJournal(deps))
   if (deps.logger.enabled('info')) app.use('*', requestLog(deps.logger))
   app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
   app.use('/embed/*', bodyLimit(64 * 1024))
   app.use('/_sandbox/*', bodyLimit(256 * 1024 * 1024, 256 * 1024 * 1024))
   app.use('/_sandbox/*', adminGuard(deps.config.adminToken))
   app.use('/api/v1/*', partnerAuth(deps))
+  app.use('/api/v1/*', requestScenario(deps))
   if (deps.config.rateLimit !== 'off') app.use('/api/v1/*', rateLimit(deps))
+  app.use('/api/v1/*', faults(deps))
   app.use('/api/v1/*', userSession(deps))
 
   app.route('/api/v1', partnerRoutes(deps))
@@ -71,6 +78,7 @@ export function createApp(deps: Deps) {
   app.route('/_sandbox', controlUserRoutes(deps))
   app.route('/_sandbox', controlWebhookRoutes(deps))
   app.route('/_sandbox', controlMoneyRoutes(deps))
+  app.route('/_sandbox', controlScenarioRoutes(deps))
   app.route('/files', fileRoutes(deps))
   app.route('/embed', embedRoutes(deps))
 

@@ -6,6 +6,8 @@ import type { FileStore } from './domain/file-store.js'
 import type { Inbox } from './domain/inbox.js'
 import type { SessionVerifier } from './domain/sessions.js'
 import type { Sweeper } from './domain/sweeper.js'
+import type { FaultInjector } from './http/faults.js'
+import type { RequestJournal } from './http/request-journal.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
@@ -28,6 +30,8 @@ export interface Deps {
   sessions: SessionVerifier
   files: FileStore
   dispatcher: Dispatcher
+  journal: RequestJournal
+  faults: FaultInjector
   sweeper: Sweeper
   sinks: SinkRegistry
   /** The public base URL (for links the sandbox returns); set once the server listens. */
@@ -42,5 +46,12 @@ export interface AppEnv {
     /** Set on Org + User routes by the session middleware. */
     user: UserRow
     session: SessionRow
+    /** An injected fault, for the request journal. */
+    fault: {
+      type: 'latency' | 'error' | 'drop_connection'
+      latency_ms?: number
+      status?: number
+      rule: string
+    }
   }
 }

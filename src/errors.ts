@@ -10,6 +10,9 @@ export const errorCodes = {
   unsupported_media_type: { status: 415, message: 'The request content type is not supported.' },
   rate_limited: { status: 429, message: 'Too many requests.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
+  bad_gateway: { status: 502, message: 'An upstream service failed.' },
+  service_unavailable: { status: 503, message: 'The service is unavailable; retry later.' },
+  gateway_timeout: { status: 504, message: 'An upstream service timed out.' },
 } as const
 
 export type ErrorCode = keyof typeof errorCodes

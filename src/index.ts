@@ -13,6 +13,8 @@ import { Inbox } from './domain/inbox.js'
 import { resolveDueReviews } from './domain/onboarding.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
+import { FaultInjector } from './http/faults.js'
+import { RequestJournal } from './http/request-journal.js'
 import { createLogger } from './logger.js'
 import { createRandom } from './random.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
@@ -77,6 +79,8 @@ export async function createSandbox(options: SandboxOptions = {}) {
     sessions: undefined as unknown as SessionVerifier,
     files: new FileStore(config.data),
     dispatcher: undefined as unknown as Dispatcher,
+    journal: new RequestJournal(),
+    faults: new FaultInjector(),
     sweeper: undefined as unknown as Sweeper,
     sinks: new SinkRegistry(),
     baseUrl: () => baseUrl,

@@ -1,15 +1,28 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { ApiError } from '../errors.js'
 import { loadScenario, ScenarioError } from './loader.js'
 import type { Scenario } from './schema.js'
 
 /**
- * The scenarios in force: the sandbox-wide one (`--scenario`) and any a partner was given
- * through the control plane. Decisions ask `forPartner()`, so switching a partner's scenario
- * takes effect on its next request, atomically, without a restart.
+ * The scenarios in force: the sandbox-wide one (`--scenario`), any a partner was given
+ * through the control plane, and one a single request asked for (X-Sandbox-Scenario).
+ * Decisions ask `forPartner()`, so switching takes effect on the next request, atomically,
+ * without a restart; a request's own scenario lives only for that request.
  */
 export class ScenarioRegistry {
   private readonly byName = new Map<string, Scenario>()
   private current: Scenario
+  private readonly perRequest = new AsyncLocalStorage<Scenario>()
+
+  /** Runs `fn` (a request) with its own scenario. */
+  withRequestScenario<T>(scenario: Scenario, fn: () => T): T {
+    return this.perRequest.run(scenario, fn)
+  }
+
+  /** Registered and loaded scenarios, by name. */
+  registered(): Scenario[] {
+    return [...this.byName.values()]
+  }
 
   constructor(initial: Scenario) {
     this.current = initial
@@ -48,6 +61,8 @@ export class ScenarioRegistry {
   }
 
   forPartner(partner: { scenario: string | null }): Scenario {
+    const requested = this.perRequest.getStore()
+    if (requested) return requested
     if (!partner.scenario) return this.current
     try {
       // After a restart a partner may name a bundled scenario that is not loaded yet.

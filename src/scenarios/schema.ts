@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { faultRule } from './faults.js'
 import { depositsSection, disputesSection, fundingSection, purchasesSection } from './money.js'
 import { onboardingSection } from './onboarding.js'
 import { otpSection } from './otp.js'
@@ -31,6 +32,11 @@ export const scenarioSchema = z
     purchases: purchasesSection.optional(),
     disputes: disputesSection.optional(),
     webhooks: webhooksSection.optional(),
+    faults: z
+      .array(faultRule)
+      .max(50)
+      .optional()
+      .describe('Faults injected into matching requests.'),
     rate_limit: z
       .object({
         per_minute: z

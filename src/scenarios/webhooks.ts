@@ -19,6 +19,15 @@ export const webhooksSection = z
       .optional()
       .describe('Multiplies the retry delays (0.01 makes the whole schedule take 1.5 s).'),
     timeout_ms: z.number().int().positive().max(60_000).optional().describe('Per-attempt timeout.'),
+    fail_first_attempts: z
+      .number()
+      .int()
+      .min(0)
+      .max(4)
+      .optional()
+      .describe(
+        'Record the first N attempts of every delivery as failed without sending them (flaky receiver).',
+      ),
     signature_header: z
       .string()
       .regex(/^[A-Za-z0-9-]+$/, 'a header name')
@@ -31,6 +40,7 @@ export interface WebhookPolicy {
   delays: number[]
   timeoutMs: number
   signatureHeader: string
+  failFirstAttempts: number
 }
 
 export function webhookPolicy(scenario: Scenario): WebhookPolicy {
@@ -40,5 +50,6 @@ export function webhookPolicy(scenario: Scenario): WebhookPolicy {
     delays: (section?.retry_delays_ms ?? DEFAULT_RETRY_DELAYS_MS).map((d) => Math.round(d * scale)),
     timeoutMs: section?.timeout_ms ?? DEFAULT_TIMEOUT_MS,
     signatureHeader: section?.signature_header ?? 'X-Service-Signature',
+    failFirstAttempts: section?.fail_first_attempts ?? 0,
   }
 }

@@ -272,7 +272,14 @@ export class Dispatcher {
       'x-sandbox-delivery-id': row.id,
       'x-sandbox-attempt': String(number),
     }
-    const result = await send(row.url, body, headers, policy.timeoutMs)
+    const result =
+      number <= policy.failFirstAttempts
+        ? {
+            status: null,
+            durationMs: 0,
+            error: 'not sent: failure simulated by the scenario (webhooks.fail_first_attempts)',
+          }
+        : await send(row.url, body, headers, policy.timeoutMs)
     const attempt = {
       number,
       at,

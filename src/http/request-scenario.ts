@@ -1,0 +1,50 @@
+import type { MiddlewareHandler } from 'hono'
+import type { AppEnv, Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { describeIssues } from '../scenarios/loader.js'
+import { scenarioSchema } from '../scenarios/schema.js'
+
+const HEADER = 'x-sandbox-scenario'
+
+const headerError = (message: string) =>
+  new ApiError('validation_error', `X-Sandbox-Scenario: ${message}`, {
+    details: [{ field: 'X-Sandbox-Scenario', message, location: 'header' }],
+  })
+
+/**
+ * `X-Sandbox-Scenario` (as Prism's `Prefer` header): a scenario name, or a JSON object of
+ * sections laid over the partner's scenario, for this one request only.
+ */
+export function requestScenario(deps: Deps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const value = c.req.header(HEADER)
+    const partner = c.get('partner')
+    if (!value || !partner) return next()
+    let scenario: ReturnType<typeof deps.scenarios.resolve>
+    if (value.trim().startsWith('{')) {
+      let override: unknown
+      try {
+        override = JSON.parse(value)
+      } catch {
+        throw headerError('is neither a scenario name nor valid JSON')
+      }
+      const base = deps.scenarios.forPartner(partner)
+      const merged = {
+        ...base,
+        ...(override as object),
+        name: `${base.name}+request`,
+        description: `${base.description} (overridden for one request)`,
+      }
+      const parsed = scenarioSchema.safeParse(merged)
+      if (!parsed.success) throw headerError(`invalid override: ${describeIssues(parsed.error)}`)
+      scenario = parsed.data
+    } else {
+      try {
+        scenario = deps.scenarios.resolve(value.trim())
+      } catch (error) {
+        throw headerError((error as Error).message)
+      }
+    }
+    return deps.scenarios.withRequestScenario(scenario, () => next())
+  }
+}

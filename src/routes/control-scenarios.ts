@@ -1,0 +1,270 @@
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { validationHook } from '../http/validation.js'
+import { faultRule } from '../scenarios/faults.js'
+import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
+import { scenarioSchema } from '../scenarios/schema.js'
+import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+
+const tags = ['Sandbox control']
+const security = [{ SandboxAdmin: [] }]
+const ScenarioSummary = z.object({
+  name: z.string(),
+  description: z.string(),
+  bundled: z.boolean(),
+})
+
+const FaultBody = z
+  .object({ partner_id: z.uuid().nullable().optional() })
+  .passthrough()
+  .openapi('SandboxFault', {
+    description:
+      'A fault rule: route ("POST /api/v1/partner/cards/*"), latency_ms (n or [min,max]), error_status (429, 500, 502, 503, 504) or drop_connection, rate (0-1), next (N); optionally partner_id.',
+  })
+
+/** Control-plane routes of the scenario engine: scenarios, faults and the request journal. */
+export function controlScenarioRoutes(deps: Deps) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/scenarios',
+      tags,
+      security,
+      summary: 'Bundled and loaded scenarios, and the sandbox-wide one',
+      responses: {
+        200: jsonResponse(
+          z.object({ default: z.string(), data: z.array(ScenarioSummary) }),
+          'Scenarios.',
+        ),
+        ...errorResponses(401),
+      },
+    }),
+    (c) => {
+      const bundled = listBundledScenarios()
+      const names = new Set(bundled.map((s) => s.name))
+      const extra = deps.scenarios.registered().filter((s) => !names.has(s.name))
+      return c.json(
+        {
+          default: deps.scenarios.default.name,
+          data: [
+            ...bundled.map((s) => ({ name: s.name, description: s.description, bundled: true })),
+            ...extra.map((s) => ({ name: s.name, description: s.description, bundled: false })),
+          ],
+        },
+        200,
+      )
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/scenarios',
+      tags,
+      security,
+      summary: 'Load a scenario (validated; a bad one is refused with the path of each bad value)',
+      description:
+        'Give it to a partner with PATCH /_sandbox/partners/{id} { scenario }, make it the default with PUT /_sandbox/scenario, or name it in X-Sandbox-Scenario.',
+      request: {
+        body: jsonBody(
+          z
+            .record(z.string(), z.unknown())
+            .openapi({ description: 'A scenario document (see scenarios/scenario.schema.json).' }),
+        ),
+      },
+      responses: {
+        201: jsonResponse(z.object({ scenario: ScenarioSummary }), 'Loaded.'),
+        ...errorResponses(400, 401),
+      },
+    }),
+    (c) => {
+      const parsed = scenarioSchema.safeParse(c.req.valid('json'))
+      if (!parsed.success) {
+        throw new ApiError(
+          'validation_error',
+          `The scenario is invalid: ${describeIssues(parsed.error)}`,
+          {
+            details: parsed.error.issues.map((i) => ({
+              field: i.path.join('.') || '(root)',
+              message: i.message,
+              location: 'body',
+            })),
+          },
+        )
+      }
+      deps.scenarios.register(parsed.data)
+      return c.json(
+        {
+          scenario: {
+            name: parsed.data.name,
+            description: parsed.data.description,
+            bundled: false,
+          },
+        },
+        201,
+      )
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/scenario',
+      tags,
+      security,
+      summary: 'Switch the sandbox-wide scenario (partners without their own follow it)',
+      request: { body: jsonBody(z.object({ name: z.string().min(1) }).strict()) },
+      responses: {
+        200: jsonResponse(z.object({ default: z.string() }), 'Switched.'),
+        ...errorResponses(400, 401),
+      },
+    }),
+    (c) => {
+      deps.scenarios.setDefault(deps.scenarios.resolve(c.req.valid('json').name))
+      return c.json({ default: deps.scenarios.default.name }, 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/requests',
+      tags,
+      security,
+      summary:
+        'The request journal: every request with partner, status, duration, scenario and fault',
+      request: {
+        query: z.object({
+          partner_id: z.uuid().optional(),
+          status: z.coerce.number().int().min(100).max(599).optional(),
+          path: z.string().startsWith('/').optional().openapi({ description: 'Path prefix.' }),
+          faulted: z.enum(['true', 'false']).optional(),
+          limit: z.coerce.number().int().min(1).max(1000).default(100),
+        }),
+      },
+      responses: {
+        200: jsonResponse(
+          z.object({ data: z.array(z.record(z.string(), z.unknown())) }),
+          'Newest first.',
+        ),
+        ...errorResponses(400, 401),
+      },
+    }),
+    (c) => {
+      const q = c.req.valid('query')
+      return c.json(
+        {
+          data: deps.journal.list({
+            ...q,
+            faulted: q.faulted === undefined ? undefined : q.faulted === 'true',
+          }) as unknown as Record<string, unknown>[],
+        },
+        200,
+      )
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/requests',
+      tags,
+      security,
+      summary: 'Empty the request journal',
+      responses: {
+        200: jsonResponse(z.object({ ok: z.literal(true) }), 'Emptied.'),
+        ...errorResponses(401),
+      },
+    }),
+    (c) => {
+      deps.journal.clear()
+      return c.json({ ok: true as const }, 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/faults',
+      tags,
+      security,
+      summary: 'Inject a fault into matching requests (all partners, or one)',
+      request: { body: jsonBody(FaultBody) },
+      responses: {
+        201: jsonResponse(z.object({ fault: z.record(z.string(), z.unknown()) }), 'The fault.'),
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    (c) => {
+      const { partner_id, ...rest } = c.req.valid('json') as {
+        partner_id?: string | null
+      } & Record<string, unknown>
+      if (partner_id && !deps.store.get('partners', partner_id))
+        throw new ApiError('not_found', `No partner with id ${partner_id}.`)
+      const parsed = faultRule.safeParse(rest)
+      if (!parsed.success) {
+        throw new ApiError(
+          'validation_error',
+          `The fault is invalid: ${describeIssues(parsed.error)}`,
+          {
+            details: parsed.error.issues.map((i) => ({
+              field: i.path.join('.') || '(root)',
+              message: i.message,
+              location: 'body',
+            })),
+          },
+        )
+      }
+      const fault = {
+        id: deps.random.id('flt'),
+        partner_id: partner_id ?? null,
+        rule: parsed.data,
+        remaining: parsed.data.next ?? null,
+        created_at: deps.clock.iso(),
+      }
+      deps.faults.add(fault)
+      return c.json({ fault: fault as unknown as Record<string, unknown> }, 201)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/faults',
+      tags,
+      security,
+      summary: 'Faults injected through the control plane',
+      responses: {
+        200: jsonResponse(
+          z.object({ data: z.array(z.record(z.string(), z.unknown())) }),
+          'Faults.',
+        ),
+        ...errorResponses(401),
+      },
+    }),
+    (c) => c.json({ data: deps.faults.list() as unknown as Record<string, unknown>[] }, 200),
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/faults',
+      tags,
+      security,
+      summary: 'Remove every injected fault (and reset scenario fault counters)',
+      responses: {
+        200: jsonResponse(z.object({ ok: z.literal(true) }), 'Removed.'),
+        ...errorResponses(401),
+      },
+    }),
+    (c) => {
+      deps.faults.clear()
+      return c.json({ ok: true as const }, 200)
+    },
+  )
+
+  return app
+}
