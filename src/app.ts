@@ -3,16 +3,11 @@ import type { AppEnv, Deps } from './deps.js'
 import { ApiError } from './errors.js'
 import { docsPage } from './hosted/docs-page.js'
 import { adminGuard } from './http/admin-guard.js'
+import { apiGate } from './http/api-gate.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
-import { faults } from './http/faults.js'
-import { partnerAuth } from './http/partner-auth.js'
-import { rateLimit } from './http/rate-limit.js'
-import { requestIdMiddleware } from './http/request-id.js'
 import { requestJournal } from './http/request-journal.js'
 import { requestLog } from './http/request-log.js'
-import { requestScenario } from './http/request-scenario.js'
-import { userSession } from './http/user-session.js'
 import { validationHook } from './http/validation.js'
 import { packageVersion } from './package-root.js'
 import { createRandom } from './random.js'
@@ -51,19 +46,14 @@ export function createApp(deps: Deps) {
   let requests = 0
   app.use(
     '*',
-    requestIdMiddleware(() => `req_${prefix}${(requests++).toString(36)}`),
+    requestJournal(deps, () => `req_${prefix}${(requests++).toString(36)}`),
   )
-  app.use('*', requestJournal(deps))
   if (deps.logger.enabled('info')) app.use('*', requestLog(deps.logger))
   app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
   app.use('/embed/*', bodyLimit(64 * 1024))
   app.use('/_sandbox/*', bodyLimit(256 * 1024 * 1024, 256 * 1024 * 1024))
   app.use('/_sandbox/*', adminGuard(deps.config.adminToken))
-  app.use('/api/v1/*', partnerAuth(deps))
-  app.use('/api/v1/*', requestScenario(deps))
-  if (deps.config.rateLimit !== 'off') app.use('/api/v1/*', rateLimit(deps))
-  app.use('/api/v1/*', faults(deps))
-  app.use('/api/v1/*', userSession(deps))
+  app.use('/api/v1/*', apiGate(deps))
 
   app.route('/api/v1', partnerRoutes(deps))
   app.route('/api/v1', authRoutes(deps))

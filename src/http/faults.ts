@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
 import { ApiError, codeForStatus } from '../errors.js'
 import { type FaultRule, routeMatches } from '../scenarios/faults.js'
@@ -58,11 +58,12 @@ export class FaultInjector {
   }
 }
 
-export function faults(deps: Deps): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+/** Applies the fault that fires for this request, if any: waits, throws, or drops. */
+export async function applyFault(deps: Deps, c: Context<AppEnv>): Promise<void> {
+  {
     const partner = c.get('partner')
     const picked = partner && deps.faults.pick(deps, partner, c.req.method, c.req.path)
-    if (!picked) return next()
+    if (!picked) return
     const { rule, name } = picked
     let latency: number | undefined
     if (rule.latency_ms !== undefined) {
@@ -101,6 +102,5 @@ export function faults(deps: Deps): MiddlewareHandler<AppEnv> {
       )
     }
     c.set('fault', { type: 'latency', latency_ms: latency as number, rule: name })
-    return next()
   }
 }

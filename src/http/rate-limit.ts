@@ -1,6 +1,6 @@
-import type { MiddlewareHandler } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import type { PartnerRow } from '../store/records.js'
 
 const WINDOW_MS = 60_000
 
@@ -11,14 +11,15 @@ const WINDOW_MS = 60_000
  * Headers: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (unix seconds at
  * which the window resets); over the limit: 429 with Retry-After (seconds).
  */
-export function rateLimit(deps: Deps): MiddlewareHandler<AppEnv> {
+export function createRateLimiter(deps: Deps) {
   const windows = new Map<string, { start: number; count: number }>()
-  return async (c, next) => {
-    const partner = c.get('partner')
+  /** Counts the request; answers the headers to send, or throws the 429. */
+  return (partner: PartnerRow): Record<string, string> => {
     const override = deps.config.rateLimit
-    if (!partner || override === 'off') return next()
     const limit =
-      override ?? deps.scenarios.forPartner(partner).rate_limit?.per_minute ?? partner.rate_limit
+      (override === 'off' ? undefined : override) ??
+      deps.scenarios.forPartner(partner).rate_limit?.per_minute ??
+      partner.rate_limit
     const now = deps.clock.now()
     const start = now - (now % WINDOW_MS)
     let window = windows.get(partner.id)
@@ -43,7 +44,6 @@ export function rateLimit(deps: Deps): MiddlewareHandler<AppEnv> {
       )
     }
     window.count++
-    await next()
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value)
+    return headers
   }
 }

@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { AppEnv } from '../deps.js'
 
 type HeadersInit = NonNullable<ConstructorParameters<typeof Headers>[0]>
@@ -15,23 +15,20 @@ const validId = /^[\w\-.:]{1,255}$/
  * is built here with a plain header object: hono itself switches to a Headers object as
  * soon as a response has a second header.
  */
-export function requestIdMiddleware(generate: () => string): MiddlewareHandler<AppEnv> {
-  return (c, next) => {
-    const given = c.req.header(HEADER)
-    const id = given && validId.test(given) ? given : generate()
-    c.set('requestId', id)
-    let headersTouched = false
-    const header = c.header
-    c.header = ((...args: Parameters<typeof header>) => {
-      headersTouched = true
-      return header(...args)
-    }) as typeof header
-    withHeader(c, 'json', id, () => headersTouched)
-    withHeader(c, 'body', id)
-    withHeader(c, 'html', id)
-    withHeader(c, 'text', id)
-    return next()
-  }
+export function assignRequestId(c: Context<AppEnv>, generate: () => string): void {
+  const given = c.req.header(HEADER)
+  const id = given && validId.test(given) ? given : generate()
+  c.set('requestId', id)
+  let headersTouched = false
+  const header = c.header
+  c.header = ((...args: Parameters<typeof header>) => {
+    headersTouched = true
+    return header(...args)
+  }) as typeof header
+  withHeader(c, 'json', id, () => headersTouched)
+  withHeader(c, 'body', id)
+  withHeader(c, 'html', id)
+  withHeader(c, 'text', id)
 }
 
 type Responder = 'json' | 'body' | 'html' | 'text'

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
+import { assignRequestId } from './request-id.js'
 
 /**
  * The request journal (`GET /_sandbox/requests`): every request with its partner, status,
@@ -8,7 +9,8 @@ import type { AppEnv, Deps } from '../deps.js'
  */
 export interface JournalEntry {
   id: string
-  at: string
+  /** Sandbox time, epoch ms (made ISO when listed: cheaper on the hot path). */
+  at: number | string
   method: string
   path: string
   status: number
@@ -23,17 +25,23 @@ export interface JournalEntry {
   } | null
 }
 
+/** A ring buffer: adding is O(1) however full it is (it runs on every request). */
 export class RequestJournal {
-  private entries: JournalEntry[] = []
+  private entries: (JournalEntry | undefined)[]
+  private next = 0
+  private size = 0
 
-  constructor(private readonly capacity = 5000) {}
-
-  add(entry: JournalEntry): void {
-    this.entries.push(entry)
-    if (this.entries.length > this.capacity)
-      this.entries.splice(0, this.entries.length - this.capacity)
+  constructor(private readonly capacity = 5000) {
+    this.entries = new Array(capacity)
   }
 
+  add(entry: JournalEntry): void {
+    this.entries[this.next] = entry
+    this.next = (this.next + 1) % this.capacity
+    if (this.size < this.capacity) this.size++
+  }
+
+  /** Newest first. */
   list(filter: {
     partner_id?: string
     status?: number
@@ -42,32 +50,39 @@ export class RequestJournal {
     limit: number
   }): JournalEntry[] {
     const out: JournalEntry[] = []
-    for (let i = this.entries.length - 1; i >= 0 && out.length < filter.limit; i--) {
-      const e = this.entries[i] as JournalEntry
+    for (let n = 1; n <= this.size && out.length < filter.limit; n++) {
+      const e = this.entries[(this.next - n + this.capacity) % this.capacity] as JournalEntry
       if (filter.partner_id && e.partner_id !== filter.partner_id) continue
       if (filter.status && e.status !== filter.status) continue
       if (filter.path && !e.path.startsWith(filter.path)) continue
       if (filter.faulted !== undefined && (e.fault !== null) !== filter.faulted) continue
-      out.push(e)
+      out.push({ ...e, at: new Date(e.at).toISOString() })
     }
     return out
   }
 
   clear(): void {
-    this.entries = []
+    this.entries = new Array(this.capacity)
+    this.next = 0
+    this.size = 0
   }
 }
 
-export function requestJournal(deps: Deps): MiddlewareHandler<AppEnv> {
+/**
+ * The first middleware of every request: gives it its id (see request-id.ts) and journals
+ * it when it is answered. One layer for both: each hono layer costs on every request.
+ */
+export function requestJournal(deps: Deps, generateId: () => string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now()
+    assignRequestId(c, generateId)
     try {
       await next()
     } finally {
       const partner = c.get('partner')
       deps.journal.add({
         id: c.get('requestId'),
-        at: deps.clock.iso(),
+        at: deps.clock.now(),
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,

@@ -1,8 +1,8 @@
-import type { MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { describeIssues } from '../scenarios/loader.js'
-import { scenarioSchema } from '../scenarios/schema.js'
+import { type Scenario, scenarioSchema } from '../scenarios/schema.js'
 
 const HEADER = 'x-sandbox-scenario'
 
@@ -15,12 +15,12 @@ const headerError = (message: string) =>
  * `X-Sandbox-Scenario` (as Prism's `Prefer` header): a scenario name, or a JSON object of
  * sections laid over the partner's scenario, for this one request only.
  */
-export function requestScenario(deps: Deps): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+export function requestedScenario(deps: Deps, c: Context<AppEnv>): Scenario | undefined {
+  {
     const value = c.req.header(HEADER)
     const partner = c.get('partner')
-    if (!value || !partner) return next()
-    let scenario: ReturnType<typeof deps.scenarios.resolve>
+    if (!value || !partner) return undefined
+    let scenario: Scenario
     if (value.trim().startsWith('{')) {
       let override: unknown
       try {
@@ -45,6 +45,6 @@ export function requestScenario(deps: Deps): MiddlewareHandler<AppEnv> {
         throw headerError((error as Error).message)
       }
     }
-    return deps.scenarios.withRequestScenario(scenario, () => next())
+    return scenario
   }
 }

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
 import { isPublicRoute } from './partner-auth.js'
 
@@ -23,15 +23,12 @@ export function requiresSession(method: string, path: string): boolean {
 }
 
 /** Layer 2 of spec section 5: `Authorization: Bearer <sessionToken>` after the org credentials. */
-export function userSession(deps: Deps): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (!requiresSession(c.req.method, c.req.path)) return next()
-    const { user, session } = await deps.sessions.authenticate(
-      c.req.header('authorization'),
-      c.get('partner'),
-    )
-    c.set('user', user)
-    c.set('session', session)
-    await next()
-  }
+export async function attachSession(deps: Deps, c: Context<AppEnv>): Promise<void> {
+  if (!requiresSession(c.req.method, c.req.path)) return
+  const { user, session } = await deps.sessions.authenticate(
+    c.req.header('authorization'),
+    c.get('partner'),
+  )
+  c.set('user', user)
+  c.set('session', session)
 }
