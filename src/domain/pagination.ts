@@ -17,11 +17,12 @@ export const ListQuery = z.object({
     .openapi({ description: 'Id of the last item of the previous page.' }),
 })
 
-/** Pages through `items` (already in display order, newest first). */
-export function paginate<T extends { id: string }>(
+/** Pages through `items` (already in display order, newest first), shown through `view`. */
+export function paginate<T extends { id: string }, V>(
   items: T[],
   query: { limit: number; starting_after?: string },
-) {
+  view: (item: T) => V,
+): { data: V[]; has_more: boolean } {
   let start = 0
   if (query.starting_after) {
     const index = items.findIndex((item) => item.id === query.starting_after)
@@ -29,7 +30,7 @@ export function paginate<T extends { id: string }>(
       throw validationError('starting_after', 'is not the id of an item in this list', 'query')
     start = index + 1
   }
-  const data = items.slice(start, start + query.limit)
+  const data = items.slice(start, start + query.limit).map(view)
   return { data, has_more: start + query.limit < items.length }
 }
 
@@ -41,3 +42,7 @@ export function paginate<T extends { id: string }>(
 export function newestFirst<T extends { created_at: string }>(rows: T[]): T[] {
   return [...rows].reverse().sort((a, b) => b.created_at.localeCompare(a.created_at))
 }
+
+/** The OpenAPI/zod shape of a page of `item`. */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), has_more: z.boolean() })

@@ -8,7 +8,7 @@ import {
   openConnectSession,
   publicBankAccount,
 } from '../domain/bank-connect.js'
-import { newestFirst } from '../domain/pagination.js'
+import { newestFirst, pageOf } from '../domain/pagination.js'
 import { ApiError } from '../errors.js'
 import { bankConnectPage } from '../hosted/bank-connect-page.js'
 import { embedErrorPage } from '../hosted/onboarding-page.js'
@@ -112,13 +112,7 @@ export function bankConnectRoutes(deps: Deps) {
       security: sessionSecurity,
       summary: "The user's connected bank accounts",
       responses: {
-        200: jsonResponse(
-          envelope(
-            z.object({ data: z.array(BankAccount), has_more: z.boolean() }),
-            'BankAccountList',
-          ),
-          'Accounts.',
-        ),
+        200: jsonResponse(envelope(pageOf(BankAccount), 'BankAccountList'), 'Accounts.'),
         ...errorResponses(...orgErrors),
       },
     }),

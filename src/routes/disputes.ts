@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { addEvidence, openDispute, publicDispute, requireDispute } from '../domain/disputes.js'
-import { ListQuery, newestFirst, paginate } from '../domain/pagination.js'
+import { ListQuery, newestFirst, pageOf, paginate } from '../domain/pagination.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import {
@@ -53,21 +53,14 @@ export function disputeRoutes(deps: Deps) {
       summary: "The user's disputes, newest first",
       request: { query: ListQuery },
       responses: {
-        200: jsonResponse(
-          envelope(z.object({ data: z.array(Dispute), has_more: z.boolean() }), 'DisputeList'),
-          'Disputes.',
-        ),
+        200: jsonResponse(envelope(pageOf(Dispute), 'DisputeList'), 'Disputes.'),
         ...errorResponses(400, ...orgErrors),
       },
     }),
     (c) => {
       const rows = newestFirst(deps.store.lookup('disputes', 'disputes_by_user', c.get('user').id))
-      const page = paginate(rows, c.req.valid('query'))
       return c.json(
-        {
-          success: true as const,
-          data: { data: page.data.map(publicDispute), has_more: page.has_more },
-        },
+        { success: true as const, data: paginate(rows, c.req.valid('query'), publicDispute) },
         200,
       )
     },

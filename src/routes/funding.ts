@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { createDeposit, publicDeposit, simulateFund } from '../domain/funding.js'
 import { publicTransaction, transactionsOf } from '../domain/ledger.js'
-import { ListQuery, newestFirst, paginate } from '../domain/pagination.js'
+import { ListQuery, newestFirst, pageOf, paginate } from '../domain/pagination.js'
 import { setCardFrozen, simulatePurchase } from '../domain/purchases.js'
 import { ApiError } from '../errors.js'
 import { validationHook } from '../http/validation.js'
@@ -93,21 +93,14 @@ export function fundingRoutes(deps: Deps) {
       summary: "The user's deposits, newest first",
       request: { query: ListQuery },
       responses: {
-        200: jsonResponse(
-          envelope(z.object({ data: z.array(Deposit), has_more: z.boolean() }), 'DepositList'),
-          'Deposits.',
-        ),
+        200: jsonResponse(envelope(pageOf(Deposit), 'DepositList'), 'Deposits.'),
         ...errorResponses(400, ...orgErrors),
       },
     }),
     (c) => {
       const rows = newestFirst(deps.store.lookup('deposits', 'deposits_by_user', c.get('user').id))
-      const page = paginate(rows, c.req.valid('query'))
       return c.json(
-        {
-          success: true as const,
-          data: { data: page.data.map(publicDeposit), has_more: page.has_more },
-        },
+        { success: true as const, data: paginate(rows, c.req.valid('query'), publicDeposit) },
         200,
       )
     },
@@ -149,11 +142,14 @@ export function fundingRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      const page = paginate(transactionsOf(deps, c.get('user').id), c.req.valid('query'))
       return c.json(
         {
           success: true as const,
-          data: { data: page.data.map(publicTransaction), has_more: page.has_more },
+          data: paginate(
+            transactionsOf(deps, c.get('user').id),
+            c.req.valid('query'),
+            publicTransaction,
+          ),
         },
         200,
       )

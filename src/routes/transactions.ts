@@ -33,14 +33,7 @@ export function transactionRoutes(deps: Deps) {
       const rows = transactionsOf(deps, c.get('user').id).filter(
         (t) => (!q.type || t.type === q.type) && (!q.status || t.status === q.status),
       )
-      const page = paginate(rows, q)
-      return c.json(
-        {
-          success: true as const,
-          data: { data: page.data.map(publicTransaction), has_more: page.has_more },
-        },
-        200,
-      )
+      return c.json({ success: true as const, data: paginate(rows, q, publicTransaction) }, 200)
     },
   )
 

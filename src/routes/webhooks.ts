@@ -113,8 +113,7 @@ export function webhookRoutes(deps: Deps) {
       const rows = newestFirst(
         deps.store.lookup('webhooks', 'webhooks_by_partner', c.get('partner').id),
       )
-      const page = paginate(rows, c.req.valid('query'))
-      return c.json({ data: page.data.map(publicWebhook), has_more: page.has_more }, 200)
+      return c.json(paginate(rows, c.req.valid('query'), publicWebhook), 200)
     },
   )
 
@@ -257,8 +256,7 @@ export function webhookRoutes(deps: Deps) {
               (!query.event_type || d.event_type === query.event_type),
           ),
       )
-      const page = paginate(rows, query)
-      return c.json({ data: page.data.map(publicDelivery), has_more: page.has_more }, 200)
+      return c.json(paginate(rows, query, publicDelivery), 200)
     },
   )
 
