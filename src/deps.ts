@@ -46,6 +46,8 @@ export interface AppEnv {
     /** Set on Org + User routes by the session middleware. */
     user: UserRow
     session: SessionRow
+    /** The request's own scenario (X-Sandbox-Scenario), for the request journal. */
+    scenario: string
     /** An injected fault, for the request journal. */
     fault: {
       type: 'latency' | 'error' | 'drop_connection'

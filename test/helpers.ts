@@ -20,10 +20,12 @@ export interface CallOptions {
   headers?: Record<string, string>
 }
 
-/** A fresh in-memory sandbox and a small client over `app.request()`. */
-export async function testSandbox(options: SandboxOptions = {}) {
-  const sandbox = await createSandbox({ logLevel: 'silent', ...options })
-  const call = async (method: string, path: string, opts: CallOptions = {}) => {
+/**
+ * The tests' client: org headers (unless `creds: null`), a JSON body, and the answer with
+ * its JSON read, over whatever sends the request (app.request, or fetch on a socket).
+ */
+function client(send: (path: string, init: RequestInit) => Response | Promise<Response>) {
+  return async (method: string, path: string, opts: CallOptions = {}) => {
     const headers: Record<string, string> = {
       ...(opts.creds === null ? {} : orgHeaders(opts.creds ?? acme)),
     }
@@ -33,11 +35,7 @@ export async function testSandbox(options: SandboxOptions = {}) {
       body = JSON.stringify(opts.body)
       headers['content-type'] = 'application/json'
     }
-    const res = await sandbox.app.request(path, {
-      method,
-      body,
-      headers: { ...headers, ...opts.headers },
-    })
+    const res = await send(path, { method, body, headers: { ...headers, ...opts.headers } })
     const text = await res.text()
     // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely and assert each one
     let json: any
@@ -48,6 +46,12 @@ export async function testSandbox(options: SandboxOptions = {}) {
     }
     return { status: res.status, headers: res.headers, json, text }
   }
+}
+
+/** A fresh in-memory sandbox and a small client over `app.request()`. */
+export async function testSandbox(options: SandboxOptions = {}) {
+  const sandbox = await createSandbox({ logLevel: 'silent', ...options })
+  const call = client((path, init) => sandbox.app.request(path, init))
   return { sandbox, call }
 }
 
@@ -226,31 +230,7 @@ export async function closedPort(): Promise<number> {
  * `startSandbox()` (browser tests, where the page and the test must see one server).
  */
 export function httpCall(baseUrl: string): Call {
-  return async (method, path, opts = {}) => {
-    const headers: Record<string, string> = {
-      ...(opts.creds === null ? {} : orgHeaders(opts.creds ?? acme)),
-    }
-    let body: string | undefined
-    if (opts.raw !== undefined) body = opts.raw
-    else if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body)
-      headers['content-type'] = 'application/json'
-    }
-    const res = await fetch(new URL(path, baseUrl), {
-      method,
-      body,
-      headers: { ...headers, ...opts.headers },
-    })
-    const text = await res.text()
-    // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely and assert each one
-    let json: any
-    try {
-      json = text ? JSON.parse(text) : undefined
-    } catch {
-      json = undefined
-    }
-    return { status: res.status, headers: res.headers, json, text }
-  }
+  return client((path, init) => fetch(new URL(path, baseUrl), init))
 }
 
 /** The start body of a card onboarding (spec section 4), every field valid: an ordinary applicant. */
@@ -331,4 +311,89 @@ export async function connectBank(
   })
   if (enrolled.status !== 201) throw new Error(`enrollment: ${enrolled.status} ${enrolled.text}`)
   return enrolled.json.data.id as string
+}
+
+/** A partner made through the control plane (POST /_sandbox/partners); throws unless 201. */
+export async function createPartner(
+  call: Call,
+  body: { name: string; scenario?: string | null; webhook_url?: string } & Record<string, unknown>,
+) {
+  const res = await call('POST', '/_sandbox/partners', { creds: null, body })
+  if (res.status !== 201) throw new Error(`create partner: ${res.status} ${res.text}`)
+  return {
+    id: res.json.partner.id as string,
+    creds: { key: res.json.api_key, secret: res.json.api_secret } as Creds,
+    scenario: res.json.scenario as string,
+    webhookSecret: res.json.webhook_secret as string | undefined,
+  }
+}
+
+/** Underwriting answers the hosted flow accepts. */
+export const UNDERWRITING_ANSWERS = {
+  employment_status: 'employed',
+  annual_income: '50k_100k',
+  source_of_funds: 'salary',
+}
+
+/**
+ * A card onboarding walked the way a partner's app does it: start, the hosted flow's steps
+ * until the flow ends (the sandbox decides where), then completion with the flow's result.
+ * Answers the steps taken, the flow's result and the completion's body. Throws on a non-200.
+ */
+export async function hostedOnboarding(
+  call: Call,
+  headers: Record<string, string>,
+  applicant: Record<string, unknown>,
+  creds: Creds = acme,
+  startHeaders: Record<string, string> = {},
+) {
+  const start = await call('POST', '/api/v1/partner/cards/onboarding', {
+    creds,
+    headers: { ...headers, ...startHeaders },
+    body: applicant,
+  })
+  if (start.status !== 200) throw new Error(`onboarding start: ${start.status} ${start.text}`)
+  const { onboardingId, accessToken } = start.json.data as {
+    onboardingId: string
+    accessToken: string
+  }
+  const steps: [string, unknown][] = [
+    ['identity_verification', { confirmed: true }],
+    ['underwriting', UNDERWRITING_ANSWERS],
+    ['agreement', { accepted: true }],
+  ]
+  const taken: string[] = []
+  // biome-ignore lint/suspicious/noExplicitAny: the flow's result is read field by field
+  let flow: any
+  for (const [step, body] of steps) {
+    const res = await call('POST', `/embed/onboarding/${onboardingId}/steps/${step}`, {
+      creds: null,
+      headers: bearer(accessToken),
+      body,
+    })
+    if (res.status !== 200) throw new Error(`step ${step}: ${res.status} ${res.text}`)
+    taken.push(step)
+    if (res.json.finished) {
+      flow = res.json.result
+      break
+    }
+  }
+  if (!flow) throw new Error('the hosted flow did not finish')
+  const done = await call('POST', `/api/v1/partner/cards/onboarding/${onboardingId}/complete`, {
+    creds,
+    headers,
+    body: { result: flow.result, data: flow.data, agreement_accepted: flow.agreementAccepted },
+  })
+  if (done.status !== 200) throw new Error(`onboarding complete: ${done.status} ${done.text}`)
+  return { onboardingId, steps: taken, flow, completion: done.json.data }
+}
+
+/** The request journal (GET /_sandbox/requests), newest first, with optional filters. */
+export async function journalOf(call: Call, query: Record<string, string> = {}) {
+  const res = await call('GET', `/_sandbox/requests?${new URLSearchParams(query)}`, {
+    creds: null,
+  })
+  if (res.status !== 200) throw new Error(`journal: ${res.status} ${res.text}`)
+  // biome-ignore lint/suspicious/noExplicitAny: journal entries are read field by field
+  return res.json.data as any[]
 }

@@ -45,6 +45,8 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
         for (const [name, value] of Object.entries(limitHeaders)) c.res.headers.set(name, value)
     }
     const scenario = requestedScenario(deps, c)
-    return scenario ? deps.scenarios.withRequestScenario(scenario, run) : run()
+    if (!scenario) return run()
+    c.set('scenario', scenario.name)
+    return deps.scenarios.withRequestScenario(scenario, run)
   }
 }

@@ -88,7 +88,8 @@ export function requestJournal(deps: Deps, generateId: () => string): Middleware
         status: c.res.status,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         partner_id: partner?.id ?? null,
-        scenario: partner ? deps.scenarios.forPartner(partner).name : null,
+        // The request's own scenario, when it had one: the journal runs outside its context.
+        scenario: partner ? (c.get('scenario') ?? deps.scenarios.forPartner(partner).name) : null,
         fault: c.get('fault') ?? null,
       })
     }

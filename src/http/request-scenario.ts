@@ -29,15 +29,20 @@ export function requestedScenario(deps: Deps, c: Context<AppEnv>): Scenario | un
         throw headerError('is neither a scenario name nor valid JSON')
       }
       const base = deps.scenarios.forPartner(partner)
+      // Validated under the base's own name: "happy-path+request" is no valid scenario name.
       const merged = {
         ...base,
         ...(override as object),
-        name: `${base.name}+request`,
-        description: `${base.description} (overridden for one request)`,
+        name: base.name,
+        description: base.description,
       }
       const parsed = scenarioSchema.safeParse(merged)
       if (!parsed.success) throw headerError(`invalid override: ${describeIssues(parsed.error)}`)
-      scenario = parsed.data
+      scenario = {
+        ...parsed.data,
+        name: `${base.name}+request`,
+        description: `${base.description} (overridden for one request)`,
+      }
     } else {
       try {
         scenario = deps.scenarios.resolve(value.trim())

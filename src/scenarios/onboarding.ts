@@ -41,10 +41,11 @@ export const onboardingSection = z
             review_outcome: z.enum(['pass', 'kyc_fail']).optional(),
           })
           .strict()
-          .refine(
-            (r) => r.email || r.last_name || r.ssn,
-            'give at least one of email, last_name, ssn to match on',
-          ),
+          .refine((r) => r.email || r.last_name || r.ssn, {
+            message: 'give at least one of email, last_name, ssn to match on',
+            // Also when another field of the rule is bad: every bad value in one answer.
+            when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+          }),
       )
       .optional(),
     magic_values: z

@@ -47,6 +47,11 @@ export class ScenarioRegistry {
     const known = this.byName.get(name)
     if (known) return known
     try {
+      // A name only: a path would read a file of the server's disk (--scenario FILE does).
+      if (!/^[a-z0-9][a-z0-9-]*$/.test(name))
+        throw new ScenarioError(
+          `unknown scenario "${name}": give the name of a bundled or loaded scenario`,
+        )
       const loaded = loadScenario(name)
       this.register(loaded)
       return loaded
@@ -58,6 +63,14 @@ export class ScenarioRegistry {
       }
       throw error
     }
+  }
+
+  /**
+   * The partner's own scenario, whatever the request in progress asked for: for work that
+   * outlives the request (webhook deliveries run on timers that inherit its context).
+   */
+  ownScenarioOf(partner: { scenario: string | null }): Scenario {
+    return this.perRequest.exit(() => this.forPartner(partner))
   }
 
   forPartner(partner: { scenario: string | null }): Scenario {

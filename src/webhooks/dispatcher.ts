@@ -115,7 +115,7 @@ export class Dispatcher {
   ): DeliveryRow {
     const partner = this.deps.store.get('partners', webhook.partner_id)
     const policy = webhookPolicy(
-      partner ? this.deps.scenarios.forPartner(partner) : this.deps.scenarios.default,
+      partner ? this.deps.scenarios.ownScenarioOf(partner) : this.deps.scenarios.default,
     )
     const now = this.deps.clock.now()
     const dueAt = now + (policy.delays[0] ?? 0)
@@ -256,7 +256,7 @@ export class Dispatcher {
     }
     const partner = store.get('partners', row.partner_id)
     const policy = webhookPolicy(
-      partner ? this.deps.scenarios.forPartner(partner) : this.deps.scenarios.default,
+      partner ? this.deps.scenarios.ownScenarioOf(partner) : this.deps.scenarios.default,
     )
     const number = row.attempts.length + 1
     const body = this.serialize(event)
