@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
-import { type Call, httpCall, type NewUser, registerAndLogin } from './helpers.js'
+import { type Call, httpCall, onboardingApplicant, registerAndLogin } from './helpers.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const BROWSER_TEST_TIMEOUT = 60_000
@@ -105,21 +105,6 @@ async function visibleAccounts(page: Page): Promise<string[]> {
   }
   return ids
 }
-
-/** The start-onboarding body for a registered user (their own details, an ordinary SSN). */
-const applicantOf = (user: NewUser) => ({
-  first_name: user.first_name,
-  last_name: user.last_name,
-  email: user.email,
-  phone_number: user.phone_number,
-  country_code: 'US',
-  date_of_birth: user.date_of_birth,
-  address_line1: '1 Market St',
-  address_city: 'San Francisco',
-  address_state: 'CA',
-  address_zip: '94105',
-  ssn: user.ssn,
-})
 
 describe('hosted bank connect in a real browser (phone viewport)', () => {
   it(
@@ -226,7 +211,7 @@ describe('hosted bank connect in a real browser (phone viewport)', () => {
       // 7. A deposit from the connected account, once the user has an active card.
       const start = await call('POST', ONBOARDING, {
         headers: s.bearer,
-        body: applicantOf(s.user),
+        body: onboardingApplicant(s.user),
       })
       expect(start.status, start.text).toBe(200)
       const done = await call('POST', `${ONBOARDING}/${start.json.data.onboardingId}/complete`, {

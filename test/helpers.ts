@@ -234,20 +234,24 @@ export function httpCall(baseUrl: string): Call {
 }
 
 /** The start body of a card onboarding (spec section 4), every field valid: an ordinary applicant. */
-export function onboardingApplicant(user: Pick<NewUser, 'email' | 'phone_number'>) {
+export function onboardingApplicant(
+  user: Pick<NewUser, 'email' | 'phone_number'> & Partial<NewUser>,
+  overrides: Record<string, string> = {},
+) {
   return {
-    first_name: 'Robin',
-    last_name: 'Tester',
+    first_name: user.first_name ?? 'Robin',
+    last_name: user.last_name ?? 'Tester',
     email: user.email,
     phone_number: user.phone_number,
     country_code: 'US',
-    date_of_birth: '1990-04-12',
+    date_of_birth: user.date_of_birth ?? '1990-04-12',
     address_line1: '1 Main Street',
     address_line2: '',
     address_city: 'Springfield',
     address_state: 'IL',
     address_zip: '62701',
-    ssn: '123-45-6789',
+    ssn: user.ssn ?? '123-45-6789',
+    ...overrides,
   }
 }
 

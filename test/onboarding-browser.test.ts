@@ -17,7 +17,7 @@ import { type RunningSandbox, startSandbox } from '../src/index.js'
 import {
   type Call,
   httpCall,
-  type NewUser,
+  onboardingApplicant,
   type ReceivedRequest,
   type Receiver,
   registerAndLogin,
@@ -168,22 +168,6 @@ async function setup() {
   return { sandbox, call, partner, receiver, secret: hook.json.secret as string, page }
 }
 
-/** The start-onboarding body for a registered user (their own details). */
-const applicantOf = (user: NewUser, overrides: Record<string, string> = {}) => ({
-  first_name: user.first_name,
-  last_name: user.last_name,
-  email: user.email,
-  phone_number: user.phone_number,
-  country_code: 'US',
-  date_of_birth: user.date_of_birth,
-  address_line1: '1 Market St',
-  address_city: 'San Francisco',
-  address_state: 'CA',
-  address_zip: '94105',
-  ssn: user.ssn,
-  ...overrides,
-})
-
 async function startOnboarding(call: Call, auth: Record<string, string>, body: object) {
   const res = await call('POST', ONBOARDING, { headers: auth, body })
   expect(res.status, res.text).toBe(200)
@@ -248,7 +232,7 @@ describe('hosted onboarding in a real browser, embedded in a partner page', () =
     async () => {
       const { sandbox, call, partner, receiver, secret, page } = await setup()
       const { user, userId, bearer } = await registerAndLogin(call)
-      const start = await startOnboarding(call, bearer, applicantOf(user))
+      const start = await startOnboarding(call, bearer, onboardingApplicant(user))
       expect(new URL(start.onboardingEmbedUrl).origin).toBe(sandbox.url)
       expect(await latest(call, bearer)).toMatchObject({
         onboardingId: start.onboardingId,
@@ -390,7 +374,11 @@ describe('hosted onboarding in a real browser, embedded in a partner page', () =
     async () => {
       const { sandbox, call, partner, receiver, secret, page } = await setup()
       const { user, bearer } = await registerAndLogin(call)
-      const start = await startOnboarding(call, bearer, applicantOf(user, { ssn: '000-00-0001' }))
+      const start = await startOnboarding(
+        call,
+        bearer,
+        onboardingApplicant(user, { ssn: '000-00-0001' }),
+      )
 
       await page.goto(partner.pageFor(start.onboardingEmbedUrl))
       const frame = page.frameLocator('#onboarding')
@@ -481,7 +469,7 @@ describe('hosted onboarding in a real browser, embedded in a partner page', () =
     async () => {
       const { sandbox, call, partner, page } = await setup()
       const { user, bearer } = await registerAndLogin(call)
-      const first = await startOnboarding(call, bearer, applicantOf(user))
+      const first = await startOnboarding(call, bearer, onboardingApplicant(user))
       const frame = page.frameLocator('#onboarding')
       const embedResponse = () =>
         page.waitForResponse((r: Response) =>
@@ -520,7 +508,7 @@ describe('hosted onboarding in a real browser, embedded in a partner page', () =
       await screenshot(page, 'link-expired')
 
       // Starting again resumes with a new token; a tampered token is refused: 401.
-      const second = await startOnboarding(call, bearer, applicantOf(user))
+      const second = await startOnboarding(call, bearer, onboardingApplicant(user))
       expect(second.onboardingId).toBe(first.onboardingId)
       const wrong = new URL(second.onboardingEmbedUrl)
       wrong.searchParams.set('access_token', `obt_${'x'.repeat(40)}`)
@@ -549,7 +537,7 @@ describe('hosted onboarding in a real browser, embedded in a partner page', () =
       const { sandbox, call, partner, page } = await setup()
       const stranger = await startPartnerPage() // not added to allowed_origins
       const { user, bearer } = await registerAndLogin(call)
-      const start = await startOnboarding(call, bearer, applicantOf(user))
+      const start = await startOnboarding(call, bearer, onboardingApplicant(user))
 
       const served = page.waitForResponse((r: Response) =>
         r.url().startsWith(`${sandbox.url}/embed/onboarding?`),
