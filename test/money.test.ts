@@ -1270,3 +1270,35 @@ describe('refunds and disputes never pay twice', () => {
     expect(status).toEqual({ available: 100, ledger: 100, currency: 'USD' })
   })
 })
+
+describe('hosted bank-connect links', () => {
+  it('the error page of a used or unknown link is never cached, and the page may only be framed by allowed origins', async () => {
+    const { call } = await testSandbox()
+    const u = await registerAndLogin(call)
+    const token = (
+      await call('POST', '/api/v1/external-bank-account-connect/token', { headers: u.bearer })
+    ).json.data
+    const url = new URL(token.connect_url)
+    const page = await call('GET', `${url.pathname}${url.search}`, { creds: null })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('cache-control')).toBe('no-store')
+    expect(page.headers.get('content-security-policy')).toContain(
+      'frame-ancestors http://localhost:3000 http://127.0.0.1:3000',
+    )
+    const [account] = offeredBankAccounts(page.text)
+    await call('POST', '/api/v1/external-bank-account-connect/enrollment/public', {
+      creds: null,
+      body: {
+        token: token.connect_token,
+        institution_id: account?.institution_id,
+        account_id: account?.account_id,
+      },
+    })
+    for (const search of [url.search, '?token=bct_nope.bctok_nope']) {
+      const error = await call('GET', `${url.pathname}${search}`, { creds: null })
+      expect(error.status).toBe(401)
+      expect(error.text).toContain('data-testid="embed-error"')
+      expect(error.headers.get('cache-control')).toBe('no-store')
+    }
+  })
+})

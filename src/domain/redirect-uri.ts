@@ -1,3 +1,5 @@
+import type { PartnerRow } from '../store/records.js'
+
 /**
  * Where the hosted flow may send the user when it ends: an http(s) URL on one of the
  * partner's allowed origins, or an app link (myapp://…). Never a script-running scheme.
@@ -10,9 +12,14 @@ export function redirectUriProblem(uri: string, allowedOrigins: string[]): strin
   const url = new URL(uri)
   if (unsafeSchemes.has(url.protocol)) return `must not use the ${url.protocol} scheme`
   const web = url.protocol === 'http:' || url.protocol === 'https:'
-  const origins = allowedOrigins.filter((o) => URL.canParse(o)).map((o) => new URL(o).origin)
+  const origins = partnerOrigins(allowedOrigins)
   if (web && !origins.includes(url.origin)) {
     return `must be on one of the partner's allowed_origins (${origins.join(', ') || 'none set'})`
   }
   return null
+}
+
+/** The partner's allowed origins as origins (`scheme://host:port`), skipping any unparsable. */
+export function partnerOrigins(allowed: PartnerRow['allowed_origins'] | undefined): string[] {
+  return (allowed ?? []).filter((o) => URL.canParse(o)).map((o) => new URL(o).origin)
 }

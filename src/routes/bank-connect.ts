@@ -9,9 +9,10 @@ import {
   publicBankAccount,
 } from '../domain/bank-connect.js'
 import { newestFirst, pageOf } from '../domain/pagination.js'
+import { partnerOrigins } from '../domain/redirect-uri.js'
 import { ApiError } from '../errors.js'
 import { bankConnectPage } from '../hosted/bank-connect-page.js'
-import { embedErrorPage } from '../hosted/onboarding-page.js'
+import { hostedErrorPage, setHostedPageHeaders } from '../hosted/page-headers.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import {
@@ -56,20 +57,12 @@ export function bankConnectRoutes(deps: Deps) {
       session = openConnectSession(deps, c.req.query('token'))
     } catch (error) {
       if (!(error instanceof ApiError)) throw error
-      c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-      return c.html(embedErrorPage('Link not valid', error.message), 401)
+      return hostedErrorPage(c, 'Link not valid', error.message, 401)
     }
     const partner = deps.store.get('partners', session.partner_id)
-    const origins = (partner?.allowed_origins ?? [])
-      .filter((o) => URL.canParse(o))
-      .map((o) => new URL(o).origin)
+    const origins = partnerOrigins(partner?.allowed_origins)
     const nonce = deps.random.token(22)
-    c.header(
-      'Content-Security-Policy',
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors ${origins.length ? origins.join(' ') : "'none'"}`,
-    )
-    c.header('Cache-Control', 'no-store')
-    c.header('Referrer-Policy', 'no-referrer')
+    setHostedPageHeaders(c, nonce, origins)
     return c.html(
       bankConnectPage(
         institutions,

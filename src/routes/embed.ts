@@ -8,9 +8,10 @@ import {
   type Step,
   submitStep,
 } from '../domain/onboarding-flow.js'
-import { redirectUriProblem } from '../domain/redirect-uri.js'
+import { partnerOrigins, redirectUriProblem } from '../domain/redirect-uri.js'
 import { ApiError } from '../errors.js'
-import { embedErrorPage, onboardingPage } from '../hosted/onboarding-page.js'
+import { onboardingPage } from '../hosted/onboarding-page.js'
+import { hostedErrorPage, setHostedPageHeaders } from '../hosted/page-headers.js'
 import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 
@@ -53,15 +54,15 @@ export function embedRoutes(deps: Deps) {
       row = openWithToken(deps, id, token)
     } catch (error) {
       if (!(error instanceof EmbedTokenError)) throw error
-      c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-      c.header('Cache-Control', 'no-store')
-      return c.html(
-        embedErrorPage(error.title, error.message),
+      return hostedErrorPage(
+        c,
+        error.title,
+        error.message,
         error.title === 'Link expired' ? 410 : 401,
       )
     }
     const partner = deps.store.get('partners', row.partner_id)
-    const origins = (partner?.allowed_origins ?? []).map((o) => new URL(o).origin)
+    const origins = partnerOrigins(partner?.allowed_origins)
     const redirectUri = c.req.query('redirect_uri') ?? row.redirect_uri
     // A redirect_uri on the URL itself must meet the same rule as one given at start.
     if (
@@ -69,32 +70,15 @@ export function embedRoutes(deps: Deps) {
       redirectUri !== row.redirect_uri &&
       redirectUriProblem(redirectUri, origins)
     ) {
-      c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-      c.header('Cache-Control', 'no-store')
-      return c.html(
-        embedErrorPage(
-          'Link not valid',
-          'The redirect_uri of this link is not one of the partner\u2019s allowed origins.',
-        ),
+      return hostedErrorPage(
+        c,
+        'Link not valid',
+        'The redirect_uri of this link is not one of the partner\u2019s allowed origins.',
         400,
       )
     }
     const nonce = deps.random.token(22)
-    c.header(
-      'Content-Security-Policy',
-      [
-        "default-src 'none'",
-        `script-src 'nonce-${nonce}'`,
-        `style-src 'nonce-${nonce}'`,
-        "connect-src 'self'",
-        "img-src 'self' data:",
-        "base-uri 'none'",
-        "form-action 'none'",
-        `frame-ancestors ${origins.length ? origins.join(' ') : "'none'"}`,
-      ].join('; '),
-    )
-    c.header('Referrer-Policy', 'no-referrer')
-    c.header('Cache-Control', 'no-store')
+    setHostedPageHeaders(c, nonce, origins)
     return c.html(
       onboardingPage(
         row,

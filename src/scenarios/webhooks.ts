@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { DEFAULT_SIGNATURE_HEADER } from '../webhooks/signer.js'
 import type { Scenario } from './schema.js'
 
 /** Delays before attempts 1–4 (DESIGN.md): at once, then 5 s, 30 s and 120 s after each failure. */
@@ -49,7 +50,7 @@ export function webhookPolicy(scenario: Scenario): WebhookPolicy {
   return {
     delays: (section?.retry_delays_ms ?? DEFAULT_RETRY_DELAYS_MS).map((d) => Math.round(d * scale)),
     timeoutMs: section?.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-    signatureHeader: section?.signature_header ?? 'X-Service-Signature',
+    signatureHeader: section?.signature_header ?? DEFAULT_SIGNATURE_HEADER,
     failFirstAttempts: section?.fail_first_attempts ?? 0,
   }
 }

@@ -1,4 +1,4 @@
-import { type SignatureCheck, verifySignatures } from './signer.js'
+import { DEFAULT_SIGNATURE_HEADER, type SignatureCheck, verifySignatures } from './signer.js'
 
 /**
  * The built-in webhook receiver (`/_sandbox/sink/:name`): point an endpoint at it in an
@@ -45,7 +45,7 @@ export class SinkRegistry {
           fail_next: 0,
           fail_status: 500,
           delay_ms: 0,
-          signature_header: 'X-Service-Signature',
+          signature_header: DEFAULT_SIGNATURE_HEADER,
         },
         requests: [],
         seq: 0,
