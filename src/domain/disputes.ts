@@ -177,8 +177,7 @@ export function resolveDispute(deps: Deps, dispute: DisputeRow, outcome: 'won' |
 
 /** Sweep task: disputes whose review time has come end as the scenario decided. */
 export function resolveDueDisputes(deps: Deps, now: number): void {
-  for (const d of deps.store.all('disputes')) {
-    if (d.status === 'under_review' && Date.parse(d.resolves_at) <= now)
-      resolveDispute(deps, d, d.decided_outcome)
+  for (const d of deps.store.lookup('disputes', 'disputes_under_review', 'waiting')) {
+    if (Date.parse(d.resolves_at) <= now) resolveDispute(deps, d, d.decided_outcome)
   }
 }

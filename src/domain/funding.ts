@@ -130,8 +130,8 @@ export function createDeposit(
 /** Sweep task: pending deposits whose settlement time has come succeed or fail. */
 export function settleDueDeposits(deps: Deps, now: number): void {
   const due = deps.store
-    .all('deposits')
-    .filter((d) => d.status === 'pending' && Date.parse(d.settles_at) <= now)
+    .lookup('deposits', 'deposits_pending', 'waiting')
+    .filter((d) => Date.parse(d.settles_at) <= now)
     .sort((a, b) => a.settles_at.localeCompare(b.settles_at))
   for (const deposit of due) {
     const txn = deps.store.get('transactions', deposit.transaction_id)

@@ -382,8 +382,8 @@ export function completionView(deps: Deps, row: OnboardingRow) {
 
 /** Sweep task: manual reviews whose time has come end as the scenario said. */
 export function resolveDueReviews(deps: Deps, now: number): void {
-  for (const row of deps.store.all('onboardings')) {
-    if (row.status !== 'manual_review' || !row.review_resolves_at) continue
+  for (const row of deps.store.lookup('onboardings', 'onboardings_in_review', 'waiting')) {
+    if (!row.review_resolves_at) continue
     if (Date.parse(row.review_resolves_at) > now) continue
     const user = deps.store.get('users', row.user_id)
     if (!user) continue

@@ -24,5 +24,18 @@ export function defineIndexes(store: Store): void {
   store.defineIndex('deposits_by_user', { collection: 'deposits', key: (d) => d.user_id })
   store.defineIndex('disputes_by_user', { collection: 'disputes', key: (d) => d.user_id })
   store.defineIndex('bank_accounts_by_user', { collection: 'bank_accounts', key: (b) => b.user_id })
+  // Rows still waiting on the clock, so the once-a-second sweep reads only those.
+  store.defineIndex('onboardings_in_review', {
+    collection: 'onboardings',
+    key: (o) => (o.status === 'manual_review' ? 'waiting' : undefined),
+  })
+  store.defineIndex('deposits_pending', {
+    collection: 'deposits',
+    key: (d) => (d.status === 'pending' ? 'waiting' : undefined),
+  })
+  store.defineIndex('disputes_under_review', {
+    collection: 'disputes',
+    key: (d) => (d.status === 'under_review' ? 'waiting' : undefined),
+  })
   store.defineIndex('codes_by_user', { collection: 'verification_codes', key: (c) => c.user_id })
 }
