@@ -1,14 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { envNames } from '../src/config.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
+import { type CliProcess, spawnCli, stopCliProcesses } from './cli-process.js'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const children = new Set<ChildProcess>()
 let dir: string
 
 beforeEach(() => {
@@ -16,60 +12,21 @@ beforeEach(() => {
 })
 
 afterEach(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGKILL')
-      await gone
-    }
-  }
-  children.clear()
+  await stopCliProcesses()
   rmSync(dir, { recursive: true, force: true })
 })
-
-/** The environment without any SANDBOX_* / PORT setting of the machine running the tests. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env }
-  for (const name of Object.keys(envNames)) delete env[name]
-  return { ...env, ...extra }
-}
-
-interface Output {
-  stdout: string
-  stderr: string
-}
-
-function spawnCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/partner-sandbox.ts', ...args], {
-    cwd: root,
-    env: cleanEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.add(child)
-  const output: Output = { stdout: '', stderr: '' }
-  child.stdout?.on('data', (chunk) => {
-    output.stdout += chunk
-  })
-  child.stderr?.on('data', (chunk) => {
-    output.stderr += chunk
-  })
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('close', (code) => resolve(code)),
-  )
-  return { child, output, exited }
-}
 
 /** Runs a command that is expected to end by itself (bounded by the test timeout). */
 async function run(args: string[], env: Record<string, string> = {}) {
   const { output, exited } = spawnCli(args, env)
-  const code = await exited
+  const { code } = await exited
   return { code, ...output }
 }
 
 /** Waits until `test` holds for the child's output; fails with the output after `timeoutMs`. */
 function waitFor(
   cli: ReturnType<typeof spawnCli>,
-  test: (output: Output) => boolean,
+  test: (output: CliProcess['output']) => boolean,
   timeoutMs = 15_000,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -221,7 +178,7 @@ describe('CLI: a running sandbox', () => {
     const res = await fetch(`${server.url}/api/v1/partner/me`, { headers: auth })
     expect(res.status).toBe(200)
     server.child.kill('SIGTERM')
-    expect(await server.exited).toBe(0)
+    expect((await server.exited).code).toBe(0)
     // Silent: not even the request log or the stop message reached stderr.
     expect(server.output.stderr).toBe('')
   })

@@ -1,30 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { envNames } from '../src/config.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
+import { type CliProcess, spawnCli, stopCliProcesses } from './cli-process.js'
 
 /**
  * The kill -9 property over a real process: every write the sandbox acknowledged is there
  * after the process is killed without warning and started again on the same data file.
  */
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const auth = {
   'X-Partner-Key': DEFAULT_PARTNER.api_key,
   'X-Partner-Secret': DEFAULT_PARTNER.api_secret,
 }
 
-interface Cli {
-  child: ChildProcess
+interface Cli extends CliProcess {
   url: string
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-const children = new Set<ChildProcess>()
 let dir: string
 let file: string
 
@@ -34,56 +28,34 @@ beforeEach(() => {
 })
 
 afterEach(async () => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGKILL')
-      await gone
-    }
-  }
-  children.clear()
+  await stopCliProcesses()
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** The environment without any SANDBOX_* / PORT setting of the machine running the tests. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env }
-  for (const name of Object.keys(envNames)) delete env[name]
-  return env
-}
-
 /** Starts the CLI from source and resolves with its API URL once the banner is printed. */
 function startCli(args: string[], timeoutMs = 15_000): Promise<Cli> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'bin/partner-sandbox.ts', '--host', '127.0.0.1', '--port', '0', ...args],
-    { cwd: root, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  children.add(child)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  )
-  let stdout = ''
-  let stderr = ''
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk
-  })
+  const cli = spawnCli(['--host', '127.0.0.1', '--port', '0', ...args])
   return new Promise<Cli>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`no banner within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`))
+      cli.child.kill('SIGKILL')
+      reject(
+        new Error(
+          `no banner within ${timeoutMs} ms\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`,
+        ),
+      )
     }, timeoutMs)
-    child.stdout?.on('data', (chunk) => {
-      stdout += chunk
-      const match = /^ {2}API {7}(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(stdout)
+    cli.child.stdout?.on('data', () => {
+      const match = /^ {2}API {7}(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(cli.output.stdout)
       if (match?.[1]) {
         clearTimeout(timer)
-        resolve({ child, url: match[1], exited })
+        resolve({ ...cli, url: match[1] })
       }
     })
-    void exited.then(({ code, signal }) => {
+    void cli.exited.then(({ code, signal }) => {
       clearTimeout(timer)
-      reject(new Error(`exited (${code ?? signal}) before the banner\nstderr: ${stderr}`))
+      reject(
+        new Error(`exited (${code ?? signal}) before the banner\nstderr: ${cli.output.stderr}`),
+      )
     })
   })
 }

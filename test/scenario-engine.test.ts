@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { envNames } from '../src/config.js'
 import { createSandbox, type SandboxOptions, ScenarioError, startSandbox } from '../src/index.js'
 import { listBundledScenarios } from '../src/scenarios/loader.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
+import { spawnCli, stopCliProcesses } from './cli-process.js'
 import {
   acme,
   type Call,
@@ -41,7 +39,6 @@ const STATUS = `${API}/cards/status`
 const LOGIN = `${API}/auth/login`
 const VERIFY = `${API}/auth/verify-otp`
 const HEADER = 'X-Sandbox-Scenario'
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 const cleanup: (() => unknown)[] = []
 afterEach(async () => {
@@ -765,26 +762,13 @@ describe('the request journal', () => {
 })
 
 /** The CLI, run from the sources: exit code and output. */
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env }
-  for (const name of Object.keys(envNames)) delete env[name]
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/partner-sandbox.ts', ...args], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  cleanup.push(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })))
+async function runCli(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const cli = spawnCli(args)
+  cleanup.push(() => stopCliProcesses())
+  const { code } = await cli.exited
+  return { code, ...cli.output }
 }
 
 describe('the CLI and the OpenAPI document', () => {

@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { envNames } from '../src/config.js'
+
+/** Runs the CLI from the sources, as tests of the command line and of crashes need it. */
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+const running = new Set<ChildProcess>()
+
+/** The environment without any SANDBOX_* / PORT setting of the machine running the tests. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  for (const name of Object.keys(envNames)) delete env[name]
+  return { ...env, ...extra }
+}
+
+export interface CliProcess {
+  child: ChildProcess
+  output: { stdout: string; stderr: string }
+  /** Resolves when the process is gone and its output read. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** `node --import tsx bin/partner-sandbox.ts …args`, with its output collected. */
+export function spawnCli(args: string[], env: Record<string, string> = {}): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/partner-sandbox.ts', ...args], {
+    cwd: repoRoot,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  running.add(child)
+  const output = { stdout: '', stderr: '' }
+  child.stdout?.on('data', (chunk) => {
+    output.stdout += chunk
+  })
+  child.stderr?.on('data', (chunk) => {
+    output.stderr += chunk
+  })
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => {
+      running.delete(child)
+      resolve({ code, signal })
+    }),
+  )
+  return { child, output, exited }
+}
+
+/** Kills (SIGKILL) every CLI process still running and waits until each is gone. */
+export async function stopCliProcesses(): Promise<void> {
+  await Promise.all(
+    [...running].map((child) => {
+      const gone = new Promise((resolve) => child.once('close', resolve))
+      child.kill('SIGKILL')
+      return gone
+    }),
+  )
+}
