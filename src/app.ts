@@ -1,8 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
+import { adminGuard } from './control/admin-guard.js'
+import { controlPlane } from './control/index.js'
 import type { AppEnv, Deps } from './deps.js'
 import { ApiError } from './errors.js'
 import { docsPage } from './hosted/docs-page.js'
-import { adminGuard } from './http/admin-guard.js'
 import { apiGate } from './http/api-gate.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
@@ -13,11 +14,6 @@ import { packageVersion } from './package-root.js'
 import { createRandom } from './random.js'
 import { authRoutes } from './routes/auth.js'
 import { bankConnectRoutes } from './routes/bank-connect.js'
-import { controlRoutes } from './routes/control.js'
-import { controlMoneyRoutes } from './routes/control-money.js'
-import { controlScenarioRoutes } from './routes/control-scenarios.js'
-import { controlUserRoutes } from './routes/control-users.js'
-import { controlWebhookRoutes } from './routes/control-webhooks.js'
 import { disputeRoutes } from './routes/disputes.js'
 import { embedRoutes } from './routes/embed.js'
 import { fileRoutes } from './routes/files.js'
@@ -64,11 +60,7 @@ export function createApp(deps: Deps) {
   app.route('/api/v1', transactionRoutes(deps))
   app.route('/api/v1', disputeRoutes(deps))
   app.route('/api/v1', bankConnectRoutes(deps))
-  app.route('/_sandbox', controlRoutes(deps))
-  app.route('/_sandbox', controlUserRoutes(deps))
-  app.route('/_sandbox', controlWebhookRoutes(deps))
-  app.route('/_sandbox', controlMoneyRoutes(deps))
-  app.route('/_sandbox', controlScenarioRoutes(deps))
+  app.route('/_sandbox', controlPlane(deps))
   app.route('/files', fileRoutes(deps))
   app.route('/embed', embedRoutes(deps))
 

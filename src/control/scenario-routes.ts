@@ -1,14 +1,12 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import { z } from '@hono/zod-openapi'
+import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { validationHook } from '../http/validation.js'
 import { faultRule } from '../scenarios/faults.js'
 import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
 import { scenarioSchema } from '../scenarios/schema.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { controlRoute, controlRouter } from './router.js'
 
-const tags = ['Sandbox control']
-const security = [{ SandboxAdmin: [] }]
 const ScenarioSummary = z.object({
   name: z.string(),
   description: z.string(),
@@ -25,14 +23,12 @@ const FaultBody = z
 
 /** Control-plane routes of the scenario engine: scenarios, faults and the request journal. */
 export function controlScenarioRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const app = controlRouter()
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'get',
       path: '/scenarios',
-      tags,
-      security,
       summary: 'Bundled and loaded scenarios, and the sandbox-wide one',
       responses: {
         200: jsonResponse(
@@ -60,11 +56,9 @@ export function controlScenarioRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'post',
       path: '/scenarios',
-      tags,
-      security,
       summary: 'Load a scenario (validated; a bad one is refused with the path of each bad value)',
       description:
         'Give it to a partner with PATCH /_sandbox/partners/{id} { scenario }, make it the default with PUT /_sandbox/scenario, or name it in X-Sandbox-Scenario.',
@@ -110,11 +104,9 @@ export function controlScenarioRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'put',
       path: '/scenario',
-      tags,
-      security,
       summary: 'Switch the sandbox-wide scenario (partners without their own follow it)',
       request: { body: jsonBody(z.object({ name: z.string().min(1) }).strict()) },
       responses: {
@@ -129,11 +121,9 @@ export function controlScenarioRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'get',
       path: '/requests',
-      tags,
-      security,
       summary:
         'The request journal: every request with partner, status, duration, scenario and fault',
       request: {
@@ -168,11 +158,9 @@ export function controlScenarioRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'delete',
       path: '/requests',
-      tags,
-      security,
       summary: 'Empty the request journal',
       responses: {
         200: jsonResponse(z.object({ ok: z.literal(true) }), 'Emptied.'),
@@ -186,11 +174,9 @@ export function controlScenarioRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'post',
       path: '/faults',
-      tags,
-      security,
       summary: 'Inject a fault into matching requests (all partners, or one)',
       request: { body: jsonBody(FaultBody) },
       responses: {
@@ -231,11 +217,9 @@ export function controlScenarioRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'get',
       path: '/faults',
-      tags,
-      security,
       summary: 'Faults injected through the control plane',
       responses: {
         200: jsonResponse(
@@ -249,11 +233,9 @@ export function controlScenarioRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'delete',
       path: '/faults',
-      tags,
-      security,
       summary: 'Remove every injected fault (and reset scenario fault counters)',
       responses: {
         200: jsonResponse(z.object({ ok: z.literal(true) }), 'Removed.'),

@@ -1,14 +1,12 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import { z } from '@hono/zod-openapi'
+import type { Deps } from '../deps.js'
 import { type EventType, eventEnvelope } from '../domain/events.js'
 import { newestFirst } from '../domain/pagination.js'
 import { ApiError } from '../errors.js'
-import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { EventName } from '../schemas/webhooks.js'
+import { controlRoute, controlRouter } from './router.js'
 
-const tags = ['Sandbox control']
-const security = [{ SandboxAdmin: [] }]
 const SinkName = z.object({
   name: z.string().regex(/^[\w-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
 })
@@ -88,14 +86,12 @@ const TriggerBody = z
 
 /** Control-plane routes of the webhook machinery: flush, trigger, events, and the sink. */
 export function controlWebhookRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const app = controlRouter()
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'post',
       path: '/webhooks/flush',
-      tags,
-      security,
       summary: 'Run every delivery that is due now, and wait for them',
       responses: {
         200: jsonResponse(z.object({ attempted: z.number().int() }), 'Attempts made.'),
@@ -106,11 +102,9 @@ export function controlWebhookRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'post',
       path: '/events',
-      tags,
-      security,
       summary: 'Emit an event for a partner (delivered to its endpoints like any other)',
       request: { body: jsonBody(TriggerBody) },
       responses: {
@@ -135,11 +129,9 @@ export function controlWebhookRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'get',
       path: '/events',
-      tags,
-      security,
       summary: 'Events emitted, newest first, as delivered to endpoints',
       request: {
         query: z.object({
@@ -170,10 +162,9 @@ export function controlWebhookRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'post',
       path: '/sink/{name}',
-      tags,
       summary: 'The built-in webhook receiver (no admin token needed)',
       description:
         'Point an endpoint at it. It records headers and the raw body, checks both signatures when it has a secret, and answers 200, or fails/answers slowly as configured.',
@@ -205,11 +196,9 @@ export function controlWebhookRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'put',
       path: '/sink/{name}/config',
-      tags,
-      security,
       summary: 'Configure a sink: signing secret, fail the next N requests, answer slowly',
       request: { params: SinkName, body: jsonBody(SinkConfigBody) },
       responses: {
@@ -224,11 +213,9 @@ export function controlWebhookRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'get',
       path: '/sink/{name}',
-      tags,
-      security,
       summary: 'What a sink received, newest first',
       request: {
         params: SinkName,
@@ -240,11 +227,9 @@ export function controlWebhookRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'delete',
       path: '/sink/{name}',
-      tags,
-      security,
       summary: 'Forget a sink (its requests and configuration)',
       request: { params: SinkName },
       responses: {

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { httpUrl, Partner } from './partner.js'
+import { httpUrl, Partner } from '../schemas/partner.js'
 
 export const Health = z
   .object({

@@ -1,20 +1,18 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import { z } from '@hono/zod-openapi'
+import type { Deps } from '../deps.js'
 import { publicDispute, resolveDispute } from '../domain/disputes.js'
 import { ApiError } from '../errors.js'
-import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { Dispute } from '../schemas/money.js'
+import { controlRoute, controlRouter } from './router.js'
 
 /** Control-plane money routes: resolve a dispute now instead of waiting for the clock. */
 export function controlMoneyRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const app = controlRouter()
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'post',
       path: '/disputes/{id}/resolve',
-      tags: ['Sandbox control'],
-      security: [{ SandboxAdmin: [] }],
       summary: 'Resolve a dispute now: won keeps the provisional credit, lost reverses it',
       request: {
         params: z.object({ id: z.string().startsWith('dsp_', 'must be a dispute id (dsp_…)') }),

@@ -1,11 +1,8 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import { z } from '@hono/zod-openapi'
+import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
-
-const tags = ['Sandbox control']
-const security = [{ SandboxAdmin: [] }]
+import { controlRoute, controlRouter } from './router.js'
 
 const InboxMessage = z
   .object({
@@ -32,16 +29,14 @@ const InboxQuery = z.object({
 
 /** Control-plane routes about end users: the inbox of sent codes, and ending sessions. */
 export function controlUserRoutes(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const app = controlRouter()
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'get',
       path: '/inbox',
-      tags,
       summary: 'Messages the sandbox "sent" (login and reset codes), newest first',
       description: 'Held in memory only: codes never reach the data file.',
-      security,
       request: { query: InboxQuery },
       responses: {
         200: jsonResponse(z.object({ data: z.array(InboxMessage) }), 'The messages.'),
@@ -52,12 +47,10 @@ export function controlUserRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'delete',
       path: '/inbox',
-      tags,
       summary: 'Empty the inbox',
-      security,
       responses: {
         200: jsonResponse(z.object({ ok: z.literal(true) }), 'Emptied.'),
         ...errorResponses(401),
@@ -70,14 +63,12 @@ export function controlUserRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    controlRoute({
       method: 'post',
       path: '/users/{id}/sessions/expire',
-      tags,
       summary: "Expire all of a user's sessions now",
       description:
         'Their tokens get 401 "expired" from the next request on, as if their lifetime had run out.',
-      security,
       request: { params: z.object({ id: z.uuid({ error: 'must be a user id (uuid)' }) }) },
       responses: {
         200: jsonResponse(

@@ -1,0 +1,25 @@
+import type { Deps } from '../deps.js'
+import { clockRoutes } from './clock-routes.js'
+import { controlMoneyRoutes } from './money-routes.js'
+import { partnerRoutes } from './partner-routes.js'
+import { controlRouter } from './router.js'
+import { controlScenarioRoutes } from './scenario-routes.js'
+import { stateRoutes } from './state-routes.js'
+import { controlUserRoutes } from './user-routes.js'
+import { controlWebhookRoutes } from './webhook-routes.js'
+
+/**
+ * The sandbox control plane (DESIGN.md section 4), mounted at /_sandbox: a product for test
+ * suites, kept apart from the partner API. Its routes, schemas and guard live in this folder.
+ */
+export function controlPlane(deps: Deps) {
+  const app = controlRouter()
+  app.route('/', stateRoutes(deps))
+  app.route('/', partnerRoutes(deps))
+  app.route('/', clockRoutes(deps))
+  app.route('/', controlUserRoutes(deps))
+  app.route('/', controlWebhookRoutes(deps))
+  app.route('/', controlMoneyRoutes(deps))
+  app.route('/', controlScenarioRoutes(deps))
+  return app
+}

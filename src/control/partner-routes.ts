@@ -1,0 +1,103 @@
+import { z } from '@hono/zod-openapi'
+import type { Deps } from '../deps.js'
+import {
+  createPartner,
+  publicPartner,
+  requirePartner,
+  setPartnerStatus,
+} from '../domain/partners.js'
+import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import type { PartnerRow } from '../store/records.js'
+import { controlRoute, controlRouter } from './router.js'
+import {
+  CreatedPartner,
+  CreatePartnerBody,
+  PartnerIdParam,
+  PatchSandboxPartner,
+  SandboxPartner,
+} from './schemas.js'
+
+const sandboxPartner = (p: PartnerRow) => ({ ...publicPartner(p), scenario: p.scenario })
+
+/** Partners: list, create with fresh test credentials, set status, scenario or rate limit. */
+export function partnerRoutes(deps: Deps) {
+  const app = controlRouter()
+
+  app.openapi(
+    controlRoute({
+      method: 'get',
+      path: '/partners',
+      summary: 'List partners',
+      responses: {
+        200: jsonResponse(z.object({ data: z.array(SandboxPartner) }), 'Every partner.'),
+        ...errorResponses(401),
+      },
+    }),
+    (c) => c.json({ data: deps.store.all('partners').map(sandboxPartner) }, 200),
+  )
+
+  app.openapi(
+    controlRoute({
+      method: 'post',
+      path: '/partners',
+      summary: 'Create a partner with fresh test credentials',
+      description:
+        'The unit of isolation for parallel tests: one partner per test worker, optionally with its own scenario.',
+      request: { body: jsonBody(CreatePartnerBody) },
+      responses: {
+        201: jsonResponse(CreatedPartner, 'The partner and its credentials.'),
+        ...errorResponses(400, 401, 409, 415),
+      },
+    }),
+    async (c) => {
+      const { partner, api_key, api_secret, webhook_secret } = await createPartner(
+        deps,
+        c.req.valid('json'),
+      )
+      const scenario = deps.scenarios.forPartner(partner).name
+      return c.json(
+        {
+          partner: publicPartner(partner),
+          api_key,
+          api_secret,
+          scenario,
+          ...(webhook_secret ? { webhook_secret } : {}),
+        },
+        201,
+      )
+    },
+  )
+
+  app.openapi(
+    controlRoute({
+      method: 'patch',
+      path: '/partners/{id}',
+      summary: "Set a partner's status, scenario or rate limit",
+      request: { params: PartnerIdParam, body: jsonBody(PatchSandboxPartner) },
+      responses: {
+        200: jsonResponse(SandboxPartner, 'The partner.'),
+        ...errorResponses(400, 401, 404, 415),
+      },
+    }),
+    (c) => {
+      const { id } = c.req.valid('param')
+      const patch = c.req.valid('json')
+      if (patch.scenario) deps.scenarios.resolve(patch.scenario)
+      let partner = patch.status
+        ? setPartnerStatus(deps, id, patch.status)
+        : requirePartner(deps, id)
+      if (patch.scenario !== undefined || patch.rate_limit !== undefined) {
+        partner = {
+          ...partner,
+          ...(patch.scenario !== undefined ? { scenario: patch.scenario } : {}),
+          ...(patch.rate_limit !== undefined ? { rate_limit: patch.rate_limit } : {}),
+          updated_at: deps.clock.iso(),
+        }
+        deps.store.put('partners', partner)
+      }
+      return c.json(sandboxPartner(partner), 200)
+    },
+  )
+
+  return app
+}

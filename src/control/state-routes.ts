@@ -1,0 +1,82 @@
+import type { Deps } from '../deps.js'
+import { restoreSnapshot } from '../domain/snapshots.js'
+import { packageVersion } from '../package-root.js'
+import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { controlRoute, controlRouter, Ok } from './router.js'
+import { Health, SnapshotDoc } from './schemas.js'
+
+/** Health, reset to the fixtures, and whole-state snapshot and restore. */
+export function stateRoutes(deps: Deps) {
+  const app = controlRouter()
+  const startedAt = Date.now()
+
+  app.openapi(
+    controlRoute({
+      method: 'get',
+      path: '/health',
+      summary: 'Health and basic facts',
+      responses: { 200: jsonResponse(Health, 'The sandbox is up.'), ...errorResponses(401) },
+    }),
+    (c) =>
+      c.json(
+        {
+          status: 'ok' as const,
+          version: packageVersion,
+          now: deps.clock.iso(),
+          uptime_s: Math.round((Date.now() - startedAt) / 1000),
+          storage: deps.config.data ? ('file' as const) : ('memory' as const),
+          scenario: deps.scenarios.default.name,
+          partners: deps.store.all('partners').length,
+        },
+        200,
+      ),
+  )
+
+  app.openapi(
+    controlRoute({
+      method: 'post',
+      path: '/reset',
+      summary: 'Reset all state to the fixtures',
+      responses: {
+        200: jsonResponse(Ok, 'State replaced by the fixtures.'),
+        ...errorResponses(401),
+      },
+    }),
+    async (c) => {
+      await deps.store.reset()
+      return c.json({ ok: true as const, message: 'All state was reset to the fixtures.' }, 200)
+    },
+  )
+
+  app.openapi(
+    controlRoute({
+      method: 'get',
+      path: '/snapshot',
+      summary: 'Export the whole state',
+      description:
+        'Contains password and secret hashes (never plain secrets). Restore it with POST /_sandbox/snapshot.',
+      responses: { 200: jsonResponse(SnapshotDoc, 'The state.'), ...errorResponses(401) },
+    }),
+    (c) => c.json(deps.store.export(), 200),
+  )
+
+  app.openapi(
+    controlRoute({
+      method: 'post',
+      path: '/snapshot',
+      summary: 'Restore a state exported by GET /_sandbox/snapshot',
+      description: 'Every row is validated first; on any error nothing changes.',
+      request: { body: jsonBody(SnapshotDoc) },
+      responses: {
+        200: jsonResponse(Ok, 'State replaced.'),
+        ...errorResponses(400, 401, 413, 415),
+      },
+    }),
+    async (c) => {
+      await restoreSnapshot(deps, c.req.valid('json'))
+      return c.json({ ok: true as const, message: 'The snapshot was restored.' }, 200)
+    },
+  )
+
+  return app
+}
