@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { addEvidence, openDispute, publicDispute, requireDispute } from '../domain/disputes.js'
 import { ListQuery, newestFirst, pageOf, paginate } from '../domain/pagination.js'
@@ -9,17 +9,16 @@ import {
   jsonBody,
   jsonResponse,
   orgErrors,
+  routeFactory,
   sessionSecurity,
 } from '../schemas/common.js'
 import { Dispute, DisputeBody, EvidenceBody } from '../schemas/money.js'
 
-const tags = ['Disputes']
+const route = routeFactory(['Disputes'], sessionSecurity)
 const DisputeParam = z.object({ id: z.string().startsWith('dsp_', 'must be a dispute id (dsp_…)') })
 
 export function disputeRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  const route = <R extends Parameters<typeof createRoute>[0]>(r: R) =>
-    createRoute({ ...r, tags, security: sessionSecurity })
 
   app.openapi(
     route({

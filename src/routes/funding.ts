@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { createDeposit, publicDeposit, simulateFund } from '../domain/funding.js'
 import { publicTransaction, transactionsOf } from '../domain/ledger.js'
@@ -12,6 +12,7 @@ import {
   jsonBody,
   jsonResponse,
   orgErrors,
+  routeFactory,
   sessionSecurity,
 } from '../schemas/common.js'
 import {
@@ -24,14 +25,12 @@ import {
   TransactionPage,
 } from '../schemas/money.js'
 
-const tags = ['Funding and cards']
+const route = routeFactory(['Funding and cards'], sessionSecurity)
 const bodyErrors = [400, ...orgErrors, 409, 413, 415] as const
 
 /** The card group's money routes: simulate-fund, deposits, card transactions, purchases, freeze. */
 export function fundingRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  const route = <R extends Parameters<typeof createRoute>[0]>(r: R) =>
-    createRoute({ ...r, tags, security: sessionSecurity })
 
   app.openapi(
     route({

@@ -1,21 +1,25 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { publicTransaction, requireTransaction, transactionsOf } from '../domain/ledger.js'
 import { ListQuery, paginate } from '../domain/pagination.js'
 import { clearPurchase, refundPurchase, reversePurchase } from '../domain/purchases.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
-import { errorResponses, jsonResponse, orgErrors, sessionSecurity } from '../schemas/common.js'
+import {
+  errorResponses,
+  jsonResponse,
+  orgErrors,
+  routeFactory,
+  sessionSecurity,
+} from '../schemas/common.js'
 import { RefundBody, Transaction, TransactionPage, TransactionQuery } from '../schemas/money.js'
 
-const tags = ['Transactions']
+const route = routeFactory(['Transactions'], sessionSecurity)
 const TxnParam = z.object({ id: z.string().startsWith('txn_', 'must be a transaction id (txn_…)') })
 
 /** /partner/transactions/*: list with filters, get one, and the sandbox's purchase lifecycle. */
 export function transactionRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  const route = <R extends Parameters<typeof createRoute>[0]>(r: R) =>
-    createRoute({ ...r, tags, security: sessionSecurity })
 
   app.openapi(
     route({

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { ListQuery, newestFirst, paginate } from '../domain/pagination.js'
 import { ApiError } from '../errors.js'
@@ -9,6 +9,7 @@ import {
   jsonResponse,
   orgErrors,
   orgSecurity,
+  routeFactory,
 } from '../schemas/common.js'
 import {
   Catalogue,
@@ -34,7 +35,7 @@ import {
   updateWebhook,
 } from '../webhooks/subscriptions.js'
 
-const tags = ['Webhooks']
+const route = routeFactory(['Webhooks'], orgSecurity)
 const notFound = errorResponses(404)
 
 export const publicDelivery = (d: DeliveryRow) => ({
@@ -54,8 +55,6 @@ export const publicDelivery = (d: DeliveryRow) => ({
 
 export function webhookRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  const route = <R extends Parameters<typeof createRoute>[0]>(r: R) =>
-    createRoute({ ...r, tags, security: orgSecurity })
 
   app.openapi(
     route({

@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import { createRoute, z } from '@hono/zod-openapi'
 import { errorCodes } from '../errors.js'
 
 export const ErrorEnvelope = z
@@ -68,3 +68,11 @@ export const jsonResponse = <T extends z.ZodType>(schema: T, description: string
 
 /** Org + User routes: the organization headers and a Bearer session token. */
 export const sessionSecurity = [{ PartnerKey: [], PartnerSecret: [], Session: [] }]
+
+type RouteConfig = Parameters<typeof createRoute>[0]
+
+/** A route factory for one router: every route gets the group's tags and security scheme. */
+export const routeFactory =
+  (tags: string[], security: typeof orgSecurity | typeof sessionSecurity) =>
+  <R extends RouteConfig>(r: R) =>
+    createRoute({ ...r, tags, security })
