@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Reports browser suites skipped for want of a browser (test/browser.ts) in one line.
+    globalSetup: ['test/browser-setup.ts'],
   },
 })

@@ -1,19 +1,19 @@
 /**
- * The hosted onboarding flow in a real browser: Debian's Chromium (driven by playwright-core)
- * opens the onboardingEmbedUrl of a real start call inside an <iframe> of a partner-like page
- * served on 127.0.0.1, on a phone-sized viewport. Needs /usr/bin/chromium (`.ci/run`
- * installs it); without it these tests fail, they never skip.
+ * The hosted onboarding flow in a real browser: Chromium (driven by playwright-core, found by
+ * test/browser.ts) opens the onboardingEmbedUrl of a real start call inside an <iframe> of a
+ * partner-like page served on 127.0.0.1, on a phone-sized viewport. Without a browser the suite
+ * is skipped, or fails with CI=true (`.ci/run` installs Debian's chromium).
  */
-import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Browser, chromium, type Page, type Response } from 'playwright-core'
+import type { Browser, Page, Response } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
+import { describeWithBrowser, launchBrowser } from './browser.js'
 import {
   type Call,
   httpCall,
@@ -24,7 +24,6 @@ import {
   startReceiver,
 } from './helpers.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const BROWSER_TEST_TIMEOUT = 60_000
 /** How long one step of the page may take to show up (real time). */
 const UI_TIMEOUT = 10_000
@@ -39,28 +38,8 @@ const ONBOARDING_EVENTS = [
 let browser: Browser | undefined
 const cleanup: (() => Promise<unknown>)[] = []
 
-/** Checked by every test (not only in beforeAll, where vitest would report the tests skipped). */
-const missingChromium = () =>
-  new Error(
-    `The browser tests need Debian's Chromium at ${CHROMIUM}, which is missing. Install it ` +
-      'with `apt-get update && apt-get install -y chromium` (.ci/run does this in CI); ' +
-      '`npx playwright install` is not used.',
-  )
-
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return // each test fails with missingChromium()
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  })
-}, 60_000)
-
 afterEach(async () => {
   for (const close of cleanup.splice(0).reverse()) await close().catch(() => {})
-})
-
-afterAll(async () => {
-  await browser?.close()
 })
 
 const screenshot = (page: Page, name: string) =>
@@ -136,8 +115,7 @@ async function startPartnerPage() {
  * phone-sized browser page. Everything is closed after the test.
  */
 async function setup() {
-  if (!existsSync(CHROMIUM)) throw missingChromium()
-  if (!browser) throw new Error('Chromium did not start (see beforeAll).')
+  if (!browser) throw new Error('The browser did not start (see beforeAll).')
   const sandbox: RunningSandbox = await startSandbox({ port: 0, logLevel: 'silent' })
   cleanup.push(() => sandbox.close())
   const call = httpCall(sandbox.url)
@@ -226,7 +204,14 @@ async function deliveryOf(call: Call, receiver: Receiver, type: string, timeoutM
   }
 }
 
-describe('hosted onboarding in a real browser, embedded in a partner page', () => {
+describeWithBrowser('hosted onboarding in a real browser, embedded in a partner page', () => {
+  beforeAll(async () => {
+    browser = await launchBrowser()
+  }, 60_000)
+  afterAll(async () => {
+    await browser?.close()
+  })
+
   it(
     'approves: every step in the iframe, the postMessage to the parent, completion, an active card and a signed card.created',
     async () => {
