@@ -72,8 +72,13 @@ async function main() {
     fail(`unknown command "${positionals[0]}". Run partner-sandbox --help.`, 2)
 
   const options: Record<string, unknown> = {}
+  // Where each option came from, as the person typed it, so an error can name it.
+  const typed: Record<string, string> = {}
   for (const [env, key] of Object.entries(envNames)) {
-    if (process.env[env] !== undefined && process.env[env] !== '') options[key] = process.env[env]
+    if (process.env[env] !== undefined && process.env[env] !== '') {
+      options[key] = process.env[env]
+      typed[key] = `${env}=${process.env[env]}`
+    }
   }
   const flags: Record<string, string> = {
     port: 'port',
@@ -91,7 +96,9 @@ async function main() {
     fsync: 'fsync',
   }
   for (const [flag, key] of Object.entries(flags)) {
-    if (values[flag] !== undefined) options[key] = values[flag]
+    if (values[flag] === undefined) continue
+    options[key] = values[flag]
+    typed[key] = values[flag] === true ? `--${flag}` : `--${flag} ${values[flag]}`
   }
 
   const started = performance.now()
@@ -99,6 +106,10 @@ async function main() {
   try {
     sandbox = await startSandbox(options as SandboxOptions)
   } catch (error) {
+    if (error instanceof ConfigError && error.problems.length > 0) {
+      const lines = error.problems.map((p) => `${typed[p.option] ?? p.option}: ${p.message}`)
+      fail(`${lines.join('\n')}\nRun partner-sandbox --help for the options.`, 2)
+    }
     if (
       error instanceof DataFileError ||
       error instanceof ScenarioError ||

@@ -4,6 +4,7 @@ import { controlPlane } from './control/index.js'
 import type { AppEnv, Deps } from './deps.js'
 import { ApiError } from './errors.js'
 import { docsPage } from './hosted/docs-page.js'
+import { allowedMethods } from './http/allowed-methods.js'
 import { apiGate } from './http/api-gate.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
@@ -100,16 +101,21 @@ export function createApp(deps: Deps) {
   app.get('/docs', (c) => c.html(docsPage(openapi() as unknown as Record<string, unknown>)))
   app.get('/', (c) => c.redirect('/docs'))
 
-  app.notFound((c) =>
-    renderError(
-      new ApiError(
-        'not_found',
-        `No route ${c.req.method} ${c.req.path}. See /docs for the API reference.`,
-      ),
-      c,
-      deps.logger,
-    ),
-  )
+  const allowed = allowedMethods(app.routes)
+  app.notFound((c) => {
+    const methods = allowed(c.req.path)
+    const error = methods.length
+      ? new ApiError(
+          'method_not_allowed',
+          `${c.req.method} is not allowed on ${c.req.path}; it takes ${methods.join(', ')}. See /docs for the API reference.`,
+          { headers: { Allow: methods.join(', ') } },
+        )
+      : new ApiError(
+          'not_found',
+          `No route ${c.req.method} ${c.req.path}. See /docs for the API reference.`,
+        )
+    return renderError(error, c, deps.logger)
+  })
   app.onError((error, c) => renderError(error, c, deps.logger))
   return app
 }

@@ -14,6 +14,7 @@ import { resolveDueReviews } from './domain/onboarding.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
 import { FaultInjector } from './http/faults.js'
+import { humanMessage, valueAt } from './http/issue-messages.js'
 import { RequestJournal } from './http/request-journal.js'
 import { createLogger } from './logger.js'
 import { createRandom } from './random.js'
@@ -33,12 +34,25 @@ export { DataFileError } from './store/snapshot-file.js'
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
+  /** Each bad option (its key in SandboxOptions) and what is wrong with it, for the CLI. */
+  constructor(
+    message: string,
+    readonly problems: { option: string; message: string }[] = [],
+  ) {
+    super(message)
+  }
 }
 
 export function parseOptions(options: SandboxOptions): SandboxConfig {
   const parsed = sandboxOptionsSchema.safeParse(options)
-  if (!parsed.success)
-    throw new ConfigError(`invalid options: ${describeIssues(parsed.error as z.ZodError)}`)
+  if (!parsed.success) {
+    const error = parsed.error as z.ZodError
+    const problems = error.issues.map((issue) => {
+      const { value, present } = valueAt(options, issue.path)
+      return { option: issue.path.join('.'), message: humanMessage(issue, value, present) }
+    })
+    throw new ConfigError(`invalid options: ${describeIssues(error, options)}`, problems)
+  }
   return parsed.data
 }
 

@@ -101,6 +101,18 @@ describe('CLI: commands and flags', () => {
     expect(stdout).toContain('partner-sandbox scenarios')
   })
 
+  it('a bad flag value exits 2 naming the flag as typed and what it must be', async () => {
+    const { code, stdout, stderr } = await run(['--port', 'abc', '--log-level', 'loud'])
+    expect(code).toBe(2)
+    expect(stdout).toBe('')
+    expect(stderr).toContain('--port abc: must be a number (got "abc")')
+    expect(stderr).toContain('--log-level loud: must be one of "silent", "error"')
+    expect(stderr).not.toMatch(/Invalid input|Invalid option|logLevel/)
+    const env = await run([], { SANDBOX_PORT: '99999' })
+    expect(env.code).toBe(2)
+    expect(env.stderr).toContain('SANDBOX_PORT=99999: must be at most 65535')
+  })
+
   it('an unknown flag exits 2 with a message pointing at --help', async () => {
     const { code, stdout, stderr } = await run(['--no-such-flag'])
     expect(code).toBe(2)

@@ -666,7 +666,7 @@ describe('faults from the control plane', () => {
     ],
     ['an unsupported status', { route: '/api/v1/*', error_status: 404 }, 'error_status', ''],
     ['a rate above 1', { route: '/api/v1/*', error_status: 500, rate: 2 }, 'rate', ''],
-    ['an unknown field', { route: '/api/v1/*', error_status: 500, delay: 5 }, '(root)', 'delay'],
+    ['an unknown field', { route: '/api/v1/*', error_status: 500, delay: 5 }, 'delay', 'delay'],
   ])(
     'refuses a fault with %s: 400 with details, nothing added',
     async (_, body, field, message) => {

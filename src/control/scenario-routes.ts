@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import { issuesToDetails } from '../http/validation.js'
 import { faultRule } from '../scenarios/faults.js'
 import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
 import { scenarioSchema } from '../scenarios/schema.js'
@@ -75,18 +76,13 @@ export function controlScenarioRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      const parsed = scenarioSchema.safeParse(c.req.valid('json'))
+      const body = c.req.valid('json')
+      const parsed = scenarioSchema.safeParse(body)
       if (!parsed.success) {
         throw new ApiError(
           'validation_error',
-          `The scenario is invalid: ${describeIssues(parsed.error)}`,
-          {
-            details: parsed.error.issues.map((i) => ({
-              field: i.path.join('.') || '(root)',
-              message: i.message,
-              location: 'body',
-            })),
-          },
+          `The scenario is invalid: ${describeIssues(parsed.error, body)}`,
+          { details: issuesToDetails(parsed.error, 'json', body, '(root)') },
         )
       }
       deps.scenarios.register(parsed.data)
@@ -194,14 +190,8 @@ export function controlScenarioRoutes(deps: Deps) {
       if (!parsed.success) {
         throw new ApiError(
           'validation_error',
-          `The fault is invalid: ${describeIssues(parsed.error)}`,
-          {
-            details: parsed.error.issues.map((i) => ({
-              field: i.path.join('.') || '(root)',
-              message: i.message,
-              location: 'body',
-            })),
-          },
+          `The fault is invalid: ${describeIssues(parsed.error, rest)}`,
+          { details: issuesToDetails(parsed.error, 'json', rest, '(root)') },
         )
       }
       const fault = {

@@ -19,7 +19,7 @@ export function toCents(amount: number, field = 'amount', maxCents?: number): nu
   if (!Number.isFinite(amount) || amount <= 0)
     throw validationError(field, 'must be a positive amount')
   if (!/^\d+(\.\d{1,2})?$/.test(String(amount)))
-    throw validationError(field, 'must have at most 2 decimal places')
+    throw validationError(field, 'must be a number with at most 2 decimals')
   const cents = Math.round(amount * 100)
   if (maxCents !== undefined && cents > maxCents) {
     throw validationError(field, `must be at most ${toDollars(maxCents)}`)

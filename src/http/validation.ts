@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { ApiError, type ErrorDetail } from '../errors.js'
+import { humanMessage, valueAt } from './issue-messages.js'
 
 const locations: Record<string, string> = {
   json: 'body',
@@ -21,7 +22,14 @@ const readOnlyHints: Record<string, string> = {
   phone_number: 'cannot be changed',
 }
 
-export function issuesToDetails(error: z.ZodError, target: string): ErrorDetail[] {
+/** Each failed check as `{ field, message, location }`, worded for the person reading it. */
+export function issuesToDetails(
+  error: z.ZodError,
+  target: string,
+  input?: unknown,
+  /** The field named by a check on the whole value; the location unless told. */
+  root?: string,
+): ErrorDetail[] {
   const location = locations[target] ?? target
   const details: ErrorDetail[] = []
   for (const issue of error.issues) {
@@ -37,7 +45,12 @@ export function issuesToDetails(error: z.ZodError, target: string): ErrorDetail[
       }
       continue
     }
-    details.push({ field: base.join('.') || location, message: issue.message, location })
+    const { value, present } = valueAt(input, issue.path)
+    details.push({
+      field: base.join('.') || root || location,
+      message: humanMessage(issue, value, input === undefined ? true : present),
+      location,
+    })
   }
   return details
 }
@@ -46,10 +59,11 @@ export function issuesToDetails(error: z.ZodError, target: string): ErrorDetail[
 export function validationHook(result: {
   success: boolean
   error?: z.ZodError
+  data?: unknown
   target: string
 }): void {
   if (result.success || !result.error) return
-  const details = issuesToDetails(result.error, result.target)
+  const details = issuesToDetails(result.error, result.target, result.data)
   const summary = details.map((d) => `${d.field} ${d.message}`).join('; ')
   throw new ApiError(
     'validation_error',

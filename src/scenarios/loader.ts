@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { z } from 'zod'
+import { humanMessage, valueAt } from '../http/issue-messages.js'
 import { packageRoot } from '../package-root.js'
 import { type Scenario, scenarioSchema } from './schema.js'
 
@@ -10,17 +11,21 @@ export class ScenarioError extends Error {
   override name = 'ScenarioError'
 }
 
-/** "rate_limit.per_minute: Too small: expected number to be >0" — one line per bad value. */
-export function describeIssues(error: z.ZodError): string {
+/** "rate_limit.per_minute: must be greater than 0" — one clause per bad value. */
+export function describeIssues(error: z.ZodError, input?: unknown): string {
   return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+    .map((issue) => {
+      const { value, present } = valueAt(input, issue.path)
+      const message = humanMessage(issue, value, input === undefined ? true : present)
+      return `${issue.path.length ? issue.path.join('.') : '(root)'}: ${message}`
+    })
     .join('; ')
 }
 
 export function parseScenario(value: unknown, source: string): Scenario {
   const parsed = scenarioSchema.safeParse(value)
   if (!parsed.success)
-    throw new ScenarioError(`scenario ${source} is invalid: ${describeIssues(parsed.error)}`)
+    throw new ScenarioError(`scenario ${source} is invalid: ${describeIssues(parsed.error, value)}`)
   return parsed.data
 }
 

@@ -8,7 +8,7 @@ export const ErrorEnvelope = z
       code: z.enum(
         Object.keys(errorCodes) as [keyof typeof errorCodes, ...(keyof typeof errorCodes)[]],
       ),
-      message: z.string().openapi({ example: 'Invalid request body: webhook_url Invalid URL' }),
+      message: z.string().openapi({ example: 'Invalid request body: first_name is required' }),
       details: z
         .array(
           z.object({
@@ -28,6 +28,7 @@ const errorDescriptions: Record<number, string> = {
   401: 'Organization key or secret missing, wrong or live-mode.',
   403: 'Partner account suspended or revoked.',
   404: 'Not found.',
+  405: 'The path exists but does not take this method; `Allow` lists the methods it takes.',
   409: 'Conflicts with the current state.',
   413: 'Request body too large.',
   415: 'Unsupported Content-Type.',

@@ -79,7 +79,7 @@ export async function loadFixtures(
   for (const { file, raw } of readFixtureFiles(path)) {
     const parsed = fixturesSchema.safeParse(raw)
     if (!parsed.success)
-      throw new Error(`fixtures file ${file} is invalid: ${describeIssues(parsed.error)}`)
+      throw new Error(`fixtures file ${file} is invalid: ${describeIssues(parsed.error, raw)}`)
     for (const { api_secret, ...p } of parsed.data.partners) {
       const api_secret_hash = p.api_secret_hash ?? (await hashSecret(api_secret as string, random))
       data.partners[p.id] = {
