@@ -11,8 +11,11 @@ export interface ClockState {
   offset_ms: number
 }
 
-/** Called after the clock moves forward, so due work (retries, settlements) can run. */
-export type AdvanceListener = (now: number) => void | Promise<void>
+/**
+ * Called after the clock moves, so due work (retries, settlements) can run. `by` is how far
+ * it moved (negative for a jump back, 0 when it starts running again after a freeze).
+ */
+export type AdvanceListener = (now: number, by: number) => void | Promise<void>
 
 export interface Clock {
   now(): number
@@ -47,15 +50,16 @@ export function createClock(options: ClockOptions = {}): Clock {
 
   const now = () => frozenAt ?? source() + offset
 
-  const notify = async () => {
+  const notify = async (by: number) => {
     const at = now()
-    for (const listener of listeners) await listener(at)
+    for (const listener of listeners) await listener(at, by)
   }
 
   const moveTo = async (at: number) => {
+    const before = now()
     if (frozenAt !== undefined) frozenAt = at
     else offset = at - source()
-    await notify()
+    await notify(at - before)
   }
 
   return {
@@ -70,7 +74,7 @@ export function createClock(options: ClockOptions = {}): Clock {
       offset = frozenAt - source()
       frozenAt = undefined
       // Work that waited for the frozen clock (webhook retries) re-arms its real-time timers.
-      void notify()
+      void notify(0)
     },
     advance: (ms) => moveTo(now() + ms),
     set: (at) => moveTo(at),

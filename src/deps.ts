@@ -4,6 +4,7 @@ import type { CredentialCache } from './domain/credential-cache.js'
 import type { EventBus } from './domain/events.js'
 import type { FileStore } from './domain/file-store.js'
 import type { Inbox } from './domain/inbox.js'
+import type { PartnerClocks } from './domain/partner-clocks.js'
 import type { SessionVerifier } from './domain/sessions.js'
 import type { Sweeper } from './domain/sweeper.js'
 import type { FaultInjector } from './http/faults.js'
@@ -20,7 +21,10 @@ import type { SinkRegistry } from './webhooks/sink.js'
 export interface Deps {
   config: SandboxConfig
   store: Store
+  /** The sandbox-wide clock; partner-scoped code reads `clocks.forPartner(id)` instead. */
   clock: Clock
+  /** Each partner's own clock over the sandbox clock (offset and freeze per partner). */
+  clocks: PartnerClocks
   random: Random
   scenarios: ScenarioRegistry
   logger: Logger

@@ -11,6 +11,7 @@ import { FileStore } from './domain/file-store.js'
 import { settleDueDeposits } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { resolveDueReviews } from './domain/onboarding.js'
+import { PartnerClocks } from './domain/partner-clocks.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
 import { FaultInjector } from './http/faults.js'
@@ -84,6 +85,7 @@ export async function createSandbox(options: SandboxOptions = {}) {
     config,
     store,
     clock,
+    clocks: new PartnerClocks(store, clock),
     random,
     scenarios: new ScenarioRegistry(scenario),
     logger,
@@ -102,9 +104,9 @@ export async function createSandbox(options: SandboxOptions = {}) {
   deps.sessions = new SessionVerifier(deps)
   // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
   deps.sweeper = new Sweeper(deps)
-  deps.sweeper.add((now) => resolveDueReviews(deps, now))
-  deps.sweeper.add((now) => settleDueDeposits(deps, now))
-  deps.sweeper.add((now) => resolveDueDisputes(deps, now))
+  deps.sweeper.add((scope) => resolveDueReviews(deps, scope))
+  deps.sweeper.add((scope) => settleDueDeposits(deps, scope))
+  deps.sweeper.add((scope) => resolveDueDisputes(deps, scope))
   deps.dispatcher = new Dispatcher(deps)
   store.onReplace(() => deps.dispatcher.reload())
   const app = createApp(deps)

@@ -1,7 +1,7 @@
-import { parseDuration, toMillis } from '../clock.js'
+import { toMillis } from '../clock.js'
 import type { Deps } from '../deps.js'
-import { validationError } from '../errors.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { moveTarget } from './clock-move.js'
 import { controlRoute, controlRouter } from './router.js'
 import { ClockFreeze, ClockMove, ClockState } from './schemas.js'
 
@@ -63,18 +63,7 @@ export function clockRoutes(deps: Deps) {
       responses: { 200: jsonResponse(ClockState, 'The clock.'), ...errorResponses(400, 401) },
     }),
     async (c) => {
-      const { by, to } = c.req.valid('json')
-      if (to !== undefined) {
-        await deps.clock.set(toMillis(to))
-      } else {
-        let ms: number
-        try {
-          ms = parseDuration(by as string | number)
-        } catch (error) {
-          throw validationError('by', (error as Error).message)
-        }
-        await deps.clock.advance(ms)
-      }
+      await deps.clock.set(moveTarget(c.req.valid('json'), deps.clock.now()))
       return c.json(deps.clock.state(), 200)
     },
   )

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js'
 import { clockRoutes } from './clock-routes.js'
 import { controlMoneyRoutes } from './money-routes.js'
+import { partnerClockRoutes } from './partner-clock-routes.js'
 import { partnerRoutes } from './partner-routes.js'
 import { controlRouter } from './router.js'
 import { controlScenarioRoutes } from './scenario-routes.js'
@@ -17,6 +18,7 @@ export function controlPlane(deps: Deps) {
   app.route('/', stateRoutes(deps))
   app.route('/', partnerRoutes(deps))
   app.route('/', clockRoutes(deps))
+  app.route('/', partnerClockRoutes(deps))
   app.route('/', controlUserRoutes(deps))
   app.route('/', controlWebhookRoutes(deps))
   app.route('/', controlMoneyRoutes(deps))

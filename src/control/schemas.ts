@@ -84,6 +84,24 @@ export const ClockState = z
   .object({ now: z.string(), frozen: z.boolean(), offset_ms: z.number() })
   .openapi('SandboxClock')
 
+export const PartnerClockState = z
+  .object({
+    partner_id: z.uuid(),
+    now: z.string().openapi({ description: "The partner's time (ISO 8601)." }),
+    frozen: z
+      .boolean()
+      .openapi({ description: 'True while the partner or the whole sandbox clock is frozen.' }),
+    offset_ms: z.number().openapi({ description: "The partner's time minus the sandbox time." }),
+  })
+  .openapi('SandboxPartnerClock', {
+    example: {
+      partner_id: '3f0c9a52-7d1e-4c55-9a0e-1b2c3d4e5f60',
+      now: '2026-01-01T00:11:00.000Z',
+      frozen: false,
+      offset_ms: 660000,
+    },
+  })
+
 export const ClockMove = z
   .object({
     by: z.union([z.string(), z.number().int().nonnegative()]).optional().openapi({

@@ -2,19 +2,35 @@ import type { Deps } from '../deps.js'
 
 /**
  * Runs time-driven rules (manual reviews resolving, deposits settling, disputes closing)
- * whenever the sandbox clock moves: on every advance, before the webhook dispatcher delivers
- * what they emit, and once a second while the clock runs on its own.
+ * whenever a clock moves: on every sandbox or partner advance, before the webhook dispatcher
+ * delivers what they emit, and once a second while the clock runs on its own. Each row is
+ * due on its own partner's clock; a partner's advance sweeps only that partner's rows.
  */
-export type SweepTask = (now: number) => void
+export interface SweepScope {
+  /** Only this partner's rows (a partner clock moved); every partner when absent. */
+  partnerId?: string
+  /** The time of a partner's clock. */
+  nowOf(partnerId: string): number
+}
+
+export type SweepTask = (scope: SweepScope) => void
+
+/** Whether a row of `partnerId` is in the sweep and its due time `at` (ISO) has come. */
+export function isDue(scope: SweepScope, partnerId: string, at: string | null): boolean {
+  if (at === null) return false
+  if (scope.partnerId !== undefined && scope.partnerId !== partnerId) return false
+  return Date.parse(at) <= scope.nowOf(partnerId)
+}
 
 export class Sweeper {
   private readonly tasks: SweepTask[] = []
   private readonly timer: NodeJS.Timeout
 
   constructor(private readonly deps: Deps) {
-    deps.clock.onAdvance((now) => this.run(now))
+    deps.clock.onAdvance(() => this.run())
+    deps.clocks.onAdvance((partnerId) => this.run(partnerId))
     this.timer = setInterval(() => {
-      if (!deps.clock.state().frozen) this.run(deps.clock.now())
+      if (!deps.clock.state().frozen) this.run()
     }, 1000)
     this.timer.unref()
   }
@@ -23,10 +39,11 @@ export class Sweeper {
     this.tasks.push(task)
   }
 
-  run(now = this.deps.clock.now()): void {
+  run(partnerId?: string): void {
+    const scope: SweepScope = { partnerId, nowOf: (id) => this.deps.clocks.nowOf(id) }
     for (const task of this.tasks) {
       try {
-        task(now)
+        task(scope)
       } catch (error) {
         this.deps.logger.error(`sweep task failed: ${(error as Error).stack}`)
       }

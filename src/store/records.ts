@@ -35,6 +35,13 @@ export const partnerRow = z.object({
   config: z.record(z.string(), z.unknown()),
   /** Name of the scenario this partner runs under; null means the sandbox default. */
   scenario: z.string().nullable(),
+  /**
+   * The partner's own clock over the sandbox clock (see domain/partner-clocks.ts): its time is
+   * the sandbox time plus `offset_ms`, or `frozen_at` (epoch ms) while frozen. Absent: none.
+   */
+  clock: z
+    .object({ offset_ms: z.number().int(), frozen_at: z.number().int().nullable() })
+    .optional(),
   created_at: z.string(),
   updated_at: z.string(),
 })

@@ -16,23 +16,28 @@ const MAX_IN_FLIGHT_PER_ENDPOINT = 32
  * partner that wants it (in the event's own store batch), each delivery is POSTed signed,
  * and failures are retried on the 4-attempt schedule of the partner's scenario.
  *
- * Due times are sandbox-clock times kept in the store, so a restart with a data file picks
- * up where it stopped. With the clock running, a timer wakes the dispatcher at the next due
- * time; advancing the clock (or a flush) runs everything that falls due, in order, and an
- * attempt's successor is scheduled from the attempt's due time, so one advance walks the
- * whole schedule.
+ * Due times are times of the delivery's partner clock, kept in the store, so a restart with a
+ * data file picks up where it stopped. With the clock running, a timer wakes the dispatcher at
+ * the next due time; advancing the clock (or a flush) runs everything that falls due, in
+ * order, and an attempt's successor is scheduled from the attempt's due time, so one advance
+ * walks the whole schedule. Advancing one partner's clock runs and waits for only that
+ * partner's deliveries.
  */
 export class Dispatcher {
   /** Every delivery still to attempt, with its due time: the source of truth. */
   private readonly due = new Map<string, number>()
+  /** The partner of every id in `due` (its clock decides when the id falls due). */
+  private readonly partnerOf = new Map<string, string>()
   /** Ids due now, in due order (may hold stale ids: checked against `due` when taken). */
   private ready: string[] = []
-  /** Ids due later; moved to `ready` once the clock reaches them. */
-  private readonly later = new Map<string, number>()
-  private nextLater = Number.POSITIVE_INFINITY
+  /** Ids due later, by partner; moved to `ready` once that partner's clock reaches them. */
+  private readonly later = new Map<string, Map<string, number>>()
+  /** Each partner's earliest time in `later`. */
+  private readonly nextLater = new Map<string, number>()
   /** Ids waiting because their endpoint already has its share of sockets. */
   private readonly parked = new Map<string, string[]>()
-  private readonly inFlight = new Set<string>()
+  /** Ids being attempted, with their partner. */
+  private readonly inFlight = new Map<string, string>()
   private readonly perEndpoint = new Map<string, number>()
   private readonly completions = new Set<() => void>()
   private timer?: NodeJS.Timeout
@@ -47,50 +52,87 @@ export class Dispatcher {
     deps.clock.onAdvance(async () => {
       await this.runDue()
     })
+    deps.clocks.onAdvance(async (partnerId) => {
+      await this.runDue(partnerId)
+    })
     // Deliveries pending in a data file resume on their own after a restart: overdue ones
     // at once, the others on the timer pump() arms (unless the clock is frozen by then).
     this.timer = setTimeout(() => this.pump(), 0)
     this.timer.unref()
   }
 
-  private loadFromStore(): void {
-    const rows = this.deps.store.all('webhook_deliveries').filter((d) => d.next_attempt_at)
+  private loadFromStore(partnerId?: string): void {
+    const { store } = this.deps
+    const rows = (
+      partnerId === undefined
+        ? store.all('webhook_deliveries')
+        : store.lookup('webhook_deliveries', 'deliveries_by_partner', partnerId)
+    ).filter((d) => d.next_attempt_at)
     rows.sort(
       (a, b) => Date.parse(a.next_attempt_at as string) - Date.parse(b.next_attempt_at as string),
     )
-    for (const d of rows) this.enqueue(d.id, Date.parse(d.next_attempt_at as string))
+    for (const d of rows) this.enqueue(d.id, d.partner_id, Date.parse(d.next_attempt_at as string))
   }
 
-  private enqueue(id: string, at: number): void {
+  private enqueue(id: string, partnerId: string, at: number): void {
     this.due.set(id, at)
-    if (at <= this.deps.clock.now()) {
+    this.partnerOf.set(id, partnerId)
+    if (at <= this.deps.clocks.nowOf(partnerId)) {
       this.ready.push(id)
-    } else {
-      this.later.set(id, at)
-      if (at < this.nextLater) this.nextLater = at
+      return
     }
+    let waiting = this.later.get(partnerId)
+    if (!waiting) {
+      waiting = new Map()
+      this.later.set(partnerId, waiting)
+    }
+    waiting.set(id, at)
+    if (at < (this.nextLater.get(partnerId) ?? Number.POSITIVE_INFINITY))
+      this.nextLater.set(partnerId, at)
   }
 
   private settle(id: string): void {
+    const partnerId = this.partnerOf.get(id)
     this.due.delete(id)
-    this.later.delete(id)
+    this.partnerOf.delete(id)
+    if (partnerId !== undefined) this.later.get(partnerId)?.delete(id)
   }
 
-  /** Moves deliveries whose time has come from `later` to `ready`, earliest first. */
-  private promote(now: number): void {
-    if (this.nextLater > now) return
-    const dueNow: [string, number][] = []
-    let next = Number.POSITIVE_INFINITY
-    for (const [id, at] of this.later) {
-      if (at <= now) dueNow.push([id, at])
-      else if (at < next) next = at
+  private isLater(id: string): boolean {
+    const partnerId = this.partnerOf.get(id)
+    return partnerId !== undefined && (this.later.get(partnerId)?.has(id) ?? false)
+  }
+
+  /** Whether some delivery of `partnerId` waits in `later` with its time come. */
+  private laterIsDue(partnerId: string): boolean {
+    const next = this.nextLater.get(partnerId)
+    return next !== undefined && next <= this.deps.clocks.nowOf(partnerId)
+  }
+
+  /**
+   * Moves deliveries whose time has come, on their partner's clock, from `later` to `ready`,
+   * earliest first within each partner.
+   */
+  private promote(): void {
+    for (const [partnerId, waiting] of this.later) {
+      if (!this.laterIsDue(partnerId)) continue
+      const now = this.deps.clocks.nowOf(partnerId)
+      const dueNow: [string, number][] = []
+      let next = Number.POSITIVE_INFINITY
+      for (const [id, at] of waiting) {
+        if (at <= now) dueNow.push([id, at])
+        else if (at < next) next = at
+      }
+      dueNow.sort((a, b) => a[1] - b[1])
+      for (const [id] of dueNow) {
+        waiting.delete(id)
+        this.ready.push(id)
+      }
+      if (waiting.size === 0) {
+        this.later.delete(partnerId)
+        this.nextLater.delete(partnerId)
+      } else this.nextLater.set(partnerId, next)
     }
-    dueNow.sort((a, b) => a[1] - b[1])
-    for (const [id] of dueNow) {
-      this.later.delete(id)
-      this.ready.push(id)
-    }
-    this.nextLater = next
   }
 
   /** Creates the deliveries of a new event for every endpoint that wants it. */
@@ -117,7 +159,7 @@ export class Dispatcher {
     const policy = webhookPolicy(
       partner ? this.deps.scenarios.ownScenarioOf(partner) : this.deps.scenarios.default,
     )
-    const now = this.deps.clock.now()
+    const now = this.deps.clocks.nowOf(webhook.partner_id)
     const dueAt = now + (policy.delays[0] ?? 0)
     const delivery: DeliveryRow = {
       id: this.deps.random.id('dlv'),
@@ -134,7 +176,7 @@ export class Dispatcher {
       completed_at: null,
     }
     writer.put('webhook_deliveries', delivery)
-    this.enqueue(delivery.id, dueAt)
+    this.enqueue(delivery.id, delivery.partner_id, dueAt)
     // Once the batch has committed (a failed batch leaves no row, and pump skips the id).
     if (!this.pumpQueued) {
       this.pumpQueued = true
@@ -149,13 +191,13 @@ export class Dispatcher {
   /** Starts deliveries that are due now, in due order, within the concurrency limits. */
   private pump(): number {
     if (this.stopped) return 0
-    this.promote(this.deps.clock.now())
+    this.promote()
     let started = 0
     let taken = 0
     while (taken < this.ready.length && this.inFlight.size < MAX_IN_FLIGHT) {
       const id = this.ready[taken++] as string
       const dueAt = this.due.get(id)
-      if (dueAt === undefined || this.inFlight.has(id) || this.later.has(id)) continue
+      if (dueAt === undefined || this.inFlight.has(id) || this.isLater(id)) continue
       const row = this.deps.store.get('webhook_deliveries', id)
       if (!row?.next_attempt_at) {
         this.settle(id)
@@ -175,23 +217,27 @@ export class Dispatcher {
     return started
   }
 
-  /** With the clock running, wakes up at the next due time. A frozen clock waits for advance. */
+  /**
+   * Wakes up at the next due time of a partner whose clock runs. A frozen clock (the sandbox's
+   * or a partner's) waits for an advance.
+   */
   private schedule(): void {
     clearTimeout(this.timer)
     this.timer = undefined
-    if (
-      this.stopped ||
-      this.nextLater === Number.POSITIVE_INFINITY ||
-      this.deps.clock.state().frozen
-    )
-      return
-    const wait = Math.max(0, Math.min(this.nextLater - this.deps.clock.now(), 2 ** 31 - 1))
+    if (this.stopped || this.nextLater.size === 0 || this.deps.clock.state().frozen) return
+    let wait = Number.POSITIVE_INFINITY
+    for (const [partnerId, next] of this.nextLater) {
+      if (!this.deps.clocks.isRunning(partnerId)) continue
+      wait = Math.min(wait, next - this.deps.clocks.nowOf(partnerId))
+    }
+    if (wait === Number.POSITIVE_INFINITY) return
+    wait = Math.max(0, Math.min(wait, 2 ** 31 - 1))
     this.timer = setTimeout(() => this.pump(), wait)
     this.timer.unref()
   }
 
   private async attempt(row: DeliveryRow, dueAt: number): Promise<void> {
-    this.inFlight.add(row.id)
+    this.inFlight.set(row.id, row.partner_id)
     this.perEndpoint.set(row.webhook_id, (this.perEndpoint.get(row.webhook_id) ?? 0) + 1)
     let next: number | undefined
     try {
@@ -203,7 +249,7 @@ export class Dispatcher {
     } finally {
       this.inFlight.delete(row.id)
       // Queued only now that it is no longer in flight, so pump can take it.
-      if (next !== undefined && this.due.has(row.id)) this.enqueue(row.id, next)
+      if (next !== undefined && this.due.has(row.id)) this.enqueue(row.id, row.partner_id, next)
       this.perEndpoint.set(row.webhook_id, (this.perEndpoint.get(row.webhook_id) ?? 1) - 1)
       const waiting = this.parked.get(row.webhook_id)
       if (waiting?.length) this.ready.unshift(waiting.shift() as string)
@@ -326,16 +372,17 @@ export class Dispatcher {
   }
 
   /**
-   * Runs everything due at the current sandbox time, including retries that fall due on the
-   * way, and resolves when nothing due is left. Used by clock advances and the flush route.
+   * Runs everything due now, including retries that fall due on the way, and resolves when
+   * nothing due is left: of `partnerId` only when given (its clock moved), else of everyone.
+   * Used by clock advances and the flush route.
    */
-  async runDue(): Promise<number> {
+  async runDue(partnerId?: string): Promise<number> {
     let attempted = 0
     while (!this.stopped) {
       attempted += this.pump()
-      if (this.inFlight.size === 0) {
+      if (!this.busy(partnerId)) {
         // Nothing running: done unless something fell due meanwhile (pump again at once).
-        if (this.ready.length === 0 && this.nextLater > this.deps.clock.now()) return attempted
+        if (!this.hasDue(partnerId)) return attempted
         continue
       }
       await new Promise<void>((resolve) => {
@@ -347,6 +394,23 @@ export class Dispatcher {
       })
     }
     return attempted
+  }
+
+  private busy(partnerId?: string): boolean {
+    if (partnerId === undefined) return this.inFlight.size > 0
+    for (const p of this.inFlight.values()) if (p === partnerId) return true
+    return false
+  }
+
+  /** Whether a delivery (of `partnerId`, or of anyone) is due and not yet started. */
+  private hasDue(partnerId?: string): boolean {
+    for (const id of this.ready) {
+      if (!this.due.has(id) || this.inFlight.has(id)) continue
+      if (partnerId === undefined || this.partnerOf.get(id) === partnerId) return true
+    }
+    if (partnerId !== undefined) return this.laterIsDue(partnerId)
+    for (const p of this.nextLater.keys()) if (this.laterIsDue(p)) return true
+    return false
   }
 
   /** Deliveries that finished (succeeded or gave up) since `since`, for usage. */
@@ -365,14 +429,30 @@ export class Dispatcher {
     return { succeeded, permanentlyFailed }
   }
 
-  /** Forgets in-memory schedule state (after a reset or restore) and reloads it from the store. */
-  reload(): void {
-    this.due.clear()
-    this.later.clear()
-    this.parked.clear()
-    this.ready = []
-    this.nextLater = Number.POSITIVE_INFINITY
-    this.loadFromStore()
+  /**
+   * Forgets in-memory schedule state (after a reset or restore) and reloads it from the store:
+   * of one partner (its own reset, delete or restore), or of everyone.
+   */
+  reload(partnerId?: string): void {
+    if (partnerId === undefined) {
+      this.due.clear()
+      this.partnerOf.clear()
+      this.later.clear()
+      this.nextLater.clear()
+      this.parked.clear()
+      this.ready = []
+    } else {
+      for (const [id, p] of this.partnerOf) if (p === partnerId) this.settle(id)
+      this.later.delete(partnerId)
+      this.nextLater.delete(partnerId)
+      this.ready = this.ready.filter((id) => this.due.has(id))
+      for (const [webhookId, ids] of this.parked) {
+        const kept = ids.filter((id) => this.due.has(id))
+        if (kept.length > 0) this.parked.set(webhookId, kept)
+        else this.parked.delete(webhookId)
+      }
+    }
+    this.loadFromStore(partnerId)
     this.pump()
   }
 
