@@ -41,6 +41,8 @@ export function createApp(deps: Deps) {
     deps.config.seed === undefined ? undefined : deps.config.seed + 1,
   ).token(10)
   let requests = 0
+  // First, so that links made anywhere in the request (even in the journal) use its Host.
+  if (deps.origins.middleware) app.use('*', deps.origins.middleware)
   app.use(
     '*',
     requestJournal(deps, () => `req_${prefix}${(requests++).toString(36)}`),

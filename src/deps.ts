@@ -9,6 +9,7 @@ import type { SessionVerifier } from './domain/sessions.js'
 import type { Sweeper } from './domain/sweeper.js'
 import type { FaultInjector } from './http/faults.js'
 import type { RequestJournal } from './http/request-journal.js'
+import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
@@ -38,7 +39,9 @@ export interface Deps {
   faults: FaultInjector
   sweeper: Sweeper
   sinks: SinkRegistry
-  /** The public base URL (for links the sandbox returns); set once the server listens. */
+  /** Where link origins come from: --public-url, else each request's Host. */
+  origins: RequestOrigins
+  /** The base URL for links the sandbox returns (`origins.baseUrl`). */
   baseUrl(): string
 }
 

@@ -17,6 +17,7 @@ import { Sweeper } from './domain/sweeper.js'
 import { FaultInjector } from './http/faults.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
 import { RequestJournal } from './http/request-journal.js'
+import { requestOrigins } from './http/request-origin.js'
 import { createLogger } from './logger.js'
 import { createRandom } from './random.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
@@ -43,6 +44,9 @@ export class ConfigError extends Error {
     super(message)
   }
 }
+
+/** An IPv6 address in a URL needs brackets. */
+const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)
 
 export function parseOptions(options: SandboxOptions): SandboxConfig {
   const parsed = sandboxOptionsSchema.safeParse(options)
@@ -80,7 +84,10 @@ export async function createSandbox(options: SandboxOptions = {}) {
   })
   defineIndexes(store)
 
-  let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
+  const origins = requestOrigins(
+    config.publicUrl,
+    `http://${hostForUrl(config.host)}:${config.port}`,
+  )
   const deps: Deps = {
     config,
     store,
@@ -99,7 +106,8 @@ export async function createSandbox(options: SandboxOptions = {}) {
     faults: new FaultInjector(),
     sweeper: undefined as unknown as Sweeper,
     sinks: new SinkRegistry(),
-    baseUrl: () => baseUrl,
+    origins,
+    baseUrl: origins.baseUrl,
   }
   deps.sessions = new SessionVerifier(deps)
   // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
@@ -118,9 +126,12 @@ export async function createSandbox(options: SandboxOptions = {}) {
     store,
     fetch: app.fetch,
     request: app.request,
-    /** Sets the base URL used in links the sandbox returns (done by startSandbox). */
+    /**
+     * Sets the base URL of links made outside any request (done by startSandbox); within a
+     * request, links follow its Host unless a public URL is configured.
+     */
     setBaseUrl(url: string) {
-      if (!config.publicUrl) baseUrl = url
+      origins.setListenUrl(url)
     },
     /** The bundled default partner's credentials, when the fixtures in use define it. */
     defaultCredentials() {
@@ -168,7 +179,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   })
   const address = server.address()
   const boundPort = typeof address === 'object' && address ? address.port : port
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`
+  const url = `http://${hostForUrl(host)}:${boundPort}`
   sandbox.setBaseUrl(url)
   return {
     ...sandbox,

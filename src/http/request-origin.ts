@@ -1,0 +1,81 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { MiddlewareHandler } from 'hono'
+import type { AppEnv } from '../deps.js'
+
+/**
+ * The base of every link the sandbox returns (embed URL, connect URL, picture URL).
+ *
+ * With `--public-url` it is that URL. Without it, it is the origin the caller used to reach
+ * us: `X-Forwarded-Proto`/`X-Forwarded-Host` when a proxy sets them, else the request's
+ * `Host`. In a container bound to 0.0.0.0 and published on another port, this is the only
+ * address that works from the caller's side. Domain code reads it through `deps.baseUrl()`,
+ * so the origin travels with the request in an AsyncLocalStorage instead of every function
+ * taking the context. Outside a request (a sweeper tick, a webhook retry) it is the origin
+ * of the latest request, else the listen URL with a wildcard address made loopback.
+ */
+
+/** A host name, IPv4 or [IPv6], with an optional port: nothing a link could be bent by. */
+const HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i
+/** Addresses a server binds to but no client can reach it at. */
+const WILDCARD = /^(?:0\.0\.0\.0|\[::\]|\[::0*\])(?=:|$)/
+
+const first = (value: string | undefined) => value?.split(',')[0]?.trim() || undefined
+
+/** The usable host[:port] of a header value, or undefined. */
+function cleanHost(value: string | undefined): string | undefined {
+  const host = first(value)
+  if (!host || !HOST.test(host)) return undefined
+  return host.replace(WILDCARD, '127.0.0.1')
+}
+
+/** The origin (`proto://host[:port]`) a request was addressed to, or undefined if unusable. */
+export function originOf(headers: (name: string) => string | undefined, url: string) {
+  const forwardedProto = first(headers('x-forwarded-proto'))?.toLowerCase()
+  const proto =
+    forwardedProto === 'http' || forwardedProto === 'https'
+      ? forwardedProto
+      : new URL(url).protocol.slice(0, -1)
+  const host =
+    cleanHost(headers('x-forwarded-host')) ??
+    cleanHost(headers('host')) ??
+    cleanHost(new URL(url).host)
+  return host ? `${proto}://${host}` : undefined
+}
+
+/** A listen URL fit for links: 0.0.0.0 / [::] become 127.0.0.1. */
+export function linkableListenUrl(url: string): string {
+  const parsed = new URL(url)
+  return `${parsed.protocol}//${parsed.host.replace(WILDCARD, '127.0.0.1')}`
+}
+
+export interface RequestOrigins {
+  /** The base URL for links in the current request (or the fallback outside one). */
+  baseUrl(): string
+  /** Sets the fallback once the server listens. No effect with a public URL. */
+  setListenUrl(url: string): void
+  /** Records each request's origin; undefined (nothing to mount) with a public URL. */
+  middleware: MiddlewareHandler<AppEnv> | undefined
+}
+
+export function requestOrigins(publicUrl: string | undefined, listenUrl: string): RequestOrigins {
+  if (publicUrl) {
+    const fixed = publicUrl.replace(/\/+$/, '')
+    return { baseUrl: () => fixed, setListenUrl: () => {}, middleware: undefined }
+  }
+  const current = new AsyncLocalStorage<string>()
+  let fallback = linkableListenUrl(listenUrl)
+  let latest: string | undefined
+  return {
+    baseUrl: () => current.getStore() ?? latest ?? fallback,
+    setListenUrl(url) {
+      fallback = linkableListenUrl(url)
+    },
+    middleware: (c, next) => {
+      const origin = originOf((name) => c.req.header(name), c.req.url)
+      if (!origin) return next()
+      latest = origin
+      return current.run(origin, next)
+    },
+  }
+}
