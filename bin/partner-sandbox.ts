@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
+import { banner } from '../src/banner.js'
 import { envNames, type SandboxOptions } from '../src/config.js'
 import { ConfigError, DataFileError, ScenarioError, startSandbox } from '../src/index.js'
 import { packageVersion } from '../src/package-root.js'
@@ -24,7 +25,7 @@ Options (each also read from the environment variable shown):
   --public-url URL      base URL for links the sandbox returns   SANDBOX_PUBLIC_URL
   --session-ttl DUR     session lifetime (30m, 24h, or ms)       SANDBOX_SESSION_TTL   (24h)
   --picture-limit BYTES largest profile picture                  SANDBOX_PICTURE_LIMIT (2097152)
-  --fsync               fsync every write (power-loss safe, slower)
+  --fsync               fsync every write (power-loss safe, slower) SANDBOX_FSYNC (off)
   -h, --help            show this help
   -v, --version         print the version
 `
@@ -124,23 +125,16 @@ async function main() {
     }
     throw error
   }
-  const creds = sandbox.defaultCredentials()
-  const config = sandbox.deps.config
-  const lines = [
-    `partner-sandbox ${packageVersion} ready in ${Math.round(performance.now() - started)} ms`,
-    `  API       ${sandbox.url}/api/v1`,
-    `  Docs      ${sandbox.url}/docs   (OpenAPI: ${sandbox.url}/openapi.json)`,
-    `  Control   ${sandbox.url}/_sandbox${config.adminToken ? '   (admin token required)' : ''}`,
-    `  Storage   ${config.data ?? 'memory (use --data FILE to keep state)'}`,
-    `  Scenario  ${sandbox.deps.scenarios.default.name}`,
-  ]
-  if (creds) {
-    lines.push(`  X-Partner-Key     ${creds.apiKey}`, `  X-Partner-Secret  ${creds.apiSecret}`)
-    lines.push(
-      `  Try: curl -H 'X-Partner-Key: ${creds.apiKey}' -H 'X-Partner-Secret: ${creds.apiSecret}' ${sandbox.url}/api/v1/partner/me`,
-    )
-  }
-  process.stdout.write(`${lines.join('\n')}\n`)
+  process.stdout.write(
+    banner({
+      version: packageVersion,
+      readyMs: performance.now() - started,
+      url: sandbox.url,
+      config: sandbox.deps.config,
+      scenario: sandbox.deps.scenarios.default.name,
+      credentials: sandbox.defaultCredentials(),
+    }),
+  )
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -50,7 +50,15 @@ export const sandboxOptionsSchema = z.object({
     .positive()
     .default(2 * 1024 * 1024),
   /** fsync every journal write (survives power loss as well as a process crash). */
-  fsync: z.boolean().default(false),
+  fsync: z
+    .union([
+      z.boolean(),
+      // From SANDBOX_FSYNC: the words a shell or a compose file would use.
+      z
+        .enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'])
+        .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
+    ])
+    .default(false),
 })
 
 export type SandboxOptions = z.input<typeof sandboxOptionsSchema>
@@ -71,4 +79,5 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_PUBLIC_URL: 'publicUrl',
   SANDBOX_SESSION_TTL: 'sessionTtl',
   SANDBOX_PICTURE_LIMIT: 'pictureLimit',
+  SANDBOX_FSYNC: 'fsync',
 }

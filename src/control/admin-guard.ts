@@ -4,13 +4,20 @@ import type { AppEnv } from '../deps.js'
 import { digest } from '../domain/secret-hash.js'
 import { ApiError } from '../errors.js'
 
+/**
+ * Control routes that never need the token: the sink receives webhook deliveries, which carry
+ * none, and the health check must work from a container's HEALTHCHECK or a CI `services:`
+ * probe that knows no secret (it reveals only version, uptime and counts).
+ */
+const isOpenControlRoute = (method: string, path: string) =>
+  (method === 'POST' && /^\/_sandbox\/sink\/[^/]+$/.test(path)) ||
+  ((method === 'GET' || method === 'HEAD') && path === '/_sandbox/health')
+
 /** When an admin token is configured, `/_sandbox/*` needs it as a Bearer token or X-Sandbox-Admin-Token. */
 export function adminGuard(token: string | undefined): MiddlewareHandler<AppEnv> {
   const expected = token ? digest(token) : undefined
   return async (c, next) => {
-    // The sink receives webhook deliveries, which carry no admin token.
-    if (!expected || (c.req.method === 'POST' && /^\/_sandbox\/sink\/[^/]+$/.test(c.req.path)))
-      return next()
+    if (!expected || isOpenControlRoute(c.req.method, c.req.path)) return next()
     const given =
       c.req.header('x-sandbox-admin-token') ??
       c.req.header('authorization')?.replace(/^Bearer\s+/i, '')

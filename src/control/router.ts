@@ -8,9 +8,10 @@ const security = [{ SandboxAdmin: [] }]
 /** A router of the control plane: our validation hook, mounted under /_sandbox. */
 export const controlRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
-/** A control-plane route: the control tag and the admin-token security scheme. */
+/** A control-plane route: the control tag and the admin-token security scheme (unless the
+ * route gives its own, as the open health check does with `security: []`). */
 export const controlRoute = <R extends Parameters<typeof createRoute>[0]>(r: R) =>
-  createRoute({ ...r, tags, security })
+  createRoute({ ...r, tags, security: r.security ?? security })
 
 /** The answer of a control action that has nothing else to return. */
 export const Ok = z.object({ ok: z.literal(true), message: z.string() }).openapi('SandboxOk')

@@ -15,7 +15,11 @@ export function stateRoutes(deps: Deps) {
       method: 'get',
       path: '/health',
       summary: 'Health and basic facts',
-      responses: { 200: jsonResponse(Health, 'The sandbox is up.'), ...errorResponses(401) },
+      description:
+        'Open even when an admin token guards the control plane, so container health checks need no secret; it reveals nothing a partner could misuse.',
+      // Open: see isOpenControlRoute in admin-guard.ts.
+      security: [],
+      responses: { 200: jsonResponse(Health, 'The sandbox is up.') },
     }),
     (c) =>
       c.json(
