@@ -141,10 +141,11 @@ describe('control plane /_sandbox', () => {
 
   it('the admin token guards the control plane when set, and only it', async () => {
     const { call } = await testSandbox({ adminToken: 'let-me-in' })
-    expect((await call('GET', '/_sandbox/health', { creds: null })).status).toBe(401)
+    // (The health check stays open: test/control-exposure.test.ts.)
+    expect((await call('GET', '/_sandbox/clock', { creds: null })).status).toBe(401)
     expect(
       (
-        await call('GET', '/_sandbox/health', {
+        await call('GET', '/_sandbox/clock', {
           creds: null,
           headers: { authorization: 'Bearer nope' },
         })
@@ -152,7 +153,7 @@ describe('control plane /_sandbox', () => {
     ).toBe(401)
     expect(
       (
-        await call('GET', '/_sandbox/health', {
+        await call('GET', '/_sandbox/clock', {
           creds: null,
           headers: { authorization: 'Bearer let-me-in' },
         })
@@ -160,7 +161,7 @@ describe('control plane /_sandbox', () => {
     ).toBe(200)
     expect(
       (
-        await call('GET', '/_sandbox/health', {
+        await call('GET', '/_sandbox/clock', {
           creds: null,
           headers: { 'x-sandbox-admin-token': 'let-me-in' },
         })
