@@ -21,6 +21,7 @@ Options (each also read from the environment variable shown):
   --seed N              make generated ids and values reproducible  SANDBOX_SEED
   --rate-limit N|off    requests/minute for every partner        SANDBOX_RATE_LIMIT    (each partner's own)
   --log-level LEVEL     silent, error, warn, info, debug         SANDBOX_LOG_LEVEL     (info)
+  --log-format FORMAT   pretty (coloured on a TTY) or json lines SANDBOX_LOG_FORMAT    (pretty)
   --admin-token TOKEN   require this token on /_sandbox/*        SANDBOX_ADMIN_TOKEN
   --public-url URL      base URL for links the sandbox returns   SANDBOX_PUBLIC_URL
   --session-ttl DUR     session lifetime (30m, 24h, or ms)       SANDBOX_SESSION_TTL   (24h)
@@ -49,6 +50,7 @@ async function main() {
         seed: { type: 'string' },
         'rate-limit': { type: 'string' },
         'log-level': { type: 'string' },
+        'log-format': { type: 'string' },
         'admin-token': { type: 'string' },
         'public-url': { type: 'string' },
         'session-ttl': { type: 'string' },
@@ -90,6 +92,7 @@ async function main() {
     seed: 'seed',
     'rate-limit': 'rateLimit',
     'log-level': 'logLevel',
+    'log-format': 'logFormat',
     'admin-token': 'adminToken',
     'public-url': 'publicUrl',
     'session-ttl': 'sessionTtl',

@@ -4,6 +4,7 @@ import type { Scenario } from './scenarios/schema.js'
 
 /** Options of createSandbox/startSandbox, the CLI flags and the environment variables. */
 export const logLevels = ['silent', 'error', 'warn', 'info', 'debug'] as const
+export const logFormats = ['pretty', 'json'] as const
 
 export const sandboxOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(4010),
@@ -21,6 +22,12 @@ export const sandboxOptionsSchema = z.object({
   /** Overrides every partner's rate_limit (requests per minute), or turns limiting off. */
   rateLimit: z.union([z.literal('off'), z.coerce.number().int().positive()]).optional(),
   logLevel: z.enum(logLevels).default('info'),
+  /** pretty: readable lines (coloured on a TTY); json: one JSON object per line for collectors. */
+  logFormat: z.enum(logFormats).default('pretty'),
+  /** Where log lines go (programmatic use, e.g. into a test reporter); stderr when absent. */
+  onLog: z
+    .custom<(line: string) => void>((v) => typeof v === 'function', 'must be a function')
+    .optional(),
   /** Guards `/_sandbox/*` when set. */
   adminToken: z.string().min(1).optional(),
   /** Largest JSON request body, bytes. */
@@ -75,6 +82,7 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_SEED: 'seed',
   SANDBOX_RATE_LIMIT: 'rateLimit',
   SANDBOX_LOG_LEVEL: 'logLevel',
+  SANDBOX_LOG_FORMAT: 'logFormat',
   SANDBOX_ADMIN_TOKEN: 'adminToken',
   SANDBOX_PUBLIC_URL: 'publicUrl',
   SANDBOX_SESSION_TTL: 'sessionTtl',

@@ -67,7 +67,12 @@ export function parseOptions(options: SandboxOptions): SandboxConfig {
  */
 export async function createSandbox(options: SandboxOptions = {}) {
   const config = parseOptions(options)
-  const logger = createLogger(config.logLevel)
+  const logger = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    color: !config.onLog && Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
+    write: config.onLog,
+  })
   const random = createRandom(config.seed)
   const scenario =
     typeof config.scenario === 'string'

@@ -1,25 +1,66 @@
-import type { logLevels } from './config.js'
+import type { logFormats, logLevels } from './config.js'
 
 export type LogLevel = (typeof logLevels)[number]
+export type LogFormat = (typeof logFormats)[number]
+export type LogFields = Record<string, unknown>
 const rank: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 }
 
 export interface Logger {
-  error(message: string): void
-  warn(message: string): void
-  info(message: string): void
-  debug(message: string): void
+  error(message: string, fields?: LogFields): void
+  warn(message: string, fields?: LogFields): void
+  info(message: string, fields?: LogFields): void
+  debug(message: string, fields?: LogFields): void
   /** Whether messages of this level are written (to skip building them). */
   enabled(level: LogLevel): boolean
+  /** json: one object per line for log collectors; pretty: one readable line per message. */
+  readonly format: LogFormat
 }
 
-/** Plain lines on stderr (stdout stays free for the banner). Callers never pass secrets. */
+export interface LoggerOptions {
+  level: LogLevel
+  format?: LogFormat
+  /** Colour the level in pretty lines; the CLI turns it on only for a TTY without NO_COLOR. */
+  color?: boolean
+  write?: (line: string) => void
+}
+
+const colors: Record<string, string> = {
+  error: '\x1b[31m',
+  warn: '\x1b[33m',
+  info: '\x1b[32m',
+  debug: '\x1b[90m',
+}
+
+/**
+ * Lines on stderr (stdout stays free for the banner). A hand-written writer rather than pino:
+ * pino's worth is its worker-thread transports, which the esbuild-bundled CLI cannot load, and
+ * its synchronous mode is this same JSON.stringify of one object per line; pino-pretty would
+ * add a dozen packages to the tarball for the pretty format. Callers never pass secrets
+ * (bodies go through redact() first).
+ */
 export function createLogger(
-  level: LogLevel,
+  levelOrOptions: LogLevel | LoggerOptions,
   write = (line: string) => process.stderr.write(`${line}\n`),
 ): Logger {
-  const at = (wanted: LogLevel) => (message: string) => {
-    if (rank[level] >= rank[wanted])
-      write(`${new Date().toISOString()} ${wanted.padEnd(5)} ${message}`)
+  const options = typeof levelOrOptions === 'string' ? { level: levelOrOptions } : levelOrOptions
+  const { level, format = 'pretty', color = false } = options
+  const out = options.write ?? write
+  const at = (wanted: Exclude<LogLevel, 'silent'>) => {
+    if (rank[level] < rank[wanted]) return () => {}
+    if (format === 'json') {
+      return (message: string, fields?: LogFields) =>
+        out(
+          JSON.stringify({
+            time: new Date().toISOString(),
+            level: wanted,
+            msg: message,
+            ...fields,
+          }),
+        )
+    }
+    const label = color ? `${colors[wanted]}${wanted.padEnd(5)}\x1b[0m` : wanted.padEnd(5)
+    return (message: string, fields?: LogFields) =>
+      out(`${new Date().toISOString()} ${label} ${message}${fields ? prettyFields(fields) : ''}`)
   }
   return {
     error: at('error'),
@@ -27,5 +68,17 @@ export function createLogger(
     info: at('info'),
     debug: at('debug'),
     enabled: (wanted) => rank[level] >= rank[wanted],
+    format,
   }
+}
+
+/** ` key=value` pairs; objects (debug bodies) as compact JSON. */
+function prettyFields(fields: LogFields): string {
+  let line = ''
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue
+    const text = typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)
+    line += ` ${key}=${text}`
+  }
+  return line
 }

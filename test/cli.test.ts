@@ -217,4 +217,17 @@ describe('CLI: a running sandbox', () => {
     // The banner (stdout) is where the secret is shown, on purpose; the log is not.
     expect(server.output.stdout).toContain(DEFAULT_PARTNER.api_secret)
   })
+
+  it('--log-format json (or SANDBOX_LOG_FORMAT) writes JSON lines, without colour off a TTY', async () => {
+    const server = await startServer(['--port', '0'], { SANDBOX_LOG_FORMAT: 'json' })
+    expect((await fetch(`${server.url}/api/v1/partner/me`, { headers: auth })).status).toBe(200)
+    await waitFor(server, (o) => o.stderr.includes('"path":"/api/v1/partner/me"'))
+    const entry = server.output.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((e) => e.path === '/api/v1/partner/me')
+    expect(entry).toMatchObject({ level: 'info', method: 'GET', status: 200 })
+    expect(server.output.stderr).not.toContain('\x1b[')
+  })
 })

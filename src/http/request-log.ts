@@ -1,16 +1,58 @@
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../deps.js'
+import { redactBody } from '../log-redact.js'
 import type { Logger } from '../logger.js'
 
-/** One line per request: method, path (no query: it may carry tokens), status, time, partner, id. */
+/**
+ * One line per request: method, path (no query: it may carry tokens), status, time, partner, id.
+ * At debug the line also carries the request and response bodies, secrets redacted; reading
+ * them costs a clone of each body, so it happens only at that level.
+ */
 export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
+  const debug = logger.enabled('debug')
+  const json = logger.format === 'json'
   return async (c, next) => {
     const started = performance.now()
+    const requestBody = debug ? readBody(c.req.raw) : undefined
     await next()
-    const ms = (performance.now() - started).toFixed(1)
+    const ms = Math.round((performance.now() - started) * 10) / 10
     const partner = c.get('partner')?.slug ?? '-'
-    logger.info(
-      `${c.req.method} ${c.req.path} ${c.res.status} ${ms}ms partner=${partner} id=${c.get('requestId')}`,
-    )
+    const { method, path } = c.req
+    const status = c.res.status
+    const bodies = debug
+      ? {
+          request_body: await requestBody,
+          response_body: await readBody(c.res),
+        }
+      : undefined
+    if (json) {
+      logger.info(`${method} ${path} ${status}`, {
+        method,
+        path,
+        status,
+        duration_ms: ms,
+        partner,
+        request_id: c.get('requestId'),
+        ...bodies,
+      })
+    } else {
+      logger.info(`${method} ${path} ${status} ${ms}ms`, {
+        partner,
+        id: c.get('requestId'),
+        ...bodies,
+      })
+    }
+  }
+}
+
+async function readBody(message: Request | Response): Promise<unknown> {
+  const type = message.headers.get('content-type')
+  if (!message.body) return undefined
+  // Only JSON is read: a stream (server-sent events) would never end, an upload is not text.
+  if (!type?.includes('json')) return type ? `<${type}>` : undefined
+  try {
+    return redactBody(await message.clone().text(), type)
+  } catch {
+    return undefined
   }
 }

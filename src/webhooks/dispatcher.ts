@@ -4,6 +4,7 @@ import { packageVersion } from '../package-root.js'
 import { ATTEMPTS, webhookPolicy } from '../scenarios/webhooks.js'
 import type { DeliveryRow, EventRow, WebhookRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
+import { logAttempt } from './attempt-log.js'
 import { isSuccess, send } from './sender.js'
 import { signatureHeaders } from './signer.js'
 
@@ -298,6 +299,13 @@ export class Dispatcher {
         next_attempt_at: null,
         completed_at: at,
       })
+      logAttempt(
+        this.deps.logger,
+        row,
+        row.attempts.length + 1,
+        { status: null, durationMs: 0, error: `not sent: ${why}` },
+        {},
+      )
       return
     }
     const partner = store.get('partners', row.partner_id)
@@ -340,6 +348,11 @@ export class Dispatcher {
       return
     }
     const attempts = [...current.attempts, attempt]
+    const retryAt =
+      isSuccess(result.status) || number >= ATTEMPTS
+        ? undefined
+        : dueAt + (policy.delays[number] ?? 0)
+    logAttempt(this.deps.logger, current, number, result, { retryAt, body })
     if (isSuccess(result.status)) {
       this.settle(row.id)
       store.put('webhook_deliveries', {
@@ -359,7 +372,7 @@ export class Dispatcher {
         completed_at: at,
       })
     } else {
-      const next = dueAt + (policy.delays[number] ?? 0)
+      const next = retryAt as number
       this.due.set(row.id, next)
       store.put('webhook_deliveries', {
         ...current,

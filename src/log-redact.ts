@@ -1,0 +1,45 @@
+/**
+ * What `debug` logs of a body: the JSON with every secret replaced. Keys that name a secret are
+ * masked whatever their value; values that look like a credential are masked under any key
+ * (a secret pasted into `description` must not reach a CI log either).
+ */
+const secretKey =
+  /secret|password|token|authorization|ssn|^otp|reset_code|signing_key|card_number|cvv/i
+const secretValue = /^(sk_(test|live)_|whsec_|eyJ[\w-]+\.[\w-]+\.)/
+const tokenParam = /([?&][\w-]*token=)[^&#]+/gi
+const MASK = '[redacted]'
+/** Bodies bigger than this are cut: a debug line is for reading, not for archiving uploads. */
+const MAX_CHARS = 4096
+
+export function redact(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') {
+    if (secretKey.test(key) || secretValue.test(value)) return MASK
+    // An OTP under a generic name (`code` in verify-otp) is still a credential.
+    if (key === 'code' && /^\d{6}$/.test(value)) return MASK
+    // Hosted-page links carry their token in the query.
+    return value.includes('token=') ? value.replace(tokenParam, `$1${MASK}`) : value
+  }
+  if (Array.isArray(value)) return value.map((v) => redact(v, key))
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = secretKey.test(k) && v !== null && typeof v !== 'object' ? MASK : redact(v, k)
+    }
+    return out
+  }
+  return value
+}
+
+/** A body as text for a debug line: parsed and redacted when JSON, else only its size. */
+export function redactBody(text: string, contentType: string | null | undefined): unknown {
+  if (!text) return undefined
+  if (!contentType?.includes('json')) return `<${text.length} bytes of ${contentType ?? 'data'}>`
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return `<${text.length} bytes of invalid JSON>`
+  }
+  const json = JSON.stringify(redact(parsed))
+  return json.length > MAX_CHARS ? `${json.slice(0, MAX_CHARS)}… (${json.length} chars)` : json
+}
