@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import type { UserRow } from '../store/records.js'
 import type { BankAccountRow, ConnectTokenRow } from '../store/records-money.js'
+import { assertPartnerActive } from './partner-status.js'
 import { codeHash } from './signing-key.js'
 
 /**
@@ -83,6 +84,7 @@ export function openConnectSession(deps: Deps, token: string | undefined): Conne
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
     throw fail('This bank connect link is not valid. Ask the app for a new one.')
   }
+  assertPartnerActive(deps, row.partner_id)
   if (row.used_at) throw fail('This bank connect link was already used. Ask the app for a new one.')
   if (Date.parse(row.expires_at) <= deps.clock.now())
     throw fail('This bank connect link has expired. Ask the app for a new one.')

@@ -39,6 +39,7 @@ export function hostedErrorPage(
   status: ContentfulStatusCode,
 ) {
   c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+  c.header('Referrer-Policy', 'no-referrer')
   c.header('Cache-Control', 'no-store')
   return c.html(embedErrorPage(title, message), status)
 }

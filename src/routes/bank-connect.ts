@@ -9,6 +9,7 @@ import {
   publicBankAccount,
 } from '../domain/bank-connect.js'
 import { newestFirst, pageOf } from '../domain/pagination.js'
+import { PartnerUnavailableError, unavailablePage } from '../domain/partner-status.js'
 import { partnerOrigins } from '../domain/redirect-uri.js'
 import { ApiError } from '../errors.js'
 import { bankConnectPage } from '../hosted/bank-connect-page.js'
@@ -56,6 +57,9 @@ export function bankConnectRoutes(deps: Deps) {
     try {
       session = openConnectSession(deps, c.req.query('token'))
     } catch (error) {
+      if (error instanceof PartnerUnavailableError) {
+        return hostedErrorPage(c, unavailablePage.title, unavailablePage.message, 403)
+      }
       if (!(error instanceof ApiError)) throw error
       return hostedErrorPage(c, 'Link not valid', error.message, 401)
     }
@@ -87,7 +91,7 @@ export function bankConnectRoutes(deps: Deps) {
       request: { body: jsonBody(EnrollBody) },
       responses: {
         201: jsonResponse(envelope(BankAccount, 'BankAccountCreated'), 'The connected account.'),
-        ...errorResponses(400, 401, 413, 415),
+        ...errorResponses(400, 401, 403, 413, 415),
       },
     }),
     async (c) => {

@@ -8,6 +8,11 @@ import {
   type Step,
   submitStep,
 } from '../domain/onboarding-flow.js'
+import {
+  assertPartnerActive,
+  PartnerUnavailableError,
+  unavailablePage,
+} from '../domain/partner-status.js'
 import { partnerOrigins, redirectUriProblem } from '../domain/redirect-uri.js'
 import { ApiError } from '../errors.js'
 import { onboardingPage } from '../hosted/onboarding-page.js'
@@ -52,7 +57,11 @@ export function embedRoutes(deps: Deps) {
     let row: ReturnType<typeof openWithToken>
     try {
       row = openWithToken(deps, id, token)
+      assertPartnerActive(deps, row.partner_id)
     } catch (error) {
+      if (error instanceof PartnerUnavailableError) {
+        return hostedErrorPage(c, unavailablePage.title, unavailablePage.message, 403)
+      }
       if (!(error instanceof EmbedTokenError)) throw error
       return hostedErrorPage(
         c,
@@ -113,7 +122,7 @@ export function embedRoutes(deps: Deps) {
       },
       responses: {
         200: jsonResponse(StepResult, 'The step was recorded.'),
-        ...errorResponses(400, 401, 409, 413, 415),
+        ...errorResponses(400, 401, 403, 409, 413, 415),
       },
     }),
     (c) => {
@@ -126,6 +135,7 @@ export function embedRoutes(deps: Deps) {
         if (error instanceof EmbedTokenError) throw new ApiError('unauthorized', error.message)
         throw error
       }
+      assertPartnerActive(deps, row.partner_id)
       return c.json(submitStep(deps, row, step as Step, c.req.valid('json')), 200)
     },
   )
