@@ -50,7 +50,12 @@ export function createApp(deps: Deps) {
   if (deps.logger.enabled('info')) app.use('*', requestLog(deps.logger))
   app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
   app.use('/embed/*', bodyLimit(64 * 1024))
-  app.use('/_sandbox/*', bodyLimit(256 * 1024 * 1024, 256 * 1024 * 1024))
+  // The control plane takes the API's limit; only a snapshot restore, a whole state, more.
+  const controlLimit = bodyLimit(deps.config.bodyLimit, deps.config.bodyLimit)
+  const snapshotLimit = bodyLimit(deps.config.snapshotLimit, deps.config.snapshotLimit)
+  app.use('/_sandbox/*', (c, next) =>
+    (isSnapshotRestore(c.req.path) ? snapshotLimit : controlLimit)(c, next),
+  )
   app.use('/_sandbox/*', adminGuard(deps.config.adminToken))
   app.use('/api/v1/*', apiGate(deps))
 
@@ -121,5 +126,8 @@ export function createApp(deps: Deps) {
   app.onError((error, c) => renderError(error, c, deps.logger))
   return app
 }
+
+const isSnapshotRestore = (path: string) =>
+  path === '/_sandbox/snapshot' || /^\/_sandbox\/partners\/[^/]+\/snapshot\/?$/.test(path)
 
 export type SandboxApp = ReturnType<typeof createApp>

@@ -29,28 +29,38 @@ interface Sink {
   config: SinkConfig
   requests: SinkRequest[]
   seq: number
+  /** Bytes of the kept requests' bodies and headers. */
+  bytes: number
 }
 
-const CAPACITY = 1000
+/**
+ * Caps, so that a long run or a hostile caller cannot grow memory without bound: at most
+ * `maxSinks` sinks (the least recently used one is forgotten to make room), and per sink
+ * the newest `maxRequests` requests within `maxBytes` of bodies and headers.
+ */
+export const SINK_LIMITS = { maxSinks: 100, maxRequests: 1000, maxBytes: 8 * 1024 * 1024 }
+
+const emptyConfig = (): SinkConfig => ({
+  secret: null,
+  fail_next: 0,
+  fail_status: 500,
+  delay_ms: 0,
+  signature_header: DEFAULT_SIGNATURE_HEADER,
+})
 
 export class SinkRegistry {
   private readonly sinks = new Map<string, Sink>()
 
+  constructor(private readonly limits = SINK_LIMITS) {}
+
+  /** The sink, created if needed, moved to the most recently used end of the map. */
   private sink(name: string): Sink {
     let sink = this.sinks.get(name)
-    if (!sink) {
-      sink = {
-        config: {
-          secret: null,
-          fail_next: 0,
-          fail_status: 500,
-          delay_ms: 0,
-          signature_header: DEFAULT_SIGNATURE_HEADER,
-        },
-        requests: [],
-        seq: 0,
-      }
-      this.sinks.set(name, sink)
+    if (sink) this.sinks.delete(name)
+    else sink = { config: emptyConfig(), requests: [], seq: 0, bytes: 0 }
+    this.sinks.set(name, sink)
+    while (this.sinks.size > this.limits.maxSinks) {
+      this.sinks.delete(this.sinks.keys().next().value as string)
     }
     return sink
   }
@@ -74,6 +84,7 @@ export class SinkRegistry {
     const signature = config.secret
       ? verifySignatures(config.secret, request.headers, request.body, config.signature_header)
       : null
+    const size = requestBytes(request)
     sink.requests.push({
       id: ++sink.seq,
       received_at: request.now,
@@ -83,19 +94,39 @@ export class SinkRegistry {
       signature,
       responded_status: status,
     })
-    if (sink.requests.length > CAPACITY) sink.requests.shift()
+    sink.bytes += size
+    while (
+      sink.requests.length > this.limits.maxRequests ||
+      (sink.bytes > this.limits.maxBytes && sink.requests.length > 1)
+    ) {
+      sink.bytes -= requestBytes(sink.requests.shift() as SinkRequest)
+    }
     return { status, delayMs: config.delay_ms }
   }
 
-  /** Newest first. */
+  /** Newest first. Reading a sink that does not exist answers it empty without creating it. */
   read(name: string, limit = 100) {
-    const sink = this.sink(name)
-    return { name, config: redact(sink.config), requests: sink.requests.slice(-limit).reverse() }
+    const sink = this.sinks.get(name)
+    return {
+      name,
+      config: redact(sink?.config ?? emptyConfig()),
+      requests: (sink?.requests ?? []).slice(-limit).reverse(),
+    }
+  }
+
+  get size(): number {
+    return this.sinks.size
   }
 
   clear(name: string): void {
     this.sinks.delete(name)
   }
+}
+
+function requestBytes(request: { headers: Record<string, string>; body: string }): number {
+  let bytes = Buffer.byteLength(request.body)
+  for (const [key, value] of Object.entries(request.headers)) bytes += key.length + value.length
+  return bytes
 }
 
 /** The sink's secret is the partner's; it is echoed only as set/not set. */
