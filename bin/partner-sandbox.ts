@@ -26,6 +26,10 @@ Options (each also read from the environment variable shown):
   --public-url URL      base URL for links the sandbox returns   SANDBOX_PUBLIC_URL
   --session-ttl DUR     session lifetime (30m, 24h, or ms)       SANDBOX_SESSION_TTL   (24h)
   --picture-limit BYTES largest profile picture                  SANDBOX_PICTURE_LIMIT (2097152)
+  --body-limit BYTES    largest JSON body (API and control plane)  SANDBOX_BODY_LIMIT  (1048576)
+  --snapshot-limit BYTES largest snapshot restore body            SANDBOX_SNAPSHOT_LIMIT (16777216)
+  --body-timeout DUR    time to send a body after the headers    SANDBOX_BODY_TIMEOUT  (30s)
+  --headers-timeout DUR time to send the headers                 SANDBOX_HEADERS_TIMEOUT (10s)
   --fsync               fsync every write (power-loss safe, slower) SANDBOX_FSYNC (off)
   -h, --help            show this help
   -v, --version         print the version
@@ -55,6 +59,10 @@ async function main() {
         'public-url': { type: 'string' },
         'session-ttl': { type: 'string' },
         'picture-limit': { type: 'string' },
+        'body-limit': { type: 'string' },
+        'snapshot-limit': { type: 'string' },
+        'body-timeout': { type: 'string' },
+        'headers-timeout': { type: 'string' },
         fsync: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -97,6 +105,10 @@ async function main() {
     'public-url': 'publicUrl',
     'session-ttl': 'sessionTtl',
     'picture-limit': 'pictureLimit',
+    'body-limit': 'bodyLimit',
+    'snapshot-limit': 'snapshotLimit',
+    'body-timeout': 'bodyTimeout',
+    'headers-timeout': 'headersTimeout',
     fsync: 'fsync',
   }
   for (const [flag, key] of Object.entries(flags)) {

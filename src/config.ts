@@ -6,6 +6,21 @@ import type { Scenario } from './scenarios/schema.js'
 export const logLevels = ['silent', 'error', 'warn', 'info', 'debug'] as const
 export const logFormats = ['pretty', 'json'] as const
 
+/** A duration option: `30m`, `24h`, or milliseconds. Output: milliseconds. */
+function duration(fallback: string) {
+  return z
+    .union([z.string(), z.number().int().positive()])
+    .default(fallback)
+    .transform((value, ctx) => {
+      try {
+        return parseDuration(value)
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message })
+        return z.NEVER
+      }
+    })
+}
+
 export const sandboxOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(4010),
   host: z.string().min(1).default('127.0.0.1'),
@@ -36,20 +51,23 @@ export const sandboxOptionsSchema = z.object({
     .int()
     .positive()
     .default(1024 * 1024),
+  /**
+   * Largest snapshot restore (`POST /_sandbox/snapshot` and a partner's), bytes: a whole
+   * state is larger than any API body, but it is still read into memory, so it has a cap.
+   */
+  snapshotLimit: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
+  /** Time a client has to send a request body once its headers arrived. Output: ms. */
+  bodyTimeout: duration('30s'),
+  /** Time a client has to send a request's headers. Output: ms. */
+  headersTimeout: duration('10s'),
   /** Public base URL used in links the sandbox returns (e.g. behind Docker port mapping). */
   publicUrl: z.url().optional(),
   /** Session lifetime: a duration (`30m`, `24h`) or milliseconds. Output: milliseconds. */
-  sessionTtl: z
-    .union([z.string(), z.number().int().positive()])
-    .default('24h')
-    .transform((value, ctx) => {
-      try {
-        return parseDuration(value)
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message })
-        return z.NEVER
-      }
-    }),
+  sessionTtl: duration('24h'),
   /** Largest profile picture, bytes; larger uploads get 413. */
   pictureLimit: z.coerce
     .number()
@@ -88,4 +106,8 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_SESSION_TTL: 'sessionTtl',
   SANDBOX_PICTURE_LIMIT: 'pictureLimit',
   SANDBOX_FSYNC: 'fsync',
+  SANDBOX_BODY_LIMIT: 'bodyLimit',
+  SANDBOX_SNAPSHOT_LIMIT: 'snapshotLimit',
+  SANDBOX_BODY_TIMEOUT: 'bodyTimeout',
+  SANDBOX_HEADERS_TIMEOUT: 'headersTimeout',
 }

@@ -6,6 +6,7 @@ export const errorCodes = {
   forbidden: { status: 403, message: 'This action is not allowed.' },
   not_found: { status: 404, message: 'The resource does not exist.' },
   method_not_allowed: { status: 405, message: 'This path does not take that method.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'The request content type is not supported.' },

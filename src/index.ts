@@ -1,3 +1,4 @@
+import type { Server } from 'node:http'
 import { type ServerType, serve } from '@hono/node-server'
 import type { z } from 'zod'
 import { createApp } from './app.js'
@@ -18,6 +19,7 @@ import { FaultInjector } from './http/faults.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
 import { RequestJournal } from './http/request-journal.js'
 import { requestOrigins } from './http/request-origin.js'
+import { guardSlowBodies, slowClientServerOptions } from './http/slow-clients.js'
 import { createLogger } from './logger.js'
 import { createRandom } from './random.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
@@ -179,8 +181,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const sandbox = await createSandbox(options)
   const { host, port } = sandbox.deps.config
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: sandbox.fetch, hostname: host, port }, () => resolve(s))
+    const s = serve(
+      {
+        fetch: sandbox.fetch,
+        hostname: host,
+        port,
+        serverOptions: slowClientServerOptions(sandbox.deps.config),
+      },
+      () => resolve(s),
+    )
     s.once('error', reject)
+    guardSlowBodies(s as Server, sandbox.deps.config)
   })
   const address = server.address()
   const boundPort = typeof address === 'object' && address ? address.port : port

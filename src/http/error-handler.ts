@@ -3,12 +3,21 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ApiError, codeForStatus, errorCodes } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { bodyTimedOut } from './slow-clients.js'
 
 /** Renders every failure once, in the envelope of DESIGN.md. No stack ever reaches a client. */
 export function renderError(error: unknown, c: Context, logger: Logger): Response {
   const requestId = (c.get('requestId' as never) as string | undefined) ?? ''
   let apiError: ApiError
-  if (error instanceof ApiError) {
+  if (bodyTimedOut(c.env)) {
+    // Whatever the failed body read turned into (a JSON error, a stream error), the cause is
+    // the client's slowness; the connection closes after this answer.
+    apiError = new ApiError(
+      'request_timeout',
+      'The request body did not arrive in time; the connection is closed. Send the whole body at once.',
+      { headers: { Connection: 'close' } },
+    )
+  } else if (error instanceof ApiError) {
     apiError = error
   } else if (error instanceof HTTPException) {
     const code = codeForStatus(error.status)
