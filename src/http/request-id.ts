@@ -25,6 +25,12 @@ export function assignRequestId(c: Context<AppEnv>, generate: () => string): voi
     headersTouched = true
     return header(...args)
   }) as typeof header
+  // A redirect builds its response without the helpers below.
+  const redirect = c.redirect
+  c.redirect = ((location: string, status?: number) => {
+    header(HEADER, id)
+    return redirect(location, status as 302)
+  }) as typeof redirect
   withHeader(c, 'json', id, () => headersTouched)
   withHeader(c, 'body', id)
   withHeader(c, 'html', id)
