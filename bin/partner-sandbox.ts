@@ -4,6 +4,7 @@ import { banner } from '../src/banner.js'
 import { envNames, type SandboxOptions } from '../src/config.js'
 import { ConfigError, DataFileError, ScenarioError, startSandbox } from '../src/index.js'
 import { packageVersion } from '../src/package-root.js'
+import { watchParent } from '../src/parent-watch.js'
 import { listBundledScenarios } from '../src/scenarios/loader.js'
 
 const help = `partner-sandbox ${packageVersion}: an offline, stateful sandbox of the Partner Card Service API
@@ -161,6 +162,7 @@ async function main() {
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+  watchParent(() => void stop('parent process exited'))
 }
 
 main().catch((error) => fail((error as Error).stack ?? String(error)))
