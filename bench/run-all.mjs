@@ -4,6 +4,7 @@ import { cpus, loadavg } from 'node:os'
 import { run as coldStart } from './cold-start.mjs'
 import { run as happyPath } from './happy-path.mjs'
 import { run as httpThroughput } from './http-throughput.mjs'
+import { run as installedStart } from './installed-start.mjs'
 import { fmt, killAllChildren, printTable, verdict } from './lib.mjs'
 import { run as storeWrites } from './store-writes.mjs'
 import { run as webhookFanout } from './webhook-fanout.mjs'
@@ -21,6 +22,7 @@ if (loadavg()[0] > 0.5)
 
 try {
   const cold = await coldStart()
+  const installed = await installedStart()
   const http = await httpThroughput()
   const store = await storeWrites()
   const webhooks = await webhookFanout()
@@ -46,6 +48,12 @@ try {
         `median ${fmt(cold.median)} ms, max ${fmt(cold.max)} ms`,
         '< 400 ms',
         verdict(cold.median < 400),
+      ],
+      [
+        'Installed package (npm pack + install) to first 200',
+        `median ${fmt(installed.median)} ms, max ${fmt(installed.max)} ms`,
+        '< 500 ms',
+        installed.verdict,
       ],
       [
         'Webhook fan-out, 1,000 events x 5 endpoints (burst)',

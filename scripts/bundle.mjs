@@ -1,6 +1,18 @@
 // Bundles the CLI and the library entry into dist/bundle/ with esbuild (shared code in one
 // chunk). One file instead of hundreds of modules halves the import time, which is most of
 // the cold start; `tsc` still emits dist/src for the type declarations.
+//
+// What the published package holds (package.json `files`, checked by test/package.test.ts):
+// - the bundle, which inlines every runtime dependency: hence no `dependencies` at all (they
+//   are devDependencies), and nothing installed twice;
+// - no source maps (the bundle is not minified: stack traces name the real functions, and
+//   esbuild's `// src/...` comments say where each part comes from);
+// - the type declarations (dist/src/**/*.d.ts);
+// - runtime static assets, read relative to the package root (src/package-root.ts):
+//   fixtures/ and scenarios/. A NEW ASSET READ AT RUNTIME (pages, templates, docs) must be
+//   added to `files` in package.json, or the installed package will miss it.
+// - bin/partner-sandbox.mjs, the command: it runs dist/bundle/cli.js, building it first in a
+//   source checkout, since no install script (`prepare`) runs on `npm install` any more.
 import { rmSync } from 'node:fs'
 import { build } from 'esbuild'
 
@@ -16,7 +28,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  sourcemap: true,
+  sourcemap: false,
   chunkNames: 'chunks/[name]-[hash]',
   // Some bundled CommonJS code calls require(); ESM has none, so give it one.
   banner: {

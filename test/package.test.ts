@@ -1,0 +1,124 @@
+/**
+ * The package as a user gets it: `npm pack`, installed from the local tarball into an empty
+ * folder (offline: the bundle inlines every dependency, so there is nothing to fetch), then
+ * `npx partner-sandbox` there serves the API. Also: the tarball holds no source maps and no
+ * install script, and killing that npx leaves no sandbox behind.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
+import { cleanEnv, repoRoot } from './cli-process.js'
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+let dir: string
+let tarball: string
+let installed: string
+const children: ChildProcess[] = []
+
+/** npm offline, quiet, and not told by the outer `npm test` which package it runs in. */
+const npmEnv = () => {
+  const env = cleanEnv({ npm_config_offline: 'true', npm_config_audit: 'false' })
+  for (const name of Object.keys(env)) if (name.startsWith('npm_package_')) delete env[name]
+  return env
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-pack-'))
+  // `npm pack` runs `prepack` (the full build), as `npm publish` would.
+  const packed = execFileSync(npm, ['pack', '--json', '--pack-destination', dir], {
+    cwd: repoRoot,
+    env: npmEnv(),
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const json = packed.slice(packed.indexOf('['))
+  tarball = join(dir, JSON.parse(json)[0].filename)
+  installed = join(dir, 'app')
+  execFileSync('mkdir', [installed])
+  execFileSync(npm, ['install', '--no-fund', tarball], {
+    cwd: installed,
+    env: npmEnv(),
+    stdio: 'ignore',
+  })
+}, 240_000)
+
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL')
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+const listFiles = (root: string): string[] =>
+  readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
+
+describe('the packed package', () => {
+  it('installs alone: no dependency, no install script, no source map, the assets it reads', () => {
+    const pkgDir = join(installed, 'node_modules', 'partner-sandbox')
+    const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'))
+    expect(manifest.dependencies ?? {}).toEqual({})
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(manifest.scripts?.[script], script).toBeUndefined()
+    expect(readdirSync(join(installed, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual([
+      'partner-sandbox',
+    ])
+    const files = listFiles(pkgDir)
+    expect(files.filter((f) => f.endsWith('.map'))).toEqual([])
+    expect(files).toContain('dist/bundle/cli.js')
+    expect(files).toContain('dist/src/index.d.ts')
+    expect(files).toContain('fixtures/default.json')
+    expect(files).toContain('scenarios/default.json')
+    // Only declarations from tsc: the code ships once, as the bundle.
+    expect(files.filter((f) => f.startsWith('dist/src/') && !f.endsWith('.d.ts'))).toEqual([])
+    expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false)
+  })
+
+  it('serves the API through `npx partner-sandbox`, and killing npx leaves no sandbox', async () => {
+    const child = spawn('npx', ['partner-sandbox', '--port', '0', '--log-level', 'silent'], {
+      cwd: installed,
+      env: npmEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    children.push(child)
+    let out = ''
+    child.stdout?.on('data', (chunk) => {
+      out += chunk
+    })
+    child.stderr?.on('data', (chunk) => {
+      out += chunk
+    })
+    const banner = /API\s+(http:\/\/127\.0\.0\.1:\d+)\/api\/v1/
+    const deadline = Date.now() + 30_000
+    while (!banner.test(out) && Date.now() < deadline && child.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    const url = banner.exec(out)?.[1]
+    expect(url, out).toBeDefined()
+
+    const me = await fetch(`${url}/api/v1/partner/me`, {
+      headers: {
+        'x-partner-key': DEFAULT_PARTNER.api_key,
+        'x-partner-secret': DEFAULT_PARTNER.api_secret,
+      },
+    })
+    expect(me.status).toBe(200)
+    expect(((await me.json()) as { partner: { api_key: string } }).partner.api_key).toBe(DEFAULT_PARTNER.api_key)
+    const docs = await fetch(`${url}/docs`)
+    expect(docs.status).toBe(200)
+
+    child.kill('SIGTERM')
+    // Gone within 5 s: the port refuses connections.
+    const stopBy = Date.now() + 5_000
+    let up = true
+    while (up && Date.now() < stopBy) {
+      up = await fetch(`${url}/_sandbox/health`).then(
+        () => true,
+        () => false,
+      )
+      if (up) await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(up, 'the sandbox still answers after npx was killed').toBe(false)
+  }, 60_000)
+})
