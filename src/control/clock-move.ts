@@ -2,13 +2,17 @@ import { parseDuration, toMillis } from '../clock.js'
 import { validationError } from '../errors.js'
 
 /**
- * Where a clock move (`{by}` or `{to}`, the body of every clock/advance route) lands, from
- * the clock's current time. A bad duration is a 400 naming `by`.
+ * The body of every clock/advance route, `{by}` or `{to}`, read as a jump to a time or a
+ * move by milliseconds (kept apart so a running clock is moved by exactly `by`). A bad
+ * duration is a 400 naming `by`.
  */
-export function moveTarget(body: { by?: string | number; to?: string }, now: number): number {
-  if (body.to !== undefined) return toMillis(body.to)
+export function readClockMove(body: {
+  by?: string | number
+  to?: string
+}): { to: number } | { by: number } {
+  if (body.to !== undefined) return { to: toMillis(body.to) }
   try {
-    return now + parseDuration(body.by as string | number)
+    return { by: parseDuration(body.by as string | number) }
   } catch (error) {
     throw validationError('by', (error as Error).message)
   }

@@ -1,7 +1,7 @@
 import { toMillis } from '../clock.js'
 import type { Deps } from '../deps.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
-import { moveTarget } from './clock-move.js'
+import { readClockMove } from './clock-move.js'
 import { controlRoute, controlRouter } from './router.js'
 import { ClockFreeze, ClockMove, ClockState } from './schemas.js'
 
@@ -63,7 +63,9 @@ export function clockRoutes(deps: Deps) {
       responses: { 200: jsonResponse(ClockState, 'The clock.'), ...errorResponses(400, 401) },
     }),
     async (c) => {
-      await deps.clock.set(moveTarget(c.req.valid('json'), deps.clock.now()))
+      const move = readClockMove(c.req.valid('json'))
+      if ('to' in move) await deps.clock.set(move.to)
+      else await deps.clock.advance(move.by)
       return c.json(deps.clock.state(), 200)
     },
   )

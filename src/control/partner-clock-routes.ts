@@ -1,7 +1,7 @@
 import { toMillis } from '../clock.js'
 import type { Deps } from '../deps.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
-import { moveTarget } from './clock-move.js'
+import { readClockMove } from './clock-move.js'
 import { controlRoute, controlRouter } from './router.js'
 import { ClockFreeze, ClockMove, PartnerClockState, PartnerIdParam } from './schemas.js'
 
@@ -79,7 +79,9 @@ export function partnerClockRoutes(deps: Deps) {
     }),
     async (c) => {
       const { id } = c.req.valid('param')
-      await deps.clocks.set(id, moveTarget(c.req.valid('json'), deps.clocks.nowOf(id)))
+      const move = readClockMove(c.req.valid('json'))
+      if ('to' in move) await deps.clocks.set(id, move.to)
+      else await deps.clocks.advance(id, move.by)
       return c.json(deps.clocks.state(id), 200)
     },
   )

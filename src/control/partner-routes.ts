@@ -91,7 +91,7 @@ export function partnerRoutes(deps: Deps) {
           ...partner,
           ...(patch.scenario !== undefined ? { scenario: patch.scenario } : {}),
           ...(patch.rate_limit !== undefined ? { rate_limit: patch.rate_limit } : {}),
-          updated_at: deps.clock.iso(),
+          updated_at: deps.clocks.forPartner(partner.id).iso(),
         }
         deps.store.put('partners', partner)
       }

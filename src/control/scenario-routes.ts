@@ -199,7 +199,7 @@ export function controlScenarioRoutes(deps: Deps) {
         partner_id: partner_id ?? null,
         rule: parsed.data,
         remaining: parsed.data.next ?? null,
-        created_at: deps.clock.iso(),
+        created_at: (partner_id ? deps.clocks.forPartner(partner_id) : deps.clock).iso(),
       }
       deps.faults.add(fault)
       return c.json({ fault: fault as unknown as Record<string, unknown> }, 201)

@@ -80,8 +80,9 @@ export function controlUserRoutes(deps: Deps) {
     }),
     (c) => {
       const { id } = c.req.valid('param')
-      if (!deps.store.get('users', id)) throw new ApiError('not_found', `No user with id ${id}.`)
-      const now = deps.clock.now()
+      const user = deps.store.get('users', id)
+      if (!user) throw new ApiError('not_found', `No user with id ${id}.`)
+      const now = deps.clocks.nowOf(user.partner_id)
       const live = deps.store
         .lookup('sessions', 'sessions_by_user', id)
         .filter((s) => !s.revoked_at && Date.parse(s.expires_at) > now)

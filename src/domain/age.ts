@@ -12,13 +12,14 @@ export function ageOn(dateOfBirth: string, now: Date): number {
   return age
 }
 
-/** A card holder is an adult: 18 to 120 years old today (sandbox clock). */
+/** A card holder is an adult: 18 to 120 years old today (on the partner's clock). */
 export function assertAdult(
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<Deps, 'clocks'>,
+  partnerId: string,
   dateOfBirth: string,
   field = 'date_of_birth',
 ): void {
-  const age = ageOn(dateOfBirth, deps.clock.date())
+  const age = ageOn(dateOfBirth, deps.clocks.forPartner(partnerId).date())
   if (age < MIN_AGE) throw validationError(field, `the user must be at least ${MIN_AGE} years old`)
   if (age > MAX_AGE) throw validationError(field, `is not plausible (over ${MAX_AGE} years ago)`)
 }

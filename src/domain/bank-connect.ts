@@ -50,7 +50,7 @@ export async function offeredAccounts(session: ConnectTokenRow): Promise<Offered
 }
 
 export function createConnectSession(deps: Deps, user: UserRow) {
-  const now = deps.clock.now()
+  const now = deps.clocks.forPartner(user.partner_id).now()
   const id = deps.random.id('bct')
   const token = deps.random.token(40, 'bctok_')
   const row: ConnectTokenRow = {
@@ -86,7 +86,7 @@ export function openConnectSession(deps: Deps, token: string | undefined): Conne
   }
   assertPartnerActive(deps, row.partner_id)
   if (row.used_at) throw fail('This bank connect link was already used. Ask the app for a new one.')
-  if (Date.parse(row.expires_at) <= deps.clock.now())
+  if (Date.parse(row.expires_at) <= deps.clocks.nowOf(row.partner_id))
     throw fail('This bank connect link has expired. Ask the app for a new one.')
   return row
 }
@@ -128,7 +128,7 @@ export async function enroll(deps: Deps, token: string, institutionId: string, a
   }
   // Read again after the await: a parallel enrollment with the same token must lose.
   const current = openConnectSession(deps, token)
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(current.partner_id).iso()
   const account: BankAccountRow = {
     id: deps.random.id('bank'),
     partner_id: current.partner_id,

@@ -13,7 +13,7 @@ export function issueCard(
   onboarding: OnboardingRow,
   productId: string | null,
 ): CardRow {
-  const now = deps.clock.date()
+  const now = deps.clocks.forPartner(user.partner_id).date()
   const card: CardRow = {
     id: deps.random.id('card'),
     partner_id: user.partner_id,

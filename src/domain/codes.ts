@@ -16,15 +16,19 @@ export const RESET_TOKEN_TTL_MS = 15 * 60_000
 export const MAX_ATTEMPTS = 5
 
 function liveCodes(deps: Deps, userId: string, purpose: CodePurpose): VerificationCodeRow[] {
-  const now = deps.clock.now()
   return deps.store
     .lookup('verification_codes', 'codes_by_user', userId)
-    .filter((c) => c.purpose === purpose && !c.ended_at && Date.parse(c.expires_at) > now)
+    .filter(
+      (c) =>
+        c.purpose === purpose &&
+        !c.ended_at &&
+        Date.parse(c.expires_at) > deps.clocks.nowOf(c.partner_id),
+    )
 }
 
 /** Stores a new secret value (only its HMAC), ending any live one of the same purpose. */
 function storeCode(deps: Deps, user: UserRow, purpose: CodePurpose, value: string, ttl: number) {
-  const now = deps.clock.now()
+  const now = deps.clocks.forPartner(user.partner_id).now()
   const id = deps.random.id('otp')
   const row: VerificationCodeRow = {
     id,
@@ -49,10 +53,10 @@ function storeCode(deps: Deps, user: UserRow, purpose: CodePurpose, value: strin
 
 /** Ends every live code and reset token of a user (after a password change or reset). */
 export function endCodes(deps: Deps, userId: string, writer: Writer, except?: string): void {
-  const now = deps.clock.iso()
   for (const purpose of ['login', 'password_reset', 'reset_token'] as const) {
     for (const code of liveCodes(deps, userId, purpose)) {
       if (code.id === except) continue
+      const now = deps.clocks.forPartner(code.partner_id).iso()
       writer.put('verification_codes', { ...code, ended_at: now, ended_reason: 'replaced' })
     }
   }
@@ -107,7 +111,7 @@ export function checkCode(
   if (!row) return { ok: false, reason: 'missing' }
   const expected = Buffer.from(row.code_hash)
   const given = Buffer.from(codeHash(deps, row.id, value))
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(row.partner_id).iso()
   if (expected.length === given.length && timingSafeEqual(expected, given)) {
     const used = { ...row, ended_at: now, ended_reason: 'used' as const }
     if (writer) writer.put('verification_codes', used)

@@ -84,7 +84,7 @@ export function openDispute(deps: Deps, partner: PartnerRow, user: UserRow, inpu
     )
   const decision = decideDispute(deps.scenarios.forPartner(partner), input.reason)
   const card = deps.store.get('cards', txn.card_id) as CardRow
-  const now = deps.clock.now()
+  const now = deps.clocks.forPartner(partner.id).now()
   const id = deps.random.id('dsp')
   let dispute!: DisputeRow
   deps.store.batch((w) => {
@@ -136,7 +136,7 @@ export function addEvidence(deps: Deps, dispute: DisputeRow, text: string) {
       'conflict',
       `Dispute ${dispute.id} is ${dispute.status}; evidence is closed.`,
     )
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(dispute.partner_id).iso()
   const next: DisputeRow = {
     ...dispute,
     evidence: [...dispute.evidence, { id: deps.random.id('evd'), text, added_at: now }],
@@ -153,7 +153,7 @@ export function addEvidence(deps: Deps, dispute: DisputeRow, text: string) {
 export function resolveDispute(deps: Deps, dispute: DisputeRow, outcome: 'won' | 'lost') {
   if (dispute.status !== 'under_review')
     throw new ApiError('conflict', `Dispute ${dispute.id} is already ${dispute.status}.`)
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(dispute.partner_id).iso()
   let next: DisputeRow = { ...dispute, status: outcome, resolved_at: now, updated_at: now }
   deps.store.batch((w) => {
     if (outcome === 'lost') {

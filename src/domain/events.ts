@@ -48,7 +48,7 @@ export class EventBus {
 
   /** Adds the event to `writer`'s batch; listeners run after the batch is committed. */
   record(
-    deps: Pick<Deps, 'random' | 'clock' | 'store'>,
+    deps: Pick<Deps, 'random' | 'clocks' | 'store'>,
     writer: Writer,
     partnerId: string,
     type: EventType,
@@ -59,7 +59,7 @@ export class EventBus {
       id: deps.random.id('evt'),
       partner_id: partnerId,
       type,
-      created_at: deps.clock.iso(),
+      created_at: deps.clocks.forPartner(partnerId).iso(),
       data: { object },
     }
     writer.put('events', event)

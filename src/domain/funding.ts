@@ -89,7 +89,7 @@ export function createDeposit(
   }
   const card = requireActiveCard(deps, user.id)
   const decision = decideDeposit(scenario, cents)
-  const now = deps.clock.now()
+  const now = deps.clocks.forPartner(partner.id).now()
   const id = deps.random.id('dep')
   let deposit!: DepositRow
   deps.store.batch((w) => {
@@ -144,7 +144,7 @@ export function settleDueDeposits(deps: Deps, scope: SweepScope): void {
         ...deposit,
         status: ok ? 'succeeded' : 'failed',
         failure_reason: ok ? null : deposit.decided_reason,
-        updated_at: deps.clock.iso(),
+        updated_at: deps.clocks.forPartner(deposit.partner_id).iso(),
       }
       w.put('deposits', settled)
       transactionEvent(deps, w, moved.txn, 'updated')

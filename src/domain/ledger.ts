@@ -72,14 +72,14 @@ function applyToCard(deps: Deps, w: Writer, card: CardRow, delta: Effect): CardR
     ...card,
     available_balance_cents: card.available_balance_cents + delta.available,
     ledger_balance_cents: card.ledger_balance_cents + delta.ledger,
-    updated_at: deps.clock.iso(),
+    updated_at: deps.clocks.forPartner(card.partner_id).iso(),
   }
   w.put('cards', next)
   return next
 }
 
 export function recordTransaction(deps: Deps, w: Writer, card: CardRow, input: NewTransaction) {
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(card.partner_id).iso()
   const nextCard = applyToCard(
     deps,
     w,
@@ -127,7 +127,7 @@ export function transition(
     available: after.available - before.available,
     ledger: after.ledger - before.ledger,
   })
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(txn.partner_id).iso()
   const next: TransactionRow = {
     ...txn,
     status,

@@ -78,7 +78,11 @@ export async function changePassword(
     throw validationError('current_password', 'is not correct')
   let revoked = 0
   deps.store.batch((w) => {
-    w.put('users', { ...fresh, password_hash, updated_at: deps.clock.iso() })
+    w.put('users', {
+      ...fresh,
+      password_hash,
+      updated_at: deps.clocks.forPartner(user.partner_id).iso(),
+    })
     revoked = revokeSessions(deps, user.id, 'password_changed', sessionId, w)
     // Codes sent under the old password stop working with it.
     endCodes(deps, user.id, w)
@@ -136,7 +140,11 @@ export async function resetPassword(
       )
     }
     const fresh = deps.store.get('users', user.id) ?? user
-    w.put('users', { ...fresh, password_hash, updated_at: deps.clock.iso() })
+    w.put('users', {
+      ...fresh,
+      password_hash,
+      updated_at: deps.clocks.forPartner(partner.id).iso(),
+    })
     revoked = revokeSessions(deps, user.id, 'password_reset', undefined, w)
     endCodes(deps, user.id, w, result.row.id)
   })

@@ -42,7 +42,7 @@ export function openWithToken(
       'This onboarding link is not valid any more (a newer one was issued). Start again from the app.',
     )
   }
-  if (Date.parse(row.access_token_expires_at) <= deps.clock.now()) {
+  if (Date.parse(row.access_token_expires_at) <= deps.clocks.nowOf(row.partner_id)) {
     throw new EmbedTokenError(
       'Link expired',
       'This onboarding link has expired. Start the onboarding again from the app.',
@@ -105,7 +105,7 @@ export function submitStep(
   if (expected !== step) {
     throw new ApiError('conflict', `The next step is ${expected}, not ${step}.`)
   }
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(row.partner_id).iso()
   let next: OnboardingRow = { ...row, status: 'in_progress', updated_at: now }
   if (step === 'identity_verification') {
     if (body.confirmed !== true)

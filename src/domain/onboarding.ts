@@ -66,7 +66,7 @@ export function startOnboarding(
     )
   }
   const existing = history.find((o) => LIVE.has(o.status))
-  const nowMs = deps.clock.now()
+  const nowMs = deps.clocks.forPartner(partner.id).now()
   const now = new Date(nowMs).toISOString()
   const applicant = {
     first_name: input.first_name,
@@ -238,7 +238,7 @@ export function completeOnboarding(
       'must be true for a pass: the user has to accept the card agreement',
     )
   }
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(partner.id).iso()
   const completion = {
     result: input.result,
     data: typeof input.data === 'string' ? input.data : JSON.stringify(input.data),
@@ -257,7 +257,9 @@ export function completeOnboarding(
     if (outcome === 'pass') {
       next = approve(deps, w, next, user, productId ?? null)
     } else if (outcome === 'manual_review') {
-      const resolves = new Date(deps.clock.now() + (row.decision.review_ms ?? 0)).toISOString()
+      const resolves = new Date(
+        deps.clocks.nowOf(row.partner_id) + (row.decision.review_ms ?? 0),
+      ).toISOString()
       next = {
         ...next,
         status: 'manual_review',
@@ -289,7 +291,7 @@ function approve(
   user: UserRow,
   productId: string | null,
 ): OnboardingRow {
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(row.partner_id).iso()
   const card = issueCard(deps, w, user, row, productId)
   const partner = deps.store.get('partners', row.partner_id)
   const { initialCents } = fundingLimits(
@@ -340,7 +342,7 @@ function decline(
   reason: string,
   kycPassed: boolean,
 ) {
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(row.partner_id).iso()
   const next: OnboardingRow = {
     ...row,
     status: 'failed',

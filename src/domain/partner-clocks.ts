@@ -95,8 +95,16 @@ export class PartnerClocks {
     await this.notify(partnerId)
   }
 
-  advance(partnerId: string, ms: number): Promise<void> {
-    return this.set(partnerId, this.nowOf(this.require(partnerId).id) + ms)
+  /** Moves the partner forward by exactly `ms` (its offset, or its frozen instant) and runs its due work. */
+  async advance(partnerId: string, ms: number): Promise<void> {
+    const clock = this.require(partnerId).clock ?? { offset_ms: 0, frozen_at: null }
+    this.write(
+      partnerId,
+      clock.frozen_at === null
+        ? { offset_ms: clock.offset_ms + ms, frozen_at: null }
+        : { offset_ms: 0, frozen_at: clock.frozen_at + ms },
+    )
+    await this.notify(partnerId)
   }
 
   /** Moves the partner to `at` (forward or back) and runs its due work. */

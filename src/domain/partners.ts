@@ -33,7 +33,7 @@ export type PartnerPatch = Partial<
 >
 
 export function updatePartner(deps: Deps, partner: PartnerRow, patch: PartnerPatch): PartnerRow {
-  const next = { ...partner, ...patch, updated_at: deps.clock.iso() }
+  const next = { ...partner, ...patch, updated_at: deps.clocks.forPartner(partner.id).iso() }
   deps.store.batch((w) => {
     w.put('partners', next)
     syncPrimaryEndpoint(deps, w, next)
@@ -53,7 +53,7 @@ export async function rotateCredentials(deps: Deps, partnerId: string) {
   const { api_key, api_secret, api_secret_hash } = await newCredentials(deps)
   // Read after the hash is computed so a concurrent update of the record is not lost.
   const current = requirePartner(deps, partnerId)
-  const rotatedAt = deps.clock.iso()
+  const rotatedAt = deps.clocks.forPartner(partnerId).iso()
   deps.store.batch((w) => {
     w.put('partners', { ...current, api_key, api_secret_hash, updated_at: rotatedAt })
     deps.events.record(deps, w, partnerId, 'api_key.rotated', {
@@ -76,7 +76,7 @@ export function requirePartner(deps: Deps, id: string): PartnerRow {
 
 export function setPartnerStatus(deps: Deps, id: string, status: PartnerStatus): PartnerRow {
   const partner = requirePartner(deps, id)
-  const next = { ...partner, status, updated_at: deps.clock.iso() }
+  const next = { ...partner, status, updated_at: deps.clocks.forPartner(partner.id).iso() }
   deps.store.put('partners', next)
   return next
 }
@@ -147,7 +147,8 @@ export async function createPartner(deps: Deps, input: NewPartnerInput) {
 const DAY_MS = 86_400_000
 
 export function usage(deps: Deps, partner: PartnerRow) {
-  const since = deps.clock.now() - DAY_MS
+  // "Last 24 h" of the partner's own time: advancing it ages its deliveries out.
+  const since = deps.clocks.nowOf(partner.id) - DAY_MS
   const deliveries = deps.dispatcher.stats(partner.id, since)
   return {
     rate_limit: partner.rate_limit,

@@ -72,12 +72,16 @@ export async function setProfilePicture(deps: Deps, user: UserRow, file: unknown
     purpose: 'profile_picture',
     content_type: contentType,
     size: bytes.length,
-    created_at: deps.clock.iso(),
+    created_at: deps.clocks.forPartner(user.partner_id).iso(),
   }
   // Bytes first: the row that points at them is only written once they are safely stored.
   deps.files.write(id, bytes)
   const fresh = deps.store.get('users', user.id) ?? user
-  const next = { ...fresh, profile_picture_url: `/files/${id}`, updated_at: deps.clock.iso() }
+  const next = {
+    ...fresh,
+    profile_picture_url: `/files/${id}`,
+    updated_at: deps.clocks.forPartner(user.partner_id).iso(),
+  }
   deps.store.batch((w) => {
     w.put('files', row)
     w.put('users', next)

@@ -141,7 +141,7 @@ export function refundPurchase(deps: Deps, user: UserRow, id: string, amount?: n
     const purchase = {
       ...txn,
       refunded_cents: txn.refunded_cents + cents,
-      updated_at: deps.clock.iso(),
+      updated_at: deps.clocks.forPartner(txn.partner_id).iso(),
     }
     w.put('transactions', purchase)
     transactionEvent(deps, w, refund, 'created')
@@ -157,7 +157,7 @@ export function setCardFrozen(deps: Deps, user: UserRow, frozen: boolean) {
   const next = {
     ...card,
     status: frozen ? ('frozen' as const) : ('active' as const),
-    updated_at: deps.clock.iso(),
+    updated_at: deps.clocks.forPartner(card.partner_id).iso(),
   }
   deps.store.put('cards', next)
   return publicCard(next)

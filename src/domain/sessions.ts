@@ -14,7 +14,7 @@ import { jwtKey } from './signing-key.js'
 const ISSUER = 'partner-sandbox'
 
 export async function createSession(deps: Deps, user: UserRow, writer?: Writer) {
-  const now = deps.clock.now()
+  const now = deps.clocks.forPartner(user.partner_id).now()
   const expiresAt = now + deps.config.sessionTtl
   const session: SessionRow = {
     id: deps.random.id('ses'),
@@ -66,7 +66,7 @@ export class SessionVerifier {
     if (!match)
       throw unauthorized('Malformed Authorization header: expected "Bearer <sessionToken>".')
     const token = match[1] as string
-    const claims = this.verified.get(token) ?? (await this.verify(token))
+    const claims = this.verified.get(token) ?? (await this.verify(token, partner.id))
     const session = this.deps.store.get('sessions', claims.sid)
     if (!session)
       throw unauthorized(
@@ -79,7 +79,7 @@ export class SessionVerifier {
     }
     if (session.revoked_at)
       throw unauthorized(`This session has ended (${session.revoked_reason}). Log in again.`)
-    if (Date.parse(session.expires_at) <= this.deps.clock.now())
+    if (Date.parse(session.expires_at) <= this.deps.clocks.nowOf(partner.id))
       throw unauthorized('This session has expired. Log in again.')
     const user = this.deps.store.get('users', session.user_id)
     if (!user || user.id !== claims.sub || user.partner_id !== partner.id)
@@ -88,12 +88,13 @@ export class SessionVerifier {
     return { user, session }
   }
 
-  private async verify(token: string): Promise<Claims> {
+  /** Checks the signature and `exp` on the clock of the partner presenting the token. */
+  private async verify(token: string, partnerId: string): Promise<Claims> {
     try {
       const { payload } = await jwtVerify(token, await jwtKey(this.deps), {
         algorithms: ['HS256'],
         issuer: ISSUER,
-        currentDate: this.deps.clock.date(),
+        currentDate: this.deps.clocks.forPartner(partnerId).date(),
         requiredClaims: ['sub', 'exp'],
       })
       if (typeof payload.sid !== 'string' || typeof payload.pid !== 'string')
@@ -121,12 +122,19 @@ export function revokeSessions(
   keep?: string,
   writer?: Writer,
 ): number {
-  const now = deps.clock.iso()
   const live = deps.store
     .lookup('sessions', 'sessions_by_user', userId)
-    .filter((s) => !s.revoked_at && s.id !== keep && Date.parse(s.expires_at) > deps.clock.now())
+    .filter(
+      (s) =>
+        !s.revoked_at &&
+        s.id !== keep &&
+        Date.parse(s.expires_at) > deps.clocks.nowOf(s.partner_id),
+    )
   const write = (w: Writer) => {
-    for (const s of live) w.put('sessions', { ...s, revoked_at: now, revoked_reason: reason })
+    for (const s of live) {
+      const now = deps.clocks.forPartner(s.partner_id).iso()
+      w.put('sessions', { ...s, revoked_at: now, revoked_reason: reason })
+    }
   }
   if (writer) write(writer)
   else deps.store.batch(write)

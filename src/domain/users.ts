@@ -65,7 +65,7 @@ export async function registerUser(
   const password_hash = await hashSecret(input.password, deps.random, PASSWORD_COST)
   // Checked again after the await: a parallel registration of the same email may have won.
   if (findUserByEmail(deps, partnerId, input.email)) throw conflict()
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(partnerId).iso()
   const user: UserRow = {
     id: deps.random.uuid(),
     partner_id: partnerId,
@@ -111,7 +111,12 @@ export function updateProfile(deps: Deps, user: UserRow, patch: ProfilePatch): U
     if (Object.keys(nextMetadata).length > 50)
       throw validationError('metadata', 'may hold at most 50 keys')
   }
-  const next: UserRow = { ...user, ...fields, metadata: nextMetadata, updated_at: deps.clock.iso() }
+  const next: UserRow = {
+    ...user,
+    ...fields,
+    metadata: nextMetadata,
+    updated_at: deps.clocks.forPartner(user.partner_id).iso(),
+  }
   deps.store.batch((w) => {
     w.put('users', next)
     deps.events.record(deps, w, user.partner_id, 'user.updated', publicUser(deps, next))

@@ -20,7 +20,8 @@ export function createRateLimiter(deps: Deps) {
       (override === 'off' ? undefined : override) ??
       deps.scenarios.forPartner(partner).rate_limit?.per_minute ??
       partner.rate_limit
-    const now = deps.clock.now()
+    // The window runs on the partner's clock: advancing it past the minute opens a new one.
+    const now = deps.clocks.nowOf(partner.id)
     const start = now - (now % WINDOW_MS)
     let window = windows.get(partner.id)
     if (!window || window.start !== start) {

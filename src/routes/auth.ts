@@ -58,7 +58,7 @@ export function authRoutes(deps: Deps) {
     }),
     async (c) => {
       const body = c.req.valid('json')
-      assertAdult(deps, body.date_of_birth)
+      assertAdult(deps, c.get('partner').id, body.date_of_birth)
       const user = await registerUser(deps, c.get('partner').id, body)
       return c.json(
         {
@@ -130,7 +130,7 @@ export function authRoutes(deps: Deps) {
       const session = c.get('session')
       deps.store.put('sessions', {
         ...session,
-        revoked_at: deps.clock.iso(),
+        revoked_at: deps.clocks.forPartner(session.partner_id).iso(),
         revoked_reason: 'logged_out',
       })
       return c.json({ message: 'Logged out. This session token no longer works.' }, 200)

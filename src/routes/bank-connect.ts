@@ -149,7 +149,11 @@ export function bankConnectRoutes(deps: Deps) {
       if (!row || row.user_id !== c.get('user').id || row.status !== 'active') {
         throw new ApiError('not_found', `No connected bank account ${id} for this user.`)
       }
-      const next = { ...row, status: 'removed' as const, updated_at: deps.clock.iso() }
+      const next = {
+        ...row,
+        status: 'removed' as const,
+        updated_at: deps.clocks.forPartner(row.partner_id).iso(),
+      }
       deps.store.put('bank_accounts', next)
       return c.json({ success: true as const, data: publicBankAccount(next) }, 200)
     },

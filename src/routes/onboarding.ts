@@ -67,7 +67,7 @@ export function onboardingRoutes(deps: Deps) {
     }),
     (c) => {
       const body = c.req.valid('json')
-      assertAdult(deps, body.date_of_birth)
+      assertAdult(deps, c.get('partner').id, body.date_of_birth)
       checkRedirect(c.get('partner'), body.redirect_uri)
       return c.json(
         {

@@ -50,7 +50,7 @@ export function userRoutes(deps: Deps) {
     }),
     (c) => {
       const patch = c.req.valid('json')
-      if (patch.date_of_birth) assertAdult(deps, patch.date_of_birth)
+      if (patch.date_of_birth) assertAdult(deps, c.get('partner').id, patch.date_of_birth)
       return c.json(publicUser(deps, updateProfile(deps, c.get('user'), patch)), 200)
     },
   )

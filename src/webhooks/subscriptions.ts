@@ -34,7 +34,7 @@ export function createWebhook(
   primary = false,
   writer?: Writer,
 ) {
-  const now = deps.clock.iso()
+  const now = deps.clocks.forPartner(partnerId).iso()
   const secret = newWebhookSecret(deps.random.bytes(32))
   const row: WebhookRow = {
     id: deps.random.id('wh'),
@@ -87,7 +87,7 @@ export function updateWebhook(
     ...(patch.events !== undefined ? { events: dedupe(patch.events) } : {}),
     ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
     ...(patch.description !== undefined ? { description: patch.description } : {}),
-    updated_at: deps.clock.iso(),
+    updated_at: deps.clocks.forPartner(row.partner_id).iso(),
   }
   deps.store.put('webhooks', next)
   return next
@@ -105,7 +105,7 @@ export function deleteWebhook(deps: Deps, row: WebhookRow): void {
 
 export function rotateWebhookSecret(deps: Deps, row: WebhookRow) {
   const secret = newWebhookSecret(deps.random.bytes(32))
-  const next = { ...row, secret, updated_at: deps.clock.iso() }
+  const next = { ...row, secret, updated_at: deps.clocks.forPartner(row.partner_id).iso() }
   deps.store.put('webhooks', next)
   return { webhook: next, secret }
 }
@@ -129,7 +129,11 @@ export function syncPrimaryEndpoint(
   }
   if (primary) {
     if (primary.url !== partner.webhook_url) {
-      writer.put('webhooks', { ...primary, url: partner.webhook_url, updated_at: deps.clock.iso() })
+      writer.put('webhooks', {
+        ...primary,
+        url: partner.webhook_url,
+        updated_at: deps.clocks.forPartner(partner.id).iso(),
+      })
     }
     return undefined
   }
