@@ -3,6 +3,7 @@ import { clockRoutes } from './clock-routes.js'
 import { controlMoneyRoutes } from './money-routes.js'
 import { partnerClockRoutes } from './partner-clock-routes.js'
 import { partnerRoutes } from './partner-routes.js'
+import { partnerStateRoutes } from './partner-state-routes.js'
 import { controlRouter } from './router.js'
 import { controlScenarioRoutes } from './scenario-routes.js'
 import { stateRoutes } from './state-routes.js'
@@ -19,6 +20,7 @@ export function controlPlane(deps: Deps) {
   app.route('/', partnerRoutes(deps))
   app.route('/', clockRoutes(deps))
   app.route('/', partnerClockRoutes(deps))
+  app.route('/', partnerStateRoutes(deps))
   app.route('/', controlUserRoutes(deps))
   app.route('/', controlWebhookRoutes(deps))
   app.route('/', controlMoneyRoutes(deps))

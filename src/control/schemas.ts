@@ -80,6 +80,13 @@ export const SnapshotDoc = z
   })
   .openapi('SandboxSnapshot')
 
+export const PartnerSnapshotDoc = SnapshotDoc.extend({
+  partner_id: z.uuid().openapi({ description: 'The partner this snapshot is of.' }),
+}).openapi('SandboxPartnerSnapshot', {
+  description:
+    "One partner's rows (its own row, users, sessions, codes, onboardings, cards, money, webhooks, deliveries, events, files), as GET /_sandbox/partners/{id}/snapshot exports them.",
+})
+
 export const ClockState = z
   .object({ now: z.string(), frozen: z.boolean(), offset_ms: z.number() })
   .openapi('SandboxClock')

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js'
+import { exportState } from '../domain/export.js'
 import { restoreSnapshot } from '../domain/snapshots.js'
 import { packageVersion } from '../package-root.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
@@ -61,7 +62,7 @@ export function stateRoutes(deps: Deps) {
         'Contains password and secret hashes (never plain secrets). Restore it with POST /_sandbox/snapshot.',
       responses: { 200: jsonResponse(SnapshotDoc, 'The state.'), ...errorResponses(401) },
     }),
-    (c) => c.json(deps.store.export(), 200),
+    (c) => c.json(exportState(deps), 200),
   )
 
   app.openapi(

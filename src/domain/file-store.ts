@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /**
@@ -23,6 +23,16 @@ export class FileStore {
     const target = join(this.dir, id)
     writeFileSync(`${target}.tmp`, bytes)
     renameSync(`${target}.tmp`, target)
+  }
+
+  /** Forgets a file's bytes (its partner was reset or deleted). */
+  remove(id: string): void {
+    if (!/^file_[0-9A-Za-z]+$/.test(id)) return
+    if (!this.dir) {
+      this.memory.delete(id)
+      return
+    }
+    rmSync(join(this.dir, id), { force: true })
   }
 
   read(id: string): Buffer | undefined {

@@ -50,6 +50,11 @@ export class Inbox {
     return out
   }
 
+  /** Forgets one partner's messages (its reset, delete or restore). */
+  removePartner(partnerId: string): void {
+    this.messages = this.messages.filter((m) => m.partner_id !== partnerId)
+  }
+
   clear(): void {
     this.messages = []
   }

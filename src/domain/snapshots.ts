@@ -8,14 +8,29 @@ import {
 } from '../store/records.js'
 import { SCHEMA_VERSION } from '../store/snapshot-file.js'
 
-/** Validates every row of an uploaded snapshot, then replaces the whole state at once. */
-export async function restoreSnapshot(
-  deps: Deps,
-  doc: {
-    schema_version: number
-    collections: Record<string, Record<string, Record<string, unknown>>>
-  },
-) {
+/** A snapshot document as uploaded: rows by collection and id, not yet checked. */
+export interface UploadedSnapshot {
+  schema_version: number
+  collections: Record<string, Record<string, Record<string, unknown>>>
+}
+
+/** The 400 of a snapshot that cannot be restored; nothing was changed. */
+export function invalidSnapshot(details: ErrorDetail[]): ApiError {
+  return new ApiError(
+    'validation_error',
+    `The snapshot is invalid (${details.length} problem(s)); nothing was changed.`,
+    { details: details.slice(0, 50) },
+  )
+}
+
+/**
+ * Checks the schema version and every row against its collection's schema (and that it is
+ * stored under its own id). Answers the parsed rows and the problems found, by field path.
+ */
+export function parseSnapshotRows(doc: UploadedSnapshot): {
+  data: CollectionsData
+  details: ErrorDetail[]
+} {
   if (doc.schema_version !== SCHEMA_VERSION) {
     throw new ApiError(
       'validation_error',
@@ -60,14 +75,12 @@ export async function restoreSnapshot(
       }
     }
   }
-  if (details.length > 0) {
-    throw new ApiError(
-      'validation_error',
-      `The snapshot is invalid (${details.length} problem(s)); nothing was changed.`,
-      {
-        details: details.slice(0, 50),
-      },
-    )
-  }
-  await deps.store.replaceAll(data as CollectionsData)
+  return { data, details }
+}
+
+/** Validates every row of an uploaded snapshot, then replaces the whole state at once. */
+export async function restoreSnapshot(deps: Deps, doc: UploadedSnapshot) {
+  const { data, details } = parseSnapshotRows(doc)
+  if (details.length > 0) throw invalidSnapshot(details)
+  await deps.store.replaceAll(data)
 }
