@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { bodyLimit as honoBodyLimit } from 'hono/body-limit'
 import type { AppEnv } from '../deps.js'
 import { ApiError } from '../errors.js'
+import { readJsonStrictly } from './json-body.js'
 
 /**
  * Caps request bodies: `jsonLimit` for everything, `uploadLimit` for multipart uploads.
@@ -26,6 +27,7 @@ export function bodyLimit(
   const upload = counting(uploadLimit)
   return (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
+    readJsonStrictly(c)
     const multipart = c.req.header('content-type')?.startsWith('multipart/form-data')
     const maxSize = multipart ? uploadLimit : jsonLimit
     const length = c.req.header('content-length')

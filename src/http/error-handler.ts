@@ -3,12 +3,14 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ApiError, codeForStatus, errorCodes } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { bodyProblem } from './json-body.js'
 import { bodyTimedOut } from './slow-clients.js'
 
 /** Renders every failure once, in the envelope of DESIGN.md. No stack ever reaches a client. */
 export function renderError(error: unknown, c: Context, logger: Logger): Response {
   const requestId = (c.get('requestId' as never) as string | undefined) ?? ''
   let apiError: ApiError
+  const problem = bodyProblem(c)
   if (bodyTimedOut(c.env)) {
     // Whatever the failed body read turned into (a JSON error, a stream error), the cause is
     // the client's slowness; the connection closes after this answer.
@@ -17,6 +19,9 @@ export function renderError(error: unknown, c: Context, logger: Logger): Respons
       'The request body did not arrive in time; the connection is closed. Send the whole body at once.',
       { headers: { Connection: 'close' } },
     )
+  } else if (problem) {
+    // The validator reports every failed body read as "malformed JSON"; this says why.
+    apiError = problem
   } else if (error instanceof ApiError) {
     apiError = error
   } else if (error instanceof HTTPException) {
