@@ -2,8 +2,8 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { adminGuard } from './control/admin-guard.js'
 import { controlPlane } from './control/index.js'
 import type { AppEnv, Deps } from './deps.js'
+import { mountDocs } from './docs/routes.js'
 import { ApiError } from './errors.js'
-import { docsPage } from './hosted/docs-page.js'
 import { allowedMethods } from './http/allowed-methods.js'
 import { apiGate } from './http/api-gate.js'
 import { bodyLimit } from './http/body-limit.js'
@@ -105,7 +105,7 @@ export function createApp(deps: Deps) {
     return doc
   }
   app.get('/openapi.json', (c) => c.json(openapi()))
-  app.get('/docs', (c) => c.html(docsPage(openapi() as unknown as Record<string, unknown>)))
+  mountDocs(app, deps)
   app.get('/', (c) => c.redirect('/docs'))
 
   const allowed = allowedMethods(app.routes)

@@ -37,13 +37,20 @@ describe('OpenAPI document and docs page', () => {
     expect(Object.keys(patch.properties)).not.toContain('api_key')
   })
 
-  it('serves a docs page listing the operations with no external asset', async () => {
+  it('serves the reference page and its renderer from this server, none from elsewhere', async () => {
     const { call } = await testSandbox()
     const res = await call('GET', '/docs', { creds: null })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toContain('text/html')
-    expect(res.text).toContain('/api/v1/partner/me/rotate-api-key')
-    expect(res.text).toContain('data-testid="operation"')
-    expect(res.text).not.toMatch(/<script|<link[^>]+href="https?:|src="https?:/)
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'")
+    expect(res.text).not.toMatch(/<link[^>]+href="https?:|src="https?:/)
+    const srcs = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string)
+    expect(srcs).toContain('/docs/assets/swagger-ui-bundle.js')
+    for (const src of srcs) {
+      const asset = await call('GET', src, { creds: null })
+      expect(asset.status, src).toBe(200)
+      expect(asset.text.length, src).toBeGreaterThan(100)
+    }
+    expect((await call('GET', '/docs/assets/../../package.json', { creds: null })).status).toBe(404)
   })
 })

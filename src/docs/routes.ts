@@ -1,0 +1,50 @@
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { AppEnv, Deps } from '../deps.js'
+import { DEFAULT_PARTNER } from '../store/default-credentials.js'
+import { docsAsset, docsAssetTypes } from './assets.js'
+import { docsInitScript } from './init-script.js'
+import { docsPage } from './page.js'
+
+/**
+ * The API reference: Swagger UI rendering /openapi.json, every file served by this sandbox.
+ * The CSP is the proof nothing else is fetched: only 'self' for scripts, styles and requests.
+ */
+export function mountDocs(app: OpenAPIHono<AppEnv>, deps: Deps): void {
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self'",
+    // Swagger UI sets style attributes from script.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ')
+  app.get('/docs', (c) => {
+    // The default partner's credentials, if it still exists with its fixture secret.
+    const known =
+      deps.store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key).length > 0
+    c.header('Content-Security-Policy', csp)
+    c.header('Cache-Control', 'no-store')
+    return c.html(
+      docsPage({
+        specUrl: '/openapi.json',
+        ...(known ? { key: DEFAULT_PARTNER.api_key, secret: DEFAULT_PARTNER.api_secret } : {}),
+      }),
+    )
+  })
+  app.get('/docs/assets/init.js', (c) => {
+    c.header('Content-Type', 'text/javascript; charset=utf-8')
+    return c.body(docsInitScript)
+  })
+  app.get('/docs/assets/:name', (c) => {
+    const name = c.req.param('name')
+    const bytes = docsAsset(name)
+    if (!bytes) return c.notFound()
+    c.header('Content-Type', docsAssetTypes[name] as string)
+    c.header('Cache-Control', 'public, max-age=86400')
+    return c.body(new Uint8Array(bytes))
+  })
+}
