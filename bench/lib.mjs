@@ -31,7 +31,7 @@ const children = new Set()
  * stdin stays an open pipe: the bench servers exit when it closes, so they cannot outlive
  * this process even if it is killed with SIGKILL.
  */
-export function spawnNode(args, { stdinLifeline = false } = {}) {
+export function spawnNode(args, { stdinLifeline = false, env } = {}) {
   // BENCH_PROFILE_DIR=dir: the sandbox child writes a CPU profile there (for finding hot spots).
   const profile =
     process.env.BENCH_PROFILE_DIR && args[0]?.includes('sandbox')
@@ -39,6 +39,7 @@ export function spawnNode(args, { stdinLifeline = false } = {}) {
       : []
   const child = spawn(process.execPath, [...profile, ...args], {
     cwd: root,
+    env: env ? { ...process.env, ...env } : process.env,
     stdio: [stdinLifeline ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   })
   children.add(child)
@@ -127,9 +128,10 @@ export function assertLoopback(url) {
  * Starts `node bench/servers/<name>.mjs`, which prints `READY <url>` once it listens.
  * Returns { child, url }.
  */
-export async function startBenchServer(name) {
+export async function startBenchServer(name, env) {
   const child = spawnNode([join(root, 'bench', 'servers', `${name}.mjs`)], {
     stdinLifeline: true,
+    env,
   })
   const { match } = await waitForStdout(child, /^READY (\S+)$/m, 15_000)
   return { child, url: assertLoopback(match[1]) }
@@ -156,10 +158,47 @@ export function httpGet(url, headers = {}, timeoutMs = 2_000) {
   })
 }
 
-/** One autocannon run; every target gets the same settings. Returns the figures we print. */
-export async function loadTest(url, { headers = {}, connections = 10, duration = 5 }) {
+/**
+ * Sends a line to a bench server's stdin and resolves with the JSON it answers on the line
+ * starting with `reply` (the servers' small command protocol: STATS, ELD, COMPACT).
+ */
+export async function ask(child, command, reply = command.split(' ')[0]) {
+  const answer = waitForStdout(child, new RegExp(`^${reply} (.*)$`, 'm'), 60_000)
+  child.stdin.write(`${command}\n`)
+  return JSON.parse((await answer).match[1])
+}
+
+/** A free TCP port on 127.0.0.1 (for servers that cannot be told to pick one, like Prism). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * One autocannon run; every target gets the same settings. `requests` (autocannon's own
+ * option) lets a write benchmark build a fresh body per request. Returns the figures we print.
+ */
+export async function loadTest(
+  url,
+  { headers = {}, connections = 50, duration = 5, method = 'GET', requests },
+) {
   assertLoopback(url)
-  const r = await autocannon({ url, headers, connections, duration, pipelining: 1, timeout: 10 })
+  const r = await autocannon({
+    url,
+    headers,
+    method,
+    requests,
+    connections,
+    duration,
+    pipelining: 1,
+    timeout: 10,
+  })
   return {
     rps: r.requests.total / r.duration,
     total: r.requests.total,
@@ -193,7 +232,23 @@ export const fmt = (n, digits = 0) =>
     maximumFractionDigits: digits,
   })
 
-export const verdict = (ok) => (ok ? 'PASS' : 'BELOW TARGET')
+/** A missed target always prints MISS; nothing else is ever called a pass. */
+export const verdict = (ok) => (ok ? 'PASS' : 'MISS')
+
+/** Median, min and max of per-round figures (ratios are taken per round, then summarised). */
+export const spread = (values) => ({
+  median: median(values),
+  min: Math.min(...values),
+  max: Math.max(...values),
+  rounds: values,
+})
+
+/** "0.62x (0.58-0.66)": a per-round ratio's median with its min and max. */
+export const fmtRatio = (s, digits = 2) =>
+  `${fmt(s.median, digits)}x (${fmt(s.min, digits)}-${fmt(s.max, digits)})`
+
+/** Per-round ratios a[i] / b[i]. */
+export const ratios = (a, b) => a.map((value, i) => value / b[i])
 
 /** Prints a boxed block: a title, a header row, rows of cells, then free-form notes. */
 export function printTable(title, header, rows, notes = []) {

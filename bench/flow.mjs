@@ -1,0 +1,94 @@
+// The spec's happy path over HTTP, checked at every step: register -> login -> (inbox) ->
+// verify-otp -> onboarding start -> complete -> simulate-fund -> status -> transactions.
+// Used by the flows benchmark (in its own load-generator process) and to prepare the user
+// whose card the throughput benchmark reads.
+import { partnerHeaders } from './lib.mjs'
+
+const json = { ...partnerHeaders, 'content-type': 'application/json' }
+
+/** One API call; throws on anything but a 2xx, with the answer's start. */
+export async function call(base, method, path, body, extra = {}) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...json, ...extra },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 200)}`)
+  return JSON.parse(text)
+}
+
+/** Runs the whole flow for a new user `tag`; resolves with the user's Bearer header. */
+export async function flow(base, tag) {
+  const email = `flow.${tag}@example.com`
+  const password = 'Bench-Passw0rd!'
+  const applicant = {
+    first_name: 'Flow',
+    last_name: 'Bench',
+    email,
+    phone_number: '+14155550100',
+    date_of_birth: '1985-06-15',
+  }
+  await call(base, 'POST', '/api/v1/partner/auth/register', {
+    ...applicant,
+    password,
+    ssn: '123-45-6789',
+  })
+  await call(base, 'POST', '/api/v1/partner/auth/login', { email, password })
+  const inbox = await call(
+    base,
+    'GET',
+    `/_sandbox/inbox?email=${encodeURIComponent(email)}&limit=1`,
+  )
+  const { sessionToken } = await call(base, 'POST', '/api/v1/partner/auth/verify-otp', {
+    email,
+    code: inbox.data[0].code,
+  })
+  const bearer = { authorization: `Bearer ${sessionToken}` }
+  const start = await call(
+    base,
+    'POST',
+    '/api/v1/partner/cards/onboarding',
+    {
+      ...applicant,
+      country_code: 'US',
+      address_line1: '1 Market St',
+      address_city: 'San Francisco',
+      address_state: 'CA',
+      address_zip: '94105',
+      ssn: '123-45-6789',
+    },
+    bearer,
+  )
+  await call(
+    base,
+    'POST',
+    `/api/v1/partner/cards/onboarding/${start.data.onboardingId}/complete`,
+    { result: 'pass', data: { source: 'bench' }, agreement_accepted: true },
+    bearer,
+  )
+  const funded = await call(
+    base,
+    'POST',
+    '/api/v1/partner/cards/simulate-fund',
+    { amount: 42.5 },
+    bearer,
+  )
+  const status = await call(base, 'GET', '/api/v1/partner/cards/status', undefined, bearer)
+  const txns = await call(
+    base,
+    'GET',
+    '/api/v1/partner/cards/transactions?limit=10',
+    undefined,
+    bearer,
+  )
+  if (
+    funded.availableBalance !== 42.5 ||
+    status.data.balances.available !== 42.5 ||
+    status.data.card?.status !== 'active' ||
+    txns.data.data.length !== 1
+  ) {
+    throw new Error(`flow ${tag} ended in the wrong state: ${JSON.stringify(status.data)}`)
+  }
+  return bearer
+}
