@@ -1,5 +1,6 @@
 import { closeSync, existsSync, fsyncSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { type IndexDef, IndexMap } from './index-map.js'
 import { Journal, type JournalEntry, type JournalOp } from './journal.js'
 import {
   type CollectionName,
@@ -15,6 +16,7 @@ import {
   SNAPSHOT_FORMAT,
   type SnapshotDoc,
 } from './snapshot-file.js'
+import { captureSnapshot, writeSnapshot } from './snapshot-writer.js'
 
 /**
  * The sandbox's state: collections of rows by id, held in memory, with secondary indexes.
@@ -24,10 +26,8 @@ import {
  */
 
 type Row = { id: string }
-export interface IndexDef<K extends CollectionName> {
-  collection: K
-  key: (row: Collections[K]) => string | undefined
-}
+
+export type { IndexDef } from './index-map.js'
 
 export interface Writer {
   put<K extends CollectionName>(collection: K, row: Collections[K]): void
@@ -55,10 +55,9 @@ export class Store {
   private snapshotBytes = 0
   private compacting?: Promise<void>
   private compactionQueued = false
-  private readonly indexes = new Map<
-    string,
-    { def: IndexDef<CollectionName>; map: Map<string, Set<string>> }
-  >()
+  private readonly indexes = new Map<string, IndexMap>()
+  /** The indexes of each collection, so a write visits only its own. */
+  private readonly indexesOf = new Map<string, IndexMap[]>()
   private readonly options: StoreOptions
   private readonly replaceListeners: (() => void)[] = []
 
@@ -110,12 +109,12 @@ export class Store {
   }
 
   defineIndex<K extends CollectionName>(name: string, def: IndexDef<K>): void {
-    const entry = {
-      def: def as unknown as IndexDef<CollectionName>,
-      map: new Map<string, Set<string>>(),
-    }
-    this.indexes.set(name, entry)
-    this.rebuildIndex(entry)
+    const index = new IndexMap(def as unknown as IndexDef<CollectionName>)
+    this.indexes.set(name, index)
+    const siblings = this.indexesOf.get(def.collection)
+    if (siblings) siblings.push(index)
+    else this.indexesOf.set(def.collection, [index])
+    this.rebuildIndex(index)
   }
 
   get<K extends CollectionName>(collection: K, id: string): Collections[K] | undefined {
@@ -128,9 +127,11 @@ export class Store {
 
   /** Rows whose index key equals `key`. */
   lookup<K extends CollectionName>(collection: K, index: string, key: string): Collections[K][] {
-    const ids = this.indexEntry(collection, index).map.get(key)
-    if (!ids) return []
-    return [...ids].map((id) => this.data[collection][id] as Collections[K])
+    const rows = this.data[collection]
+    const out: Collections[K][] = []
+    for (const id of this.indexEntry(collection, index).ids(key))
+      out.push(rows[id] as Collections[K])
+    return out
   }
 
   /** The one row whose (unique) index key equals `key`, without building an array. */
@@ -139,17 +140,15 @@ export class Store {
     index: string,
     key: string,
   ): Collections[K] | undefined {
-    const ids = this.indexEntry(collection, index).map.get(key)
-    if (!ids) return undefined
-    for (const id of ids) return this.data[collection][id] as Collections[K]
-    return undefined
+    const id = this.indexEntry(collection, index).first(key)
+    return id === undefined ? undefined : (this.data[collection][id] as Collections[K])
   }
 
   count<K extends CollectionName>(collection: K, index: string, key: string): number {
-    return this.indexEntry(collection, index).map.get(key)?.size ?? 0
+    return this.indexEntry(collection, index).size(key)
   }
 
-  private indexEntry(collection: CollectionName, index: string) {
+  private indexEntry(collection: CollectionName, index: string): IndexMap {
     const entry = this.indexes.get(index)
     if (!entry || entry.def.collection !== collection)
       throw new Error(`no index ${index} on ${collection}`)
@@ -219,7 +218,7 @@ export class Store {
         const next = emptyCollections()
         for (const name of collectionNames) Object.assign(next[name], op[1][name] ?? {})
         this.data = next
-        for (const entry of this.indexes.values()) this.rebuildIndex(entry)
+        for (const index of this.indexes.values()) this.rebuildIndex(index)
         continue
       }
       const collection = this.data[op[1] as CollectionName] as Record<string, Row>
@@ -232,37 +231,29 @@ export class Store {
     }
   }
 
-  private index(collection: string, row: Row) {
-    this.reindex(collection, row.id, undefined, row)
-  }
-
   /**
    * Moves a row between index keys. A row whose key did not change keeps its place, so a
    * lookup lists rows in the order they were created (lists rely on it for ties in time).
    */
   private reindex(collection: string, id: string, before: Row | undefined, after: Row | undefined) {
-    for (const { def, map } of this.indexes.values()) {
-      if (def.collection !== collection) continue
-      const from = before ? def.key(before as never) : undefined
-      const to = after ? def.key(after as never) : undefined
+    const indexes = this.indexesOf.get(collection)
+    if (!indexes) return
+    for (const index of indexes) {
+      const from = before ? index.def.key(before as never) : undefined
+      const to = after ? index.def.key(after as never) : undefined
       if (from === to) continue
-      if (from !== undefined) {
-        const ids = map.get(from)
-        ids?.delete(id)
-        if (ids?.size === 0) map.delete(from)
-      }
-      if (to !== undefined) {
-        const ids = map.get(to)
-        if (ids) ids.add(id)
-        else map.set(to, new Set([id]))
-      }
+      if (from !== undefined) index.delete(from, id)
+      if (to !== undefined) index.add(to, id)
     }
   }
 
-  private rebuildIndex(entry: { def: IndexDef<CollectionName>; map: Map<string, Set<string>> }) {
-    entry.map.clear()
-    for (const row of Object.values(this.data[entry.def.collection]))
-      this.index(entry.def.collection, row)
+  private rebuildIndex(index: IndexMap) {
+    index.clear()
+    const rows = this.data[index.def.collection] as Record<string, Row>
+    for (const id in rows) {
+      const key = index.def.key(rows[id] as never)
+      if (key !== undefined) index.add(key, id)
+    }
   }
 
   private maybeCompact() {
@@ -281,29 +272,34 @@ export class Store {
     }
   }
 
-  /** Folds the journal into a new snapshot (atomic replace); appends continue meanwhile. */
+  /**
+   * Folds the journal into a new snapshot (atomic replace); appends continue meanwhile, and the
+   * snapshot is written a slice at a time (snapshot-writer.ts), so the event loop never waits
+   * for the whole data set to be serialised.
+   */
   async compact(): Promise<void> {
     if (!this.journal || !this.snapshotFile) return
     // Waits for a running compaction; a write meanwhile must not start a second one, so
     // `compacting` is only cleared by the compaction that set it.
     while (this.compacting) await this.compacting
     const journal = this.journal
-    const file = this.snapshotFile
-    // The snapshot text is produced synchronously by lowdb here, so it holds exactly the
-    // entries up to this.seq, all of which are in the file rotated out below.
+    const path = this.snapshotFile.path
+    // Rotation and capture happen in the same tick: the rotated-out file holds exactly the
+    // entries up to this.seq, and the capture names exactly the rows that existed then.
     journal.rotate()
+    const { collections, ...head } = this.doc()
+    const capture = captureSnapshot(head, collections)
     const fsync = this.options.fsync
-    this.compacting = file
-      .write(this.doc())
-      .then(() => {
+    this.compacting = writeSnapshot(path, capture)
+      .then((bytes) => {
+        this.snapshotBytes = bytes
         // With --fsync the snapshot must be on disk before the journal it replaces goes.
-        if (fsync) syncToDisk(file.path)
+        if (fsync) syncToDisk(path)
         journal.finishCompaction()
       })
       .finally(() => {
         this.compacting = undefined
       })
-    this.snapshotBytes = file.lastBytes()
     await this.compacting
   }
 
