@@ -93,6 +93,15 @@ describe('links follow the request without --public-url', () => {
     }
   })
 
+  it('keep each request to its own Host when callers with different Hosts overlap', async () => {
+    const { sandbox, call } = await testSandbox({ host: '0.0.0.0' })
+    const hosts = ['one.ci.internal:8001', 'two.ci.internal:8002', 'one.ci.internal:8001']
+    const all = await Promise.all(hosts.map((host) => links(sandbox, call, { host })))
+    all.forEach((l, i) => {
+      expect(origins(l)).toEqual(Array(3).fill(`http://${hosts[i]}`))
+    })
+  })
+
   it('outside a request use the latest caller origin, and before any request a loopback one', async () => {
     const { sandbox, call } = await testSandbox({ host: '0.0.0.0', port: 4010 })
     expect(sandbox.deps.baseUrl()).toBe('http://127.0.0.1:4010')
