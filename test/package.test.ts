@@ -104,7 +104,9 @@ describe('the packed package', () => {
       },
     })
     expect(me.status).toBe(200)
-    expect(((await me.json()) as { partner: { api_key: string } }).partner.api_key).toBe(DEFAULT_PARTNER.api_key)
+    expect(((await me.json()) as { partner: { api_key: string } }).partner.api_key).toBe(
+      DEFAULT_PARTNER.api_key,
+    )
     const docs = await fetch(`${url}/docs`)
     expect(docs.status).toBe(200)
 
