@@ -10,7 +10,8 @@
 // - the type declarations (dist/src/**/*.d.ts);
 // - runtime static assets, read relative to the package root (src/package-root.ts):
 //   fixtures/ and scenarios/. A NEW ASSET READ AT RUNTIME (pages, templates, docs) must be
-//   added to `files` in package.json, or the installed package will miss it.
+//   added to `files` in package.json (and kept out of .dockerignore), or the installed package
+//   and the Docker image (which installs the packed tarball) will miss it.
 // - bin/partner-sandbox.mjs, the command: it runs dist/bundle/cli.js, building it first in a
 //   source checkout, since no install script (`prepare`) runs on `npm install` any more.
 import { rmSync } from 'node:fs'
