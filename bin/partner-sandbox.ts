@@ -31,6 +31,8 @@ Options (each also read from the environment variable shown):
   --snapshot-limit BYTES largest snapshot restore body            SANDBOX_SNAPSHOT_LIMIT (16777216)
   --body-timeout DUR    time to send a body after the headers    SANDBOX_BODY_TIMEOUT  (30s)
   --headers-timeout DUR time to send the headers                 SANDBOX_HEADERS_TIMEOUT (10s)
+  --default-inquiry-id ID|off  inquiry_id of a completion without one  SANDBOX_DEFAULT_INQUIRY_ID (inq_sandbox_default)
+  --default-product-id ID|off  product_id of a completion without one  SANDBOX_DEFAULT_PRODUCT_ID (prod_sandbox_card)
   --fsync               fsync every write (power-loss safe, slower) SANDBOX_FSYNC (off)
   -h, --help            show this help
   -v, --version         print the version
@@ -64,6 +66,8 @@ async function main() {
         'snapshot-limit': { type: 'string' },
         'body-timeout': { type: 'string' },
         'headers-timeout': { type: 'string' },
+        'default-inquiry-id': { type: 'string' },
+        'default-product-id': { type: 'string' },
         fsync: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -77,7 +81,7 @@ async function main() {
   if (values.version) return void process.stdout.write(`${packageVersion}\n`)
   if (positionals[0] === 'scenarios') {
     for (const s of listBundledScenarios())
-      process.stdout.write(`${s.name.padEnd(22)} ${s.description}\n`)
+      process.stdout.write(`${s.name.padEnd(22)} ${s.description ?? ''}\n`)
     return
   }
   if (positionals.length > 0)
@@ -110,6 +114,8 @@ async function main() {
     'snapshot-limit': 'snapshotLimit',
     'body-timeout': 'bodyTimeout',
     'headers-timeout': 'headersTimeout',
+    'default-inquiry-id': 'defaultInquiryId',
+    'default-product-id': 'defaultProductId',
     fsync: 'fsync',
   }
   for (const [flag, key] of Object.entries(flags)) {

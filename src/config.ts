@@ -20,6 +20,10 @@ function duration(fallback: string) {
       }
     })
 }
+const completionDefault = z.union([
+  z.literal('off'),
+  z.string().regex(/^[\w.:-]{1,128}$/, 'must be an id (letters, digits, _ . : -) or off'),
+])
 
 export const sandboxOptionsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65535).default(4010),
@@ -74,6 +78,12 @@ export const sandboxOptionsSchema = z.object({
     .int()
     .positive()
     .default(2 * 1024 * 1024),
+  /**
+   * Server-configured defaults of an onboarding completion's `inquiry_id` / `product_id`
+   * (spec section 4); `off` configures none. A scenario or a partner's `config` overrides them.
+   */
+  defaultInquiryId: completionDefault.default('inq_sandbox_default'),
+  defaultProductId: completionDefault.default('prod_sandbox_card'),
   /** fsync every journal write (survives power loss as well as a process crash). */
   fsync: z
     .union([
@@ -110,4 +120,6 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_SNAPSHOT_LIMIT: 'snapshotLimit',
   SANDBOX_BODY_TIMEOUT: 'bodyTimeout',
   SANDBOX_HEADERS_TIMEOUT: 'headersTimeout',
+  SANDBOX_DEFAULT_INQUIRY_ID: 'defaultInquiryId',
+  SANDBOX_DEFAULT_PRODUCT_ID: 'defaultProductId',
 }

@@ -815,74 +815,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
     expect(rows[bs.onboardingId].completion.data).toBe('raw-payload')
   })
 
-  it('inquiry_id and product_id default to server-configured values; given ones are used', async () => {
-    const { call, start, asUser } = await setup()
-    const a = await start()
-    const byDefault = await asUser('POST', completePath(a.onboardingId), PASS)
-    expect(byDefault.json.data).toMatchObject({
-      product_id: 'prod_sandbox_card',
-      card: { product_id: 'prod_sandbox_card' },
-    })
-    const b = await userOf(call)
-    const bs = await b.start()
-    const given = await b.asUser('POST', completePath(bs.onboardingId), {
-      ...PASS,
-      inquiry_id: 'inq_given',
-      product_id: 'prod_given',
-    })
-    expect(given.json.data).toMatchObject({
-      inquiry_id: 'inq_given',
-      product_id: 'prod_given',
-      card: { product_id: 'prod_given' },
-    })
-    // The partner's config is a server-configured default too.
-    const patch = await call('PATCH', '/api/v1/partner/me', {
-      body: { config: { default_inquiry_id: 'inq_config', default_product_id: 'prod_config' } },
-    })
-    expect(patch.status, patch.text).toBe(200)
-    const c = await userOf(call)
-    const cs = await c.start()
-    const configured = await c.asUser('POST', completePath(cs.onboardingId), PASS)
-    expect(configured.json.data).toMatchObject({
-      inquiry_id: 'inq_config',
-      product_id: 'prod_config',
-    })
-  })
-
-  it('with no server default: omitting both ids is a 400 "Missing inquiry_id or product_id"', async () => {
-    const { call, asUser, start } = await setup({
-      scenario: {
-        name: 'no-completion-defaults',
-        description: 'No default product id and no default inquiry id.',
-        onboarding: { default_product_id: null },
-      },
-    })
-    const s = await start()
-    const missing = await asUser('POST', completePath(s.onboardingId), PASS)
-    expect(missing.status).toBe(400)
-    expect(missing.json.success).toBe(false)
-    expect(missing.json.error.message).toBe('Missing inquiry_id or product_id')
-    expect((await asUser('GET', STATUS)).json.data.card).toBeNull()
-    expect((await asUser('GET', LATEST)).json.data.status).toBe('pending')
-    const withInquiry = await asUser('POST', completePath(s.onboardingId), {
-      ...PASS,
-      inquiry_id: 'inq_only',
-    })
-    expect(withInquiry.status, withInquiry.text).toBe(200)
-    expect(withInquiry.json.data).toMatchObject({
-      status: 'completed',
-      inquiry_id: 'inq_only',
-      product_id: null,
-    })
-    const other = await userOf(call)
-    const os = await other.start()
-    const withProduct = await other.asUser('POST', completePath(os.onboardingId), {
-      ...PASS,
-      product_id: 'prod_only',
-    })
-    expect(withProduct.status).toBe(200)
-    expect(withProduct.json.data.product_id).toBe('prod_only')
-  })
+  // Defaults of inquiry_id / product_id and the 400 without them: completion-defaults.test.ts.
 
   it('404 for an unknown onboarding, another user’s, and another partner’s', async () => {
     const { call, asUser, start } = await setup()

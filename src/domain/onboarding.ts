@@ -212,7 +212,11 @@ export function completeOnboarding(
   id: string,
   input: CompletionInput,
 ) {
-  const defaults = completionDefaults(deps.scenarios.forPartner(partner), partner.config)
+  const defaults = completionDefaults(
+    deps.scenarios.forPartner(partner),
+    partner.config,
+    deps.config,
+  )
   const inquiryId = input.inquiry_id ?? defaults.inquiry_id
   const productId = input.product_id ?? defaults.product_id
   if (!inquiryId && !productId)

@@ -60,12 +60,21 @@ export const onboardingSection = z
       .enum(['pass', 'kyc_fail'])
       .optional()
       .describe('How a manual review ends (default pass).'),
-    default_product_id: z.string().min(1).nullable().optional(),
-    default_inquiry_id: z.string().min(1).nullable().optional(),
+    default_product_id: z
+      .string()
+      .min(1)
+      .nullable()
+      .optional()
+      .describe('product_id of a completion that gives none (null: no default).'),
+    default_inquiry_id: z
+      .string()
+      .min(1)
+      .nullable()
+      .optional()
+      .describe('inquiry_id of a completion that gives none (null: no default).'),
   })
   .strict()
 
-export const DEFAULT_PRODUCT_ID = 'prod_sandbox_card'
 export const DEFAULT_REVIEW_MS = 10 * 60_000
 
 /** DESIGN.md's magic values. */
@@ -131,15 +140,32 @@ export function decideOnboarding(
   return make(section?.default ?? 'pass')
 }
 
-/** Server-configured defaults for the completion call (partner config wins over scenario). */
-export function completionDefaults(scenario: Scenario, partnerConfig: Record<string, unknown>) {
-  const pick = (key: string) =>
-    typeof partnerConfig[key] === 'string' ? (partnerConfig[key] as string) : undefined
+/** The sandbox-wide completion defaults (flags, environment, options); `off` means none. */
+export interface SandboxCompletionDefaults {
+  defaultInquiryId: string
+  defaultProductId: string
+}
+
+/**
+ * Server-configured defaults of the completion call, per field: the partner's `config` wins,
+ * then the scenario, then the sandbox-wide option. `null` at any level configures no default,
+ * which is how a partner reaches the spec's 400 `Missing inquiry_id or product_id`.
+ */
+export function completionDefaults(
+  scenario: Scenario,
+  partnerConfig: Record<string, unknown>,
+  sandbox: SandboxCompletionDefaults,
+) {
   const section = scenario.onboarding
+  const pick = (key: 'default_inquiry_id' | 'default_product_id', fallback: string) => {
+    const own = partnerConfig[key]
+    if (typeof own === 'string' || own === null) return own
+    const fromScenario = section?.[key]
+    if (fromScenario !== undefined) return fromScenario
+    return fallback === 'off' ? null : fallback
+  }
   return {
-    product_id:
-      pick('default_product_id') ??
-      (section?.default_product_id === undefined ? DEFAULT_PRODUCT_ID : section.default_product_id),
-    inquiry_id: pick('default_inquiry_id') ?? section?.default_inquiry_id ?? null,
+    inquiry_id: pick('default_inquiry_id', sandbox.defaultInquiryId),
+    product_id: pick('default_product_id', sandbox.defaultProductId),
   }
 }

@@ -5,6 +5,25 @@ export const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
   .max(2048)
 
+const completionDefault = (field: string) =>
+  z
+    .string()
+    .min(1)
+    .max(128)
+    .nullable()
+    .optional()
+    .openapi({
+      description: `Server-configured ${field} of an onboarding completion that gives none; null: no default (omitting both ids is then a 400).`,
+    })
+
+/** Free-form settings; the keys the sandbox reads are typed. */
+export const partnerConfig = z
+  .looseObject({
+    default_inquiry_id: completionDefault('inquiry_id'),
+    default_product_id: completionDefault('product_id'),
+  })
+  .openapi('PartnerConfig', { example: { default_product_id: 'prod_sandbox_card' } })
+
 export const Partner = z
   .object({
     id: z.uuid(),
@@ -19,7 +38,7 @@ export const Partner = z
     status: z.enum(['active', 'suspended', 'revoked']),
     contact_email: z.string(),
     contact_name: z.string(),
-    config: z.record(z.string(), z.unknown()),
+    config: partnerConfig,
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -34,7 +53,7 @@ export const PatchPartnerBody = z
     contact_name: z.string().trim().min(1).max(200).optional(),
     allowed_origins: z.array(httpUrl).max(50).optional(),
     webhook_url: httpUrl.nullable().optional(),
-    config: z.record(z.string(), z.unknown()).optional(),
+    config: partnerConfig.optional(),
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, {
