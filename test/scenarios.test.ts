@@ -64,4 +64,22 @@ describe('scenario skeleton', () => {
     })
     expect(switched.json.scenario).toBeNull()
   })
+
+  it('a scenario needs only a name: description is optional, listed as null', async () => {
+    const { call } = await testSandbox()
+    const loaded = await call('POST', '/_sandbox/scenarios', {
+      creds: null,
+      body: { name: 'no-words', otp: { code: '424242' } },
+    })
+    expect(loaded.status, loaded.text).toBe(201)
+    expect(loaded.json.scenario).toEqual({ name: 'no-words', description: null, bundled: false })
+    const listed = await call('GET', '/_sandbox/scenarios', { creds: null })
+    expect(listed.json.data).toContainEqual({ name: 'no-words', description: null, bundled: false })
+    const nameless = await call('POST', '/_sandbox/scenarios', {
+      creds: null,
+      body: { description: 'no name' },
+    })
+    expect(nameless.status).toBe(400)
+    expect(nameless.json.error.details[0].field).toBe('name')
+  })
 })

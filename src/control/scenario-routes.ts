@@ -10,7 +10,7 @@ import { controlRoute, controlRouter } from './router.js'
 
 const ScenarioSummary = z.object({
   name: z.string(),
-  description: z.string(),
+  description: z.string().nullable(),
   bundled: z.boolean(),
 })
 
@@ -47,8 +47,16 @@ export function controlScenarioRoutes(deps: Deps) {
         {
           default: deps.scenarios.default.name,
           data: [
-            ...bundled.map((s) => ({ name: s.name, description: s.description, bundled: true })),
-            ...extra.map((s) => ({ name: s.name, description: s.description, bundled: false })),
+            ...bundled.map((s) => ({
+              name: s.name,
+              description: s.description ?? null,
+              bundled: true,
+            })),
+            ...extra.map((s) => ({
+              name: s.name,
+              description: s.description ?? null,
+              bundled: false,
+            })),
           ],
         },
         200,
@@ -90,7 +98,7 @@ export function controlScenarioRoutes(deps: Deps) {
         {
           scenario: {
             name: parsed.data.name,
-            description: parsed.data.description,
+            description: parsed.data.description ?? null,
             bundled: false,
           },
         },

@@ -17,7 +17,11 @@ export const scenarioSchema = z
       .string()
       .regex(/^[a-z0-9][a-z0-9-]*$/, 'use lowercase letters, digits and dashes')
       .describe('Unique name, used by --scenario and the control plane.'),
-    description: z.string().min(1).describe('What this scenario makes happen, for people.'),
+    description: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('What this scenario makes happen, for people (optional).'),
     clock: z
       .object({
         start: z.iso.datetime({ offset: true }).optional().describe('Sandbox time at start-up.'),
