@@ -191,9 +191,9 @@ describeWithBrowser('hosted bank connect in a real browser (phone viewport)', ()
 
       // 6. The link works once: reloading it shows the error page.
       const again = await page.reload()
-      expect(again?.status()).toBe(401)
+      expect(again?.status()).toBe(410)
       await page.getByTestId('embed-error').waitFor({ timeout: UI_TIMEOUT })
-      expect(await page.getByTestId('embed-error-title').textContent()).toBe('Link not valid')
+      expect(await page.getByTestId('embed-error-title').textContent()).toBe('Link already used')
       expect(await page.getByTestId('embed-error-message').textContent()).toContain('already used')
       expect(await page.getByTestId('bank-connect').count()).toBe(0)
       await screenshot(page, 'used')
@@ -232,19 +232,23 @@ describeWithBrowser('hosted bank connect in a real browser (phone viewport)', ()
     async () => {
       const page = await (await phone()).newPage()
       const base = `${sandbox?.url}${CONNECT}/connect`
-      for (const token of [`bct_madeup.${'x'.repeat(40)}`, 'nonsense', '']) {
-        expect(await open(page, `${base}?token=${encodeURIComponent(token)}`), token).toBe(401)
+      for (const token of [`bct_madeup.${'x'.repeat(40)}`, 'nonsense']) {
+        expect(await open(page, `${base}?token=${encodeURIComponent(token)}`), token).toBe(404)
         await page.getByTestId('embed-error').waitFor({ timeout: UI_TIMEOUT })
         expect(await page.getByTestId('embed-error-message').textContent()).toContain('not valid')
         expect(await page.getByTestId('bank-connect').count()).toBe(0)
       }
-      expect(await open(page, base)).toBe(401)
-      await page.getByTestId('embed-error').waitFor({ timeout: UI_TIMEOUT })
+      // No token at all, or an empty one: 400.
+      for (const url of [base, `${base}?token=`]) {
+        expect(await open(page, url), url).toBe(400)
+        await page.getByTestId('embed-error').waitFor({ timeout: UI_TIMEOUT })
+        expect(await page.getByTestId('embed-error-title').textContent()).toBe('Link incomplete')
+      }
 
       // A real session id with a wrong secret is refused the same way.
       const s = await connectSession()
       const [id] = s.connect_token.split('.')
-      expect(await open(page, `${base}?token=${id}.${'y'.repeat(40)}`)).toBe(401)
+      expect(await open(page, `${base}?token=${id}.${'y'.repeat(40)}`)).toBe(404)
       expect(await page.getByTestId('embed-error-message').textContent()).toContain('not valid')
       await screenshot(page, 'made-up')
     },

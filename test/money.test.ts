@@ -415,7 +415,9 @@ describe('bank connect and deposits', () => {
 
     const again = await call('POST', ENROLL, { creds: null, body: { token, ...offered[1] } })
     expect(again.status, again.text).toBe(401)
-    expect((await call('GET', path, { creds: null })).status).toBe(401)
+    const usedPage = await call('GET', path, { creds: null })
+    expect(usedPage.status).toBe(410)
+    expect(usedPage.text).toContain('already used')
 
     const accounts = await u.as('GET', `${CONNECT}/accounts`)
     expect(accounts.json.data.data.map((a: Json) => a.id)).toEqual([enrolled.json.data.id])
@@ -427,7 +429,10 @@ describe('bank connect and deposits', () => {
     // An expired token: 16 minutes later, neither the page nor the enrollment works.
     const late = await connectSession(u, call)
     await advance(call, '16m')
-    expect((await call('GET', late.path, { creds: null })).status).toBe(401)
+    const expiredPage = await call('GET', late.path, { creds: null })
+    expect(expiredPage.status).toBe(410)
+    expect(expiredPage.headers.get('content-type')).toContain('text/html')
+    expect(expiredPage.text).toContain('has expired')
     const expired = await call('POST', ENROLL, {
       creds: null,
       body: { token: late.token, ...offeredBankAccounts(late.page.text)[0] },
@@ -1294,9 +1299,12 @@ describe('hosted bank-connect links', () => {
         account_id: account?.account_id,
       },
     })
-    for (const search of [url.search, '?token=bct_nope.bctok_nope']) {
+    for (const [search, status] of [
+      [url.search, 410],
+      ['?token=bct_nope.bctok_nope', 404],
+    ] as const) {
       const error = await call('GET', `${url.pathname}${search}`, { creds: null })
-      expect(error.status).toBe(401)
+      expect(error.status).toBe(status)
       expect(error.text).toContain('data-testid="embed-error"')
       expect(error.headers.get('cache-control')).toBe('no-store')
     }

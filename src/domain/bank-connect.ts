@@ -73,21 +73,51 @@ export function createConnectSession(deps: Deps, user: UserRow) {
   }
 }
 
-/** The session a connect token opens; 401 with a clear message when it cannot be used. */
+/**
+ * Why a connect token cannot be used. The public enrollment answers 401 for each (the token
+ * is its credential); the hosted page tells them apart: 400 missing, 404 unknown, 410 gone.
+ */
+export class ConnectLinkError extends ApiError {
+  constructor(
+    readonly reason: 'missing' | 'unknown' | 'used' | 'expired',
+    message: string,
+  ) {
+    super('unauthorized', message)
+  }
+}
+
+/** The session a connect token opens; a ConnectLinkError with a clear message otherwise. */
 export function openConnectSession(deps: Deps, token: string | undefined): ConnectTokenRow {
-  const [id, secret] = (token ?? '').split('.')
+  if (!token) {
+    throw new ConnectLinkError(
+      'missing',
+      'This bank connect link has no token. Open the connect_url exactly as the app received it.',
+    )
+  }
+  const [id, secret] = token.split('.')
   const row = id ? deps.store.get('connect_tokens', id) : undefined
-  const fail = (message: string) => new ApiError('unauthorized', message)
-  if (!row || !secret) throw fail('This bank connect link is not valid. Ask the app for a new one.')
+  const unknown = () =>
+    new ConnectLinkError(
+      'unknown',
+      'This bank connect link is not valid. Ask the app for a new one.',
+    )
+  if (!row || !secret) throw unknown()
   const expected = Buffer.from(row.token_hash)
   const given = Buffer.from(codeHash(deps, `connect:${row.id}`, secret))
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    throw fail('This bank connect link is not valid. Ask the app for a new one.')
-  }
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unknown()
   assertPartnerActive(deps, row.partner_id)
-  if (row.used_at) throw fail('This bank connect link was already used. Ask the app for a new one.')
-  if (Date.parse(row.expires_at) <= deps.clocks.nowOf(row.partner_id))
-    throw fail('This bank connect link has expired. Ask the app for a new one.')
+  if (row.used_at) {
+    throw new ConnectLinkError(
+      'used',
+      'This bank connect link was already used. Ask the app for a new one.',
+    )
+  }
+  if (Date.parse(row.expires_at) <= deps.clocks.nowOf(row.partner_id)) {
+    throw new ConnectLinkError(
+      'expired',
+      'This bank connect link has expired. Ask the app for a new one.',
+    )
+  }
   return row
 }
 

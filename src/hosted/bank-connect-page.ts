@@ -125,3 +125,7 @@ export function bankConnectPage(
 </body>
 </html>`
 }
+
+/** The start of the page, as an OpenAPI example. */
+export const bankConnectPageExample =
+  '<!doctype html><html lang="en"><head><title>Connect your bank</title></head><body><main data-testid="bank-connect">…</main></body></html>'

@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { AppEnv } from '../deps.js'
@@ -43,3 +44,13 @@ export function hostedErrorPage(
   c.header('Cache-Control', 'no-store')
   return c.html(embedErrorPage(title, message), status)
 }
+
+/** An HTML response of a hosted page in the OpenAPI document, with a short example. */
+export const htmlResponse = (description: string, example: string) => ({
+  description,
+  content: { 'text/html': { schema: z.string(), example } },
+})
+
+/** The start of an error page, as an OpenAPI example. */
+export const errorPageExample = (title: string) =>
+  `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main data-testid="embed-error"><h1 data-testid="embed-error-title">${title}</h1>…</main></body></html>`

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import {
+  ConnectLinkError,
   createConnectSession,
   enroll,
   institutions,
@@ -12,8 +13,13 @@ import { newestFirst, pageOf } from '../domain/pagination.js'
 import { PartnerUnavailableError, unavailablePage } from '../domain/partner-status.js'
 import { partnerOrigins } from '../domain/redirect-uri.js'
 import { ApiError } from '../errors.js'
-import { bankConnectPage } from '../hosted/bank-connect-page.js'
-import { hostedErrorPage, setHostedPageHeaders } from '../hosted/page-headers.js'
+import { bankConnectPage, bankConnectPageExample } from '../hosted/bank-connect-page.js'
+import {
+  errorPageExample,
+  hostedErrorPage,
+  htmlResponse,
+  setHostedPageHeaders,
+} from '../hosted/page-headers.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import {
@@ -27,6 +33,18 @@ import { BankAccount, EnrollBody } from '../schemas/money.js'
 
 const tags = ['External bank accounts']
 
+const linkPages = {
+  missing: ['Link incomplete', 400],
+  unknown: ['Link not valid', 404],
+  used: ['Link already used', 410],
+  expired: ['Link expired', 410],
+} as const
+
+const connectTokenParam = z.string().min(1).openapi({
+  description: 'The `connect_token` of POST /external-bank-account-connect/token.',
+  example: 'bct_5kq2m9x4r8t1.bctok_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc8Hf5Jg0Ae',
+})
+
 export function bankConnectRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
@@ -34,6 +52,7 @@ export function bankConnectRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/external-bank-account-connect/token',
+      operationId: 'createBankConnectToken',
       tags,
       security: sessionSecurity,
       summary: 'Create a bank-connect token and the URL of the hosted connect page',
@@ -52,39 +71,86 @@ export function bankConnectRoutes(deps: Deps) {
     (c) => c.json({ success: true as const, data: createConnectSession(deps, c.get('user')) }, 201),
   )
 
-  app.get('/external-bank-account-connect/connect', async (c) => {
-    let session: ReturnType<typeof openConnectSession>
-    try {
-      session = openConnectSession(deps, c.req.query('token'))
-    } catch (error) {
-      if (error instanceof PartnerUnavailableError) {
-        return hostedErrorPage(c, unavailablePage.title, unavailablePage.message, 403)
+  // The public hosted page (spec section 4: no credentials): its failures are HTML pages a
+  // person reads, with the status a link checker or a test expects, never a 401.
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/external-bank-account-connect/connect',
+      operationId: 'openBankConnectPage',
+      tags,
+      security: [],
+      summary: 'The hosted bank-connect page (public: the token in its URL is the credential)',
+      description:
+        'Open `connect_url` in a browser, iframe or WebView. A missing token is a 400 page, an unknown one a 404 page, a used or expired one a 410 page, a suspended or revoked partner a 403 page.',
+      request: { query: z.object({ token: connectTokenParam }) },
+      responses: {
+        200: htmlResponse('The page: pick a bank, then an account.', bankConnectPageExample),
+        400: htmlResponse('The link has no token.', errorPageExample('Link incomplete')),
+        403: htmlResponse(
+          "The link's partner account is suspended or revoked.",
+          errorPageExample('Service unavailable'),
+        ),
+        404: htmlResponse(
+          'The token is not one the sandbox issued.',
+          errorPageExample('Link not valid'),
+        ),
+        410: htmlResponse(
+          'The link was already used or has expired.',
+          errorPageExample('Link expired'),
+        ),
+      },
+    }),
+    async (c) => {
+      const token = c.req.valid('query').token
+      let session: ReturnType<typeof openConnectSession>
+      try {
+        session = openConnectSession(deps, token)
+      } catch (error) {
+        if (error instanceof PartnerUnavailableError) {
+          return hostedErrorPage(c, unavailablePage.title, unavailablePage.message, 403)
+        }
+        if (!(error instanceof ConnectLinkError)) throw error
+        const [title, status] = linkPages[error.reason]
+        return hostedErrorPage(c, title, error.message, status)
       }
-      if (!(error instanceof ApiError)) throw error
-      return hostedErrorPage(c, 'Link not valid', error.message, 401)
-    }
-    const partner = deps.store.get('partners', session.partner_id)
-    const origins = partnerOrigins(partner?.allowed_origins)
-    const nonce = deps.random.token(22)
-    setHostedPageHeaders(c, nonce, origins)
-    return c.html(
-      bankConnectPage(
-        institutions,
-        await offeredAccounts(session),
-        {
-          token: c.req.query('token') as string,
-          enrollUrl: '/api/v1/external-bank-account-connect/enrollment/public',
-          allowedOrigins: origins,
-        },
-        nonce,
-      ),
-    )
-  })
+      const partner = deps.store.get('partners', session.partner_id)
+      const origins = partnerOrigins(partner?.allowed_origins)
+      const nonce = deps.random.token(22)
+      setHostedPageHeaders(c, nonce, origins)
+      return c.html(
+        bankConnectPage(
+          institutions,
+          await offeredAccounts(session),
+          {
+            token,
+            enrollUrl: '/api/v1/external-bank-account-connect/enrollment/public',
+            allowedOrigins: origins,
+          },
+          nonce,
+        ),
+        200,
+      )
+    },
+    (result, c) => {
+      // A missing token: the hosted 400 page, not the JSON envelope of the API routes.
+      if (!result.success) {
+        const [title, status] = linkPages.missing
+        return hostedErrorPage(
+          c,
+          title,
+          'This bank connect link has no token. Open the connect_url exactly as the app received it.',
+          status,
+        )
+      }
+    },
+  )
 
   app.openapi(
     createRoute({
       method: 'post',
       path: '/external-bank-account-connect/enrollment/public',
+      operationId: 'enrollBankAccount',
       tags,
       summary:
         'Connect the account chosen on the hosted page (public: the token is the credential)',
@@ -105,6 +171,7 @@ export function bankConnectRoutes(deps: Deps) {
     createRoute({
       method: 'get',
       path: '/external-bank-account-connect/accounts',
+      operationId: 'listBankAccounts',
       tags,
       security: sessionSecurity,
       summary: "The user's connected bank accounts",
@@ -130,6 +197,7 @@ export function bankConnectRoutes(deps: Deps) {
     createRoute({
       method: 'delete',
       path: '/external-bank-account-connect/accounts/{id}',
+      operationId: 'removeBankAccount',
       tags,
       security: sessionSecurity,
       summary: 'Remove a connected bank account',

@@ -118,7 +118,9 @@ export class Store {
   }
 
   get<K extends CollectionName>(collection: K, id: string): Collections[K] | undefined {
-    return this.data[collection][id]
+    // Own rows only: an id like `__proto__` or `constructor` from a URL is not a row.
+    const rows = this.data[collection]
+    return Object.hasOwn(rows, id) ? rows[id] : undefined
   }
 
   all<K extends CollectionName>(collection: K): Collections[K][] {

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest'
+import { onboardedUser, testSandbox } from './helpers.js'
+
+/**
+ * The public bank-connect page (spec section 4: needs neither credentials nor a session).
+ * Its failures are HTML pages with the status a browser, a link checker or a test expects:
+ * 400 without a token, 404 for one the sandbox never issued, 410 once used or expired.
+ * Never a 401: there is no credential to get wrong.
+ */
+
+const CONNECT = '/api/v1/external-bank-account-connect'
+const PAGE = `${CONNECT}/connect`
+
+async function setup() {
+  const { call } = await testSandbox()
+  const user = await onboardedUser(call)
+  const issue = async () => {
+    const res = await call('POST', `${CONNECT}/token`, { headers: user.bearer })
+    expect(res.status, res.text).toBe(201)
+    return res.json.data.connect_token as string
+  }
+  const open = (query: string) => call('GET', `${PAGE}${query}`, { creds: null })
+  return { call, user, issue, open }
+}
+
+/** An error page: HTML, not cached, its title and message shown, no JSON envelope. */
+function expectErrorPage(
+  res: Awaited<ReturnType<Awaited<ReturnType<typeof setup>>['open']>>,
+  status: number,
+  title: string,
+  message: string,
+) {
+  expect(res.status, res.text).toBe(status)
+  expect(res.headers.get('content-type')).toContain('text/html')
+  expect(res.headers.get('cache-control')).toBe('no-store')
+  expect(res.text).toContain(`data-testid="embed-error-title">${title}</h1>`)
+  expect(res.text).toContain(message)
+  expect(res.text).not.toContain('data-testid="bank-connect"')
+}
+
+describe('the public bank-connect page', () => {
+  it('serves the page for a fresh token with no credentials at all', async () => {
+    const { issue, open } = await setup()
+    const res = await open(`?token=${encodeURIComponent(await issue())}`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/html')
+    expect(res.text).toContain('data-testid="bank-connect"')
+  })
+
+  it('a missing or empty token is a 400 page', async () => {
+    const { open } = await setup()
+    for (const query of ['', '?token=', '?other=1']) {
+      expectErrorPage(await open(query), 400, 'Link incomplete', 'has no token')
+    }
+  })
+
+  it('a token the sandbox never issued, or with a wrong secret, is a 404 page', async () => {
+    const { issue, open } = await setup()
+    const [id] = (await issue()).split('.')
+    for (const token of [
+      `bct_madeup.${'x'.repeat(40)}`,
+      'nonsense',
+      `${id}.${'y'.repeat(40)}`,
+      `${id}.`,
+      '__proto__.x',
+      'constructor.x',
+    ]) {
+      expectErrorPage(
+        await open(`?token=${encodeURIComponent(token)}`),
+        404,
+        'Link not valid',
+        'not valid',
+      )
+    }
+  })
+
+  it('a used token and an expired one are 410 pages; the enrollment still answers 401', async () => {
+    const { call, issue, open } = await setup()
+    const token = await issue()
+    const page = await open(`?token=${encodeURIComponent(token)}`)
+    const [, accountId, institutionId] =
+      /data-account="([^"]+)" data-institution-id="([^"]+)"/.exec(page.text) ?? []
+    const body = { token, account_id: accountId, institution_id: institutionId }
+    const enrolled = await call('POST', `${CONNECT}/enrollment/public`, { creds: null, body })
+    expect(enrolled.status, enrolled.text).toBe(201)
+    expectErrorPage(
+      await open(`?token=${encodeURIComponent(token)}`),
+      410,
+      'Link already used',
+      'already used',
+    )
+    const again = await call('POST', `${CONNECT}/enrollment/public`, { creds: null, body })
+    expect(again.status).toBe(401)
+    for (const bogus of ['__proto__.x', 'constructor.y']) {
+      const res = await call('POST', `${CONNECT}/enrollment/public`, {
+        creds: null,
+        body: { ...body, token: bogus },
+      })
+      expect(res.status, res.text).toBe(401)
+    }
+
+    const late = await issue()
+    const advanced = await call('POST', '/_sandbox/clock/advance', {
+      creds: null,
+      body: { by: '16m' },
+    })
+    expect(advanced.status, advanced.text).toBe(200)
+    expectErrorPage(
+      await open(`?token=${encodeURIComponent(late)}`),
+      410,
+      'Link expired',
+      'expired',
+    )
+  })
+
+  it('is in the OpenAPI document: public, its token parameter, an HTML page per status', async () => {
+    const { call } = await setup()
+    const doc = (await call('GET', '/openapi.json', { creds: null })).json
+    const op = doc.paths[PAGE].get
+    expect(op.security).toEqual([])
+    expect(op.operationId).toBe('openBankConnectPage')
+    expect(op.parameters).toContainEqual(
+      expect.objectContaining({ name: 'token', in: 'query', required: true }),
+    )
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '403', '404', '410'])
+    for (const response of Object.values(op.responses) as { content: object }[]) {
+      expect(Object.keys(response.content)).toEqual(['text/html'])
+    }
+  })
+})
