@@ -13,6 +13,7 @@ export function clockRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/clock',
+      operationId: 'getSandboxClock',
       summary: 'Read the sandbox clock',
       responses: { 200: jsonResponse(ClockState, 'The clock.'), ...errorResponses(401) },
     }),
@@ -23,6 +24,7 @@ export function clockRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/clock/freeze',
+      operationId: 'freezeSandboxClock',
       summary: 'Freeze the clock (at a time, or now)',
       request: {
         body: { required: false, content: { 'application/json': { schema: ClockFreeze } } },
@@ -43,6 +45,7 @@ export function clockRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/clock/unfreeze',
+      operationId: 'unfreezeSandboxClock',
       summary: 'Let the clock run again from its current time',
       responses: { 200: jsonResponse(ClockState, 'The clock.'), ...errorResponses(401) },
     }),
@@ -56,6 +59,7 @@ export function clockRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/clock/advance',
+      operationId: 'advanceSandboxClock',
       summary: 'Move the clock forward (by a duration) or to a time',
       description:
         'Everything that falls due on the way (expiries, settlements, retries) runs before the response.',

@@ -13,6 +13,7 @@ export function controlMoneyRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/disputes/{id}/resolve',
+      operationId: 'resolveDispute',
       summary: 'Resolve a dispute now: won keeps the provisional credit, lost reverses it',
       request: {
         params: z.object({ id: z.string().startsWith('dsp_', 'must be a dispute id (dsp_…)') }),

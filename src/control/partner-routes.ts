@@ -27,6 +27,7 @@ export function partnerRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/partners',
+      operationId: 'listSandboxPartners',
       summary: 'List partners',
       responses: {
         200: jsonResponse(z.object({ data: z.array(SandboxPartner) }), 'Every partner.'),
@@ -40,6 +41,7 @@ export function partnerRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/partners',
+      operationId: 'createSandboxPartner',
       summary: 'Create a partner with fresh test credentials',
       description:
         'The unit of isolation for parallel tests: one partner per test worker, optionally with its own scenario.',
@@ -72,6 +74,7 @@ export function partnerRoutes(deps: Deps) {
     controlRoute({
       method: 'patch',
       path: '/partners/{id}',
+      operationId: 'updateSandboxPartner',
       summary: "Set a partner's status, scenario or rate limit",
       request: { params: PartnerIdParam, body: jsonBody(PatchSandboxPartner) },
       responses: {

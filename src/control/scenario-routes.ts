@@ -30,6 +30,7 @@ export function controlScenarioRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/scenarios',
+      operationId: 'listScenarios',
       summary: 'Bundled and loaded scenarios, and the sandbox-wide one',
       responses: {
         200: jsonResponse(
@@ -68,6 +69,7 @@ export function controlScenarioRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/scenarios',
+      operationId: 'loadScenario',
       summary: 'Load a scenario (validated; a bad one is refused with the path of each bad value)',
       description:
         'Give it to a partner with PATCH /_sandbox/partners/{id} { scenario }, make it the default with PUT /_sandbox/scenario, or name it in X-Sandbox-Scenario.',
@@ -111,6 +113,7 @@ export function controlScenarioRoutes(deps: Deps) {
     controlRoute({
       method: 'put',
       path: '/scenario',
+      operationId: 'setDefaultScenario',
       summary: 'Switch the sandbox-wide scenario (partners without their own follow it)',
       request: { body: jsonBody(z.object({ name: z.string().min(1) }).strict()) },
       responses: {
@@ -128,6 +131,7 @@ export function controlScenarioRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/requests',
+      operationId: 'listRequests',
       summary:
         'The request journal: every request with partner, status, duration, scenario and fault',
       request: {
@@ -165,6 +169,7 @@ export function controlScenarioRoutes(deps: Deps) {
     controlRoute({
       method: 'delete',
       path: '/requests',
+      operationId: 'clearRequests',
       summary: 'Empty the request journal',
       responses: {
         200: jsonResponse(z.object({ ok: z.literal(true) }), 'Emptied.'),
@@ -181,6 +186,7 @@ export function controlScenarioRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/faults',
+      operationId: 'addFault',
       summary: 'Inject a fault into matching requests (all partners, or one)',
       request: { body: jsonBody(FaultBody) },
       responses: {
@@ -218,6 +224,7 @@ export function controlScenarioRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/faults',
+      operationId: 'listFaults',
       summary: 'Faults injected through the control plane',
       responses: {
         200: jsonResponse(
@@ -234,6 +241,7 @@ export function controlScenarioRoutes(deps: Deps) {
     controlRoute({
       method: 'delete',
       path: '/faults',
+      operationId: 'clearFaults',
       summary: 'Remove every injected fault (and reset scenario fault counters)',
       responses: {
         200: jsonResponse(z.object({ ok: z.literal(true) }), 'Removed.'),

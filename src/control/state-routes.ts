@@ -15,6 +15,7 @@ export function stateRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/health',
+      operationId: 'getSandboxHealth',
       summary: 'Health and basic facts',
       description:
         'Open even when an admin token guards the control plane, so container health checks need no secret; it reveals nothing a partner could misuse.',
@@ -41,6 +42,7 @@ export function stateRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/reset',
+      operationId: 'resetSandbox',
       summary: 'Reset all state to the fixtures',
       responses: {
         200: jsonResponse(Ok, 'State replaced by the fixtures.'),
@@ -57,6 +59,7 @@ export function stateRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/snapshot',
+      operationId: 'exportSandboxSnapshot',
       summary: 'Export the whole state',
       description:
         'Contains password and secret hashes (never plain secrets). Restore it with POST /_sandbox/snapshot.',
@@ -69,6 +72,7 @@ export function stateRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/snapshot',
+      operationId: 'restoreSandboxSnapshot',
       summary: 'Restore a state exported by GET /_sandbox/snapshot',
       description: 'Every row is validated first; on any error nothing changes.',
       request: { body: jsonBody(SnapshotDoc) },

@@ -35,6 +35,7 @@ export function controlUserRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/inbox',
+      operationId: 'listInbox',
       summary: 'Messages the sandbox "sent" (login and reset codes), newest first',
       description: 'Held in memory only: codes never reach the data file.',
       request: { query: InboxQuery },
@@ -50,6 +51,7 @@ export function controlUserRoutes(deps: Deps) {
     controlRoute({
       method: 'delete',
       path: '/inbox',
+      operationId: 'clearInbox',
       summary: 'Empty the inbox',
       responses: {
         200: jsonResponse(z.object({ ok: z.literal(true) }), 'Emptied.'),
@@ -66,6 +68,7 @@ export function controlUserRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/users/{id}/sessions/expire',
+      operationId: 'expireUserSessions',
       summary: "Expire all of a user's sessions now",
       description:
         'Their tokens get 401 "expired" from the next request on, as if their lifetime had run out.',

@@ -92,6 +92,7 @@ export function controlWebhookRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/webhooks/flush',
+      operationId: 'flushWebhookDeliveries',
       summary: 'Run every delivery that is due now, and wait for them',
       responses: {
         200: jsonResponse(z.object({ attempted: z.number().int() }), 'Attempts made.'),
@@ -105,6 +106,7 @@ export function controlWebhookRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/events',
+      operationId: 'triggerEvent',
       summary: 'Emit an event for a partner (delivered to its endpoints like any other)',
       request: { body: jsonBody(TriggerBody) },
       responses: {
@@ -132,6 +134,7 @@ export function controlWebhookRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/events',
+      operationId: 'listEvents',
       summary: 'Events emitted, newest first, as delivered to endpoints',
       request: {
         query: z.object({
@@ -165,6 +168,7 @@ export function controlWebhookRoutes(deps: Deps) {
     controlRoute({
       method: 'post',
       path: '/sink/{name}',
+      operationId: 'receiveSinkDelivery',
       summary: 'The built-in webhook receiver (no admin token needed)',
       description:
         'Point an endpoint at it. It records headers and the raw body, checks both signatures when it has a secret, and answers 200, or fails/answers slowly as configured.',
@@ -199,6 +203,7 @@ export function controlWebhookRoutes(deps: Deps) {
     controlRoute({
       method: 'put',
       path: '/sink/{name}/config',
+      operationId: 'configureSink',
       summary: 'Configure a sink: signing secret, fail the next N requests, answer slowly',
       request: { params: SinkName, body: jsonBody(SinkConfigBody) },
       responses: {
@@ -216,6 +221,7 @@ export function controlWebhookRoutes(deps: Deps) {
     controlRoute({
       method: 'get',
       path: '/sink/{name}',
+      operationId: 'listSinkDeliveries',
       summary: 'What a sink received, newest first',
       request: {
         params: SinkName,
@@ -230,6 +236,7 @@ export function controlWebhookRoutes(deps: Deps) {
     controlRoute({
       method: 'delete',
       path: '/sink/{name}',
+      operationId: 'clearSink',
       summary: 'Forget a sink (its requests and configuration)',
       request: { params: SinkName },
       responses: {

@@ -45,6 +45,7 @@ export function authRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/auth/register',
+      operationId: 'registerUser',
       tags,
       summary: 'Register an end user',
       description:
@@ -75,6 +76,7 @@ export function authRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/auth/login',
+      operationId: 'loginUser',
       tags,
       summary: 'Send a one-time login code',
       description:
@@ -97,6 +99,7 @@ export function authRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/auth/verify-otp',
+      operationId: 'verifyOtp',
       tags,
       summary: 'Exchange the one-time code for a session token',
       description:
@@ -118,6 +121,7 @@ export function authRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/auth/logout',
+      operationId: 'logoutUser',
       tags,
       summary: 'End the current session',
       security: sessionSecurity,
@@ -141,6 +145,7 @@ export function authRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/auth/change-password',
+      operationId: 'changePassword',
       tags,
       summary: 'Change the password (every other session ends)',
       security: sessionSecurity,
@@ -169,6 +174,7 @@ export function authRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/auth/forgot-password/request',
+      operationId: 'requestPasswordReset',
       tags,
       summary: 'Send a password reset code',
       description: 'Always 200 with the same message, whether or not the email is known.',
@@ -186,6 +192,7 @@ export function authRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/auth/forgot-password/verify',
+      operationId: 'verifyPasswordResetCode',
       tags,
       summary: 'Exchange the reset code for a reset token',
       security: orgSecurity,
@@ -205,6 +212,7 @@ export function authRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/auth/forgot-password/reset',
+      operationId: 'resetPassword',
       tags,
       summary: 'Set a new password with the reset token (every session ends)',
       security: orgSecurity,

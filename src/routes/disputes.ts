@@ -24,6 +24,7 @@ export function disputeRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/disputes',
+      operationId: 'createDispute',
       summary: 'Open a dispute on a posted purchase',
       description:
         'A provisional credit is posted at once. The dispute is resolved on the sandbox clock (default 7 days, outcome won unless the scenario says otherwise) or by POST /_sandbox/disputes/{id}/resolve: won keeps the credit, lost reverses it. Another user\u2019s transaction is 404.',
@@ -49,6 +50,7 @@ export function disputeRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/disputes',
+      operationId: 'listDisputes',
       summary: "The user's disputes, newest first",
       request: { query: ListQuery },
       responses: {
@@ -69,6 +71,7 @@ export function disputeRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/disputes/{id}',
+      operationId: 'getDispute',
       summary: 'One dispute',
       request: { params: DisputeParam },
       responses: {
@@ -90,6 +93,7 @@ export function disputeRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/disputes/{id}/evidence',
+      operationId: 'addDisputeEvidence',
       summary: 'Add evidence to a dispute under review',
       request: { params: DisputeParam, body: jsonBody(EvidenceBody) },
       responses: {

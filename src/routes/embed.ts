@@ -109,6 +109,7 @@ export function embedRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/onboarding/{onboardingId}/steps/{step}',
+      operationId: 'submitOnboardingStep',
       tags,
       summary: 'Submit one step of the hosted flow (used by the hosted page)',
       description:

@@ -36,6 +36,7 @@ export function fundingRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/cards/simulate-fund',
+      operationId: 'simulateFund',
       summary: 'Fund the card (sandbox shortcut)',
       description:
         'A posted credit at once; emits card.funded. Needs an active card (409 otherwise). The amount is positive with at most 2 decimals, up to the scenario maximum (default 10,000).',
@@ -63,6 +64,7 @@ export function fundingRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/cards/deposits',
+      operationId: 'createDeposit',
       summary: 'Deposit from a connected bank account',
       description:
         'The deposit is pending until it settles on the sandbox clock (default 30 minutes; a scenario can make it days): then succeeded (the card is credited) or failed. Magic amounts fail: cents .51 (insufficient_funds), .52 (account_closed), .53 (return_by_bank).',
@@ -89,6 +91,7 @@ export function fundingRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/cards/deposits',
+      operationId: 'listDeposits',
       summary: "The user's deposits, newest first",
       request: { query: ListQuery },
       responses: {
@@ -109,6 +112,7 @@ export function fundingRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/cards/deposits/{id}',
+      operationId: 'getDeposit',
       summary: 'One deposit',
       request: {
         params: z.object({ id: z.string().startsWith('dep_', 'must be a deposit id (dep_…)') }),
@@ -131,6 +135,7 @@ export function fundingRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/cards/transactions',
+      operationId: 'listCardTransactions',
       summary: "The card's transactions, newest first",
       description:
         'Every money movement of the card with type, status, amount, merchant for purchases and the balances after it. `limit` 1–100 (default 20), `starting_after` a transaction id.',
@@ -159,6 +164,7 @@ export function fundingRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/cards/simulate-purchase',
+      operationId: 'simulatePurchase',
       summary: 'Simulate a purchase authorization at a merchant (sandbox only)',
       description:
         'Approved: a pending debit that holds the amount (available balance drops, ledger balance does not). Declined (status declined, decline_reason): insufficient_funds, card_frozen, or a scenario rule. Clear, reverse or refund it under /partner/transactions/{id}.',
@@ -175,17 +181,18 @@ export function fundingRoutes(deps: Deps) {
     },
   )
 
-  for (const [action, frozen] of [
-    ['freeze', true],
-    ['unfreeze', false],
+  for (const [action, frozen, operationId] of [
+    ['freeze', true, 'freezeCard'],
+    ['unfreeze', false, 'unfreezeCard'],
   ] as const) {
     app.openapi(
       route({
         method: 'post',
         path: `/partner/cards/${action}`,
+        operationId,
         summary: frozen ? 'Freeze the card (purchases are declined)' : 'Unfreeze the card',
         responses: {
-          200: jsonResponse(envelope(Card, `Card${action}`), 'The card.'),
+          200: jsonResponse(envelope(Card, frozen ? 'CardFrozen' : 'CardUnfrozen'), 'The card.'),
           ...errorResponses(...orgErrors, 409),
         },
       }),

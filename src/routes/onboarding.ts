@@ -51,6 +51,7 @@ export function onboardingRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/cards/onboarding',
+      operationId: 'startCardOnboarding',
       tags,
       security: sessionSecurity,
       summary: 'Start (or resume) card onboarding',
@@ -83,6 +84,7 @@ export function onboardingRoutes(deps: Deps) {
     createRoute({
       method: 'get',
       path: '/partner/cards/onboarding/latest',
+      operationId: 'getLatestCardOnboarding',
       tags,
       security: sessionSecurity,
       summary: "The user's most recent onboarding, with step-progress flags",
@@ -113,6 +115,7 @@ export function onboardingRoutes(deps: Deps) {
     createRoute({
       method: 'post',
       path: '/partner/cards/onboarding/{onboardingId}/complete',
+      operationId: 'completeCardOnboarding',
       tags,
       security: sessionSecurity,
       summary: 'Complete an onboarding with the outcome of the embedded flow',
@@ -144,6 +147,7 @@ export function onboardingRoutes(deps: Deps) {
     createRoute({
       method: 'get',
       path: '/partner/cards/status',
+      operationId: 'getCardStatus',
       tags: ['Cards'],
       security: sessionSecurity,
       summary: 'Onboarding state, KYC status, the card and its balances',

@@ -16,6 +16,7 @@ const tags = ['Partner organization']
 const getMe = createRoute({
   method: 'get',
   path: '/partner/me',
+  operationId: 'getPartner',
   tags,
   summary: 'Read the partner record',
   security: orgSecurity,
@@ -28,6 +29,7 @@ const getMe = createRoute({
 const patchMe = createRoute({
   method: 'patch',
   path: '/partner/me',
+  operationId: 'updatePartner',
   tags,
   summary: 'Update the partner record',
   description: 'At least one field is required. `api_key` and the secret cannot be edited here.',
@@ -42,6 +44,7 @@ const patchMe = createRoute({
 const rotate = createRoute({
   method: 'post',
   path: '/partner/me/rotate-api-key',
+  operationId: 'rotateApiKey',
   tags,
   summary: 'Rotate the API key and secret',
   description:
@@ -56,6 +59,7 @@ const rotate = createRoute({
 const getUsage = createRoute({
   method: 'get',
   path: '/partner/usage',
+  operationId: 'getPartnerUsage',
   tags,
   summary: 'Usage snapshot',
   security: orgSecurity,

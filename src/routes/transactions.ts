@@ -25,6 +25,7 @@ export function transactionRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/transactions',
+      operationId: 'listTransactions',
       summary: "The user's transactions, newest first, with filters",
       request: { query: ListQuery.extend(TransactionQuery.shape) },
       responses: {
@@ -45,6 +46,7 @@ export function transactionRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/transactions/{id}',
+      operationId: 'getTransaction',
       summary: 'One transaction',
       request: { params: TxnParam },
       responses: {
@@ -69,22 +71,27 @@ export function transactionRoutes(deps: Deps) {
       'simulate-clearing',
       'Clear a pending purchase (sandbox only): the hold becomes a ledger debit',
       clearPurchase,
+      'simulateClearing',
+      'TransactionCleared',
     ],
     [
       'simulate-reversal',
       'Reverse a pending purchase (sandbox only): the hold is released',
       reversePurchase,
+      'simulateReversal',
+      'TransactionReversed',
     ],
   ] as const
-  for (const [action, summary, run] of lifecycle) {
+  for (const [action, summary, run, operationId, name] of lifecycle) {
     app.openapi(
       route({
         method: 'post',
         path: `/partner/transactions/{id}/${action}`,
+        operationId,
         summary,
         request: { params: TxnParam },
         responses: {
-          200: jsonResponse(envelope(Transaction, `Txn-${action}`), 'The purchase.'),
+          200: jsonResponse(envelope(Transaction, name), 'The purchase.'),
           ...errorResponses(400, ...orgErrors, 404, 409),
         },
       }),
@@ -103,6 +110,7 @@ export function transactionRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/transactions/{id}/simulate-refund',
+      operationId: 'simulateRefund',
       summary: 'Refund a posted purchase, wholly or in part (sandbox only)',
       request: {
         params: TxnParam,

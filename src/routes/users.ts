@@ -22,6 +22,7 @@ export function userRoutes(deps: Deps) {
     createRoute({
       method: 'get',
       path: '/partner/users/me',
+      operationId: 'getCurrentUser',
       tags,
       summary: 'Read the signed-in user',
       security: sessionSecurity,
@@ -37,6 +38,7 @@ export function userRoutes(deps: Deps) {
     createRoute({
       method: 'patch',
       path: '/partner/users/me',
+      operationId: 'updateCurrentUser',
       tags,
       summary: 'Update the signed-in user',
       description:
@@ -59,6 +61,7 @@ export function userRoutes(deps: Deps) {
     createRoute({
       method: 'patch',
       path: '/partner/users/me/profile-picture',
+      operationId: 'uploadProfilePicture',
       tags,
       summary: 'Upload a profile picture',
       description: `multipart/form-data with one file field \`profile_picture\`: PNG, JPEG or WebP, recognised by content; at most ${deps.config.pictureLimit} bytes (413 above, 415 for other types).`,

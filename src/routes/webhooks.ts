@@ -60,6 +60,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/webhooks/events',
+      operationId: 'listWebhookEventTypes',
       summary: 'The event catalogue',
       responses: {
         200: jsonResponse(Catalogue, 'Every event kind, with what it means.'),
@@ -82,6 +83,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/webhooks',
+      operationId: 'createWebhook',
       summary: 'Subscribe an endpoint',
       description:
         'An empty `events` list means every event. The signing secret is returned only here.',
@@ -101,6 +103,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/webhooks',
+      operationId: 'listWebhooks',
       summary: 'List endpoints',
       request: { query: ListQuery },
       responses: {
@@ -120,6 +123,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/webhooks/{id}',
+      operationId: 'getWebhook',
       summary: 'Read an endpoint',
       request: { params: WebhookIdParam },
       responses: {
@@ -143,6 +147,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'patch',
       path: '/partner/webhooks/{id}',
+      operationId: 'updateWebhook',
       summary: 'Update an endpoint (url, events, enabled, description)',
       request: { params: WebhookIdParam, body: jsonBody(PatchWebhookBody) },
       responses: {
@@ -160,6 +165,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'delete',
       path: '/partner/webhooks/{id}',
+      operationId: 'deleteWebhook',
       summary: 'Delete an endpoint',
       description:
         'Its pending retries stop. The primary endpoint is removed by clearing webhook_url instead (409).',
@@ -180,6 +186,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/webhooks/{id}/rotate-secret',
+      operationId: 'rotateWebhookSecret',
       summary: "Rotate an endpoint's signing secret",
       description: 'Deliveries from now on are signed with the new secret, shown only here.',
       request: { params: WebhookIdParam },
@@ -199,6 +206,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/webhooks/{id}/test',
+      operationId: 'sendTestWebhook',
       summary: 'Send a webhook.test event to this endpoint only',
       request: { params: WebhookIdParam },
       responses: {
@@ -234,6 +242,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/webhooks/{id}/deliveries',
+      operationId: 'listWebhookDeliveries',
       summary: 'The delivery log of an endpoint',
       description:
         'Newest first, each with its attempts (time, response status, duration, error). Filter by status and event_type.',
@@ -263,6 +272,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'get',
       path: '/partner/webhooks/{id}/deliveries/{deliveryId}',
+      operationId: 'getWebhookDelivery',
       summary: 'Read one delivery',
       request: { params: DeliveryParams },
       responses: {
@@ -283,6 +293,7 @@ export function webhookRoutes(deps: Deps) {
     route({
       method: 'post',
       path: '/partner/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      operationId: 'redeliverWebhookDelivery',
       summary: 'Send a delivery again',
       description:
         'A new delivery of the same event (same webhook-id header) with a fresh 4-attempt schedule.',
