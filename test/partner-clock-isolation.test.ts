@@ -187,6 +187,38 @@ describe('partner clocks move independently while both partners run', () => {
     expect(created.created * 1000).toBeGreaterThan(Date.now() + 86_400_000)
   })
 
+  it("advancing A past a day ends A's sessions; B's session keeps working", async () => {
+    const { call } = await running()
+    const [a, b] = await Promise.all([
+      registerAndLogin(call, {}, acme),
+      registerAndLogin(call, {}, northwind),
+    ])
+    await advance(call, A, '25h')
+    const meA = await call('GET', '/api/v1/partner/users/me', { creds: acme, headers: a.bearer })
+    expect(meA.status).toBe(401)
+    expect(meA.json.error.message).toMatch(/expired/)
+    const meB = await call('GET', '/api/v1/partner/users/me', {
+      creds: northwind,
+      headers: b.bearer,
+    })
+    expect(meB.status).toBe(200)
+  })
+
+  it("advancing A into the next minute opens A's rate-limit window; B stays limited", async () => {
+    const { sandbox, call } = await running()
+    // Frozen, so no real minute boundary can open B's window during the test.
+    sandbox.clock.freeze()
+    for (const id of [A, B])
+      await call('PATCH', `/_sandbox/partners/${id}`, { creds: null, body: { rate_limit: 2 } })
+    for (const creds of [acme, northwind]) {
+      for (let i = 0; i < 2; i++) await call('GET', '/api/v1/partner/me', { creds })
+      expect((await call('GET', '/api/v1/partner/me', { creds })).status).toBe(429)
+    }
+    await advance(call, A, '1m')
+    expect((await call('GET', '/api/v1/partner/me', { creds: acme })).status).toBe(200)
+    expect((await call('GET', '/api/v1/partner/me', { creds: northwind })).status).toBe(429)
+  })
+
   it('the sandbox clock moves both partners: a global 11 minutes expires both codes', async () => {
     const { call } = await running()
     const [loginA, loginB] = await Promise.all([
