@@ -6,7 +6,7 @@ import type { DisputeRow } from '../store/records-money.js'
 import type { Writer } from '../store/store.js'
 import { toDollars } from './cards.js'
 import { recordTransaction, requireTransaction, toCents, transactionEvent } from './ledger.js'
-import { isDue, type SweepScope } from './sweeper.js'
+import { isDue, type SweepScope, waitingRows } from './sweeper.js'
 
 /**
  * Disputes on posted purchases: a provisional credit at once, then a resolution by the
@@ -178,7 +178,7 @@ export function resolveDispute(deps: Deps, dispute: DisputeRow, outcome: 'won' |
 
 /** Sweep task: disputes whose review time has come end as the scenario decided. */
 export function resolveDueDisputes(deps: Deps, scope: SweepScope): void {
-  for (const d of deps.store.lookup('disputes', 'disputes_under_review', 'waiting')) {
+  for (const d of waitingRows(deps, 'disputes', 'disputes_under_review', scope)) {
     if (isDue(scope, d.partner_id, d.resolves_at)) resolveDispute(deps, d, d.decided_outcome)
   }
 }

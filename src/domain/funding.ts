@@ -12,7 +12,7 @@ import {
   transactionEvent,
   transition,
 } from './ledger.js'
-import { isDue, type SweepScope } from './sweeper.js'
+import { isDue, type SweepScope, waitingRows } from './sweeper.js'
 
 /** POST /partner/cards/simulate-fund: the sandbox shortcut, a posted credit at once. */
 export function simulateFund(deps: Deps, partner: PartnerRow, user: UserRow, amount: number) {
@@ -130,8 +130,7 @@ export function createDeposit(
 
 /** Sweep task: pending deposits whose settlement time has come succeed or fail. */
 export function settleDueDeposits(deps: Deps, scope: SweepScope): void {
-  const due = deps.store
-    .lookup('deposits', 'deposits_pending', 'waiting')
+  const due = waitingRows(deps, 'deposits', 'deposits_pending', scope)
     .filter((d) => isDue(scope, d.partner_id, d.settles_at))
     .sort((a, b) => a.settles_at.localeCompare(b.settles_at))
   for (const deposit of due) {

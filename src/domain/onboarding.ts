@@ -8,7 +8,7 @@ import { cardOf, issueCard, publicCard } from './cards.js'
 import { recordTransaction } from './ledger.js'
 import { newestFirst } from './pagination.js'
 import { codeHash } from './signing-key.js'
-import { isDue, type SweepScope } from './sweeper.js'
+import { isDue, type SweepScope, waitingRows } from './sweeper.js'
 import { publicUser } from './users.js'
 
 /** Lifetime of the embed access token, in seconds (the spec's sample `expiresIn`). */
@@ -389,7 +389,7 @@ export function completionView(deps: Deps, row: OnboardingRow) {
 
 /** Sweep task: manual reviews whose time has come end as the scenario said. */
 export function resolveDueReviews(deps: Deps, scope: SweepScope): void {
-  for (const row of deps.store.lookup('onboardings', 'onboardings_in_review', 'waiting')) {
+  for (const row of waitingRows(deps, 'onboardings', 'onboardings_in_review', scope)) {
     if (!isDue(scope, row.partner_id, row.review_resolves_at)) continue
     const user = deps.store.get('users', row.user_id)
     if (!user) continue

@@ -15,6 +15,21 @@ export interface SweepScope {
 
 export type SweepTask = (scope: SweepScope) => void
 
+/**
+ * The rows of a waiting index (see store/indexes.ts) the sweep looks at: one partner's, read
+ * from the index by partner, or everyone's.
+ */
+export function waitingRows<K extends 'onboardings' | 'deposits' | 'disputes'>(
+  deps: Deps,
+  collection: K,
+  index: string,
+  scope: SweepScope,
+) {
+  return scope.partnerId === undefined
+    ? deps.store.lookup(collection, index, 'waiting')
+    : deps.store.lookup(collection, `${index}_by_partner`, scope.partnerId)
+}
+
 /** Whether a row of `partnerId` is in the sweep and its due time `at` (ISO) has come. */
 export function isDue(scope: SweepScope, partnerId: string, at: string | null): boolean {
   if (at === null) return false

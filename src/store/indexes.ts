@@ -1,3 +1,4 @@
+import type { Collections } from './records.js'
 import type { Store } from './store.js'
 
 /** The secondary indexes the domain looks rows up by. */
@@ -24,18 +25,24 @@ export function defineIndexes(store: Store): void {
   store.defineIndex('deposits_by_user', { collection: 'deposits', key: (d) => d.user_id })
   store.defineIndex('disputes_by_user', { collection: 'disputes', key: (d) => d.user_id })
   store.defineIndex('bank_accounts_by_user', { collection: 'bank_accounts', key: (b) => b.user_id })
-  // Rows still waiting on the clock, so the once-a-second sweep reads only those.
-  store.defineIndex('onboardings_in_review', {
-    collection: 'onboardings',
-    key: (o) => (o.status === 'manual_review' ? 'waiting' : undefined),
-  })
-  store.defineIndex('deposits_pending', {
-    collection: 'deposits',
-    key: (d) => (d.status === 'pending' ? 'waiting' : undefined),
-  })
-  store.defineIndex('disputes_under_review', {
-    collection: 'disputes',
-    key: (d) => (d.status === 'under_review' ? 'waiting' : undefined),
-  })
+  // Rows still waiting on the clock, so the once-a-second sweep reads only those: all of
+  // them under 'waiting', and by partner, for the sweep after one partner's clock moved.
+  const waiting = <K extends 'onboardings' | 'deposits' | 'disputes'>(
+    name: string,
+    collection: K,
+    isWaiting: (row: Collections[K]) => boolean,
+  ) => {
+    store.defineIndex(name, {
+      collection,
+      key: (row: Collections[K]) => (isWaiting(row) ? 'waiting' : undefined),
+    })
+    store.defineIndex(`${name}_by_partner`, {
+      collection,
+      key: (row: Collections[K]) => (isWaiting(row) ? row.partner_id : undefined),
+    })
+  }
+  waiting('onboardings_in_review', 'onboardings', (o) => o.status === 'manual_review')
+  waiting('deposits_pending', 'deposits', (d) => d.status === 'pending')
+  waiting('disputes_under_review', 'disputes', (d) => d.status === 'under_review')
   store.defineIndex('codes_by_user', { collection: 'verification_codes', key: (c) => c.user_id })
 }
