@@ -5,7 +5,7 @@
 # engine by scripts/check-image.sh, which builds this file against a local stand-in base.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# Build: the esbuild bundle, then the package exactly as npm would publish it (package.json
+# Build: `npm run bundle` (the esbuild bundle and the runtime files it makes), then the package exactly as npm would publish it (package.json
 # `files`: the bundle and every file read at runtime), installed from its own tarball. The
 # image needs no type declarations and no node_modules: the bundle inlines its dependencies.
 FROM ${NODE_IMAGE} AS build
@@ -13,7 +13,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
-RUN node scripts/bundle.mjs \
+RUN npm run bundle \
  && npm pack --ignore-scripts --pack-destination /tmp \
  && npm install --prefix /out --offline --no-audit --no-fund --no-save /tmp/partner-sandbox-*.tgz \
  && node -e "require('fs').mkdirSync('/out/data')"

@@ -9,9 +9,13 @@
 //   esbuild's `// src/...` comments say where each part comes from);
 // - the type declarations (dist/src/**/*.d.ts);
 // - runtime static assets, read relative to the package root (src/package-root.ts):
-//   fixtures/ and scenarios/. A NEW ASSET READ AT RUNTIME (pages, templates, docs) must be
-//   added to `files` in package.json (and kept out of .dockerignore), or the installed package
-//   and the Docker image (which installs the packed tarball) will miss it.
+//   fixtures/, scenarios/ and dist/docs-assets (made by scripts/copy-docs-assets.mjs).
+//   A NEW ASSET READ AT RUNTIME (pages, templates, docs) must be listed in `files` in
+//   package.json (and kept out of .dockerignore); one made at build time must be made by
+//   `npm run bundle` (this script and its companions), which `npm run build`, `npm pack` and
+//   the Dockerfile all run. Otherwise the installed package and the Docker image (which
+//   installs the packed tarball) will miss it: test/package.test.ts and
+//   scripts/check-image.sh check what they serve.
 // - bin/partner-sandbox.mjs, the command: it runs dist/bundle/cli.js, building it first in a
 //   source checkout, since no install script (`prepare`) runs on `npm install` any more.
 import { rmSync } from 'node:fs'

@@ -177,6 +177,12 @@ me=$(nsenter -t "$pid" -n -- node -e '
     .catch((e) => { console.log("error", e.message) })')
 [ "$me" = '200 pk_test_acme_sandbox_default_key' ] || fail "GET /api/v1/partner/me: $me"
 say 'GET /api/v1/partner/me with the default credentials: 200'
+docs=$(nsenter -t "$pid" -n -- node -e '
+  fetch("http://127.0.0.1:4010/docs/assets/swagger-ui-bundle.js")
+    .then(async (r) => console.log(r.status, (await r.arrayBuffer()).byteLength > 100000))
+    .catch((e) => console.log("error", e.message))')
+[ "$docs" = '200 true' ] || fail "GET /docs/assets/swagger-ui-bundle.js: $docs"
+say 'GET /docs serves its renderer from the image'
 grep -q "^Uid:[[:space:]]*$uid[[:space:]]" "/proc/$pid/status" || fail 'not running as the image USER'
 [ "$(awk '/^NSpid:/ { print $NF }' "/proc/$pid/status")" = 1 ] || fail 'not PID 1 in its namespace'
 grep -q 'WARNING' "$work/out.log" && say 'banner warns that the control plane is open (no admin token)'

@@ -109,6 +109,10 @@ describe('the packed package', () => {
     )
     const docs = await fetch(`${url}/docs`)
     expect(docs.status).toBe(200)
+    // The docs renderer's files ship in the package (no node_modules to fall back on here).
+    const renderer = await fetch(`${url}/docs/assets/swagger-ui-bundle.js`)
+    expect(renderer.status).toBe(200)
+    expect((await renderer.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
 
     child.kill('SIGTERM')
     // Gone within 5 s: the port refuses connections.
