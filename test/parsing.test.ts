@@ -6,7 +6,10 @@ import { type Call, testSandbox } from './helpers.js'
 const PATCH_ME = '/api/v1/partner/me'
 
 async function send(call: Call, body: string | Buffer, contentType = 'application/json') {
-  return call('PATCH', PATCH_ME, { raw: body as unknown as string, headers: { 'content-type': contentType } })
+  return call('PATCH', PATCH_ME, {
+    raw: body as unknown as string,
+    headers: { 'content-type': contentType },
+  })
 }
 
 async function displayName(call: Call) {
