@@ -34,7 +34,7 @@ const children = new Set()
 export function spawnNode(args, { stdinLifeline = false, env } = {}) {
   // BENCH_PROFILE_DIR=dir: the sandbox child writes a CPU profile there (for finding hot spots).
   const profile =
-    process.env.BENCH_PROFILE_DIR && args[0]?.includes('sandbox')
+    process.env.BENCH_PROFILE_DIR && args[0]?.includes(process.env.BENCH_PROFILE_MATCH ?? 'sandbox')
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
       : []
   const child = spawn(process.execPath, [...profile, ...args], {

@@ -41,14 +41,25 @@ export function createApp(deps: Deps) {
     deps.config.seed === undefined ? undefined : deps.config.seed + 1,
   ).token(10)
   let requests = 0
-  // First, so that links made anywhere in the request (even in the journal) use its Host.
-  if (deps.origins.middleware) app.use('*', deps.origins.middleware)
+  // Origin tracking runs inside the journal's layer, around everything after it, so links
+  // made anywhere in the request use its Host.
   app.use(
     '*',
-    requestJournal(deps, () => `req_${prefix}${(requests++).toString(36)}`),
+    requestJournal(
+      deps,
+      () => `req_${prefix}${(requests++).toString(36)}`,
+      deps.origins.middleware,
+    ),
   )
   if (deps.logger.enabled('info')) app.use('*', requestLog(deps.logger))
-  app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
+  // The API's body limit and gate share one layer (the limit first: 413 before 401).
+  const apiLimit = bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024)
+  const gate = apiGate(deps)
+  app.use('/api/*', (c, next) =>
+    c.req.path === '/api/v1' || c.req.path.startsWith('/api/v1/')
+      ? apiLimit(c, () => gate(c, next) as Promise<void>)
+      : apiLimit(c, next),
+  )
   app.use('/embed/*', bodyLimit(64 * 1024))
   // The control plane takes the API's limit; only a snapshot restore, a whole state, more.
   const controlLimit = bodyLimit(deps.config.bodyLimit, deps.config.bodyLimit)
@@ -57,7 +68,6 @@ export function createApp(deps: Deps) {
     (isSnapshotRestore(c.req.path) ? snapshotLimit : controlLimit)(c, next),
   )
   app.use('/_sandbox/*', adminGuard(deps.config.adminToken))
-  app.use('/api/v1/*', apiGate(deps))
 
   app.route('/api/v1', partnerRoutes(deps))
   app.route('/api/v1', authRoutes(deps))

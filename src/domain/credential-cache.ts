@@ -18,13 +18,19 @@ export class CredentialCache {
     this.limit = limit
   }
 
-  async verify(partnerId: string, secret: string, storedHash: string): Promise<boolean> {
-    const provided = Buffer.from(secret)
+  /** The answer without scrypt when this partner's current hash was verified before, else undefined. */
+  verifyCached(partnerId: string, secret: string, storedHash: string): boolean | undefined {
     const hit = this.verified.get(partnerId)
-    if (hit && hit.hash === storedHash) {
-      // Only one secret matches a hash, so a different one is wrong without running scrypt.
-      return hit.secret.length === provided.length && timingSafeEqual(hit.secret, provided)
-    }
+    if (!hit || hit.hash !== storedHash) return undefined
+    // Only one secret matches a hash, so a different one is wrong without running scrypt.
+    const provided = Buffer.from(secret)
+    return hit.secret.length === provided.length && timingSafeEqual(hit.secret, provided)
+  }
+
+  async verify(partnerId: string, secret: string, storedHash: string): Promise<boolean> {
+    const cached = this.verifyCached(partnerId, secret, storedHash)
+    if (cached !== undefined) return cached
+    const provided = Buffer.from(secret)
 
     // Many parallel first requests with the same pair share one scrypt run.
     const flightKey = `${partnerId}\n${storedHash}\n${secret}`

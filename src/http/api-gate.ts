@@ -17,19 +17,25 @@ import { attachSession } from './user-session.js'
  */
 export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
+  // Each step answers a promise only when it has something to wait for (a first scrypt, a
+  // first JWT check, an injected latency): on the usual request the gate awaits nothing but
+  // the route.
   return async (c, next) => {
     if (isPublicRoute(c.req.method, c.req.path)) return next()
-    const partner = await authenticatePartner(
+    const authenticated = authenticatePartner(
       deps,
       c.req.header('x-partner-key'),
       c.req.header('x-partner-secret'),
     )
+    const partner = authenticated instanceof Promise ? await authenticated : authenticated
     c.set('partner', partner)
     const run = async () => {
       const limitHeaders = limit?.(partner)
       try {
-        await applyFault(deps, c)
-        await attachSession(deps, c)
+        const fault = applyFault(deps, c)
+        if (fault) await fault
+        const session = attachSession(deps, c)
+        if (session) await session
       } catch (error) {
         // A refused request still tells the client where it stands with its rate limit.
         if (limitHeaders && error instanceof ApiError) {

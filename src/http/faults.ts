@@ -59,11 +59,19 @@ export class FaultInjector {
 }
 
 /** Applies the fault that fires for this request, if any: waits, throws, or drops. */
-export async function applyFault(deps: Deps, c: Context<AppEnv>): Promise<void> {
+export function applyFault(deps: Deps, c: Context<AppEnv>): Promise<void> | undefined {
+  const partner = c.get('partner')
+  const picked = partner && deps.faults.pick(deps, partner, c.req.method, c.req.path)
+  // Nothing to wait for on the usual request: no promise, no tick.
+  return picked ? injectFault(deps, c, picked) : undefined
+}
+
+async function injectFault(
+  deps: Deps,
+  c: Context<AppEnv>,
+  picked: NonNullable<ReturnType<FaultInjector['pick']>>,
+): Promise<void> {
   {
-    const partner = c.get('partner')
-    const picked = partner && deps.faults.pick(deps, partner, c.req.method, c.req.path)
-    if (!picked) return
     const { rule, name } = picked
     let latency: number | undefined
     if (rule.latency_ms !== undefined) {

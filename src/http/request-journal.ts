@@ -69,15 +69,20 @@ export class RequestJournal {
 }
 
 /**
- * The first middleware of every request: gives it its id (see request-id.ts) and journals
- * it when it is answered. One layer for both: each hono layer costs on every request.
+ * The first middleware of every request: gives it its id (see request-id.ts), runs `inner`
+ * (the request-origin tracking) around the rest, and journals it when it is answered. One
+ * layer for all three: each hono layer costs a dispatch and a promise on every request.
  */
-export function requestJournal(deps: Deps, generateId: () => string): MiddlewareHandler<AppEnv> {
+export function requestJournal(
+  deps: Deps,
+  generateId: () => string,
+  inner?: MiddlewareHandler<AppEnv>,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now()
     assignRequestId(c, generateId)
     try {
-      await next()
+      await (inner ? inner(c, next) : next())
     } finally {
       const partner = c.get('partner')
       deps.journal.add({

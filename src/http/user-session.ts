@@ -23,12 +23,14 @@ export function requiresSession(method: string, path: string): boolean {
 }
 
 /** Layer 2 of spec section 5: `Authorization: Bearer <sessionToken>` after the org credentials. */
-export async function attachSession(deps: Deps, c: Context<AppEnv>): Promise<void> {
-  if (!requiresSession(c.req.method, c.req.path)) return
-  const { user, session } = await deps.sessions.authenticate(
-    c.req.header('authorization'),
-    c.get('partner'),
-  )
-  c.set('user', user)
-  c.set('session', session)
+export function attachSession(deps: Deps, c: Context<AppEnv>): Promise<void> | undefined {
+  if (!requiresSession(c.req.method, c.req.path)) return undefined
+  const found = deps.sessions.authenticate(c.req.header('authorization'), c.get('partner'))
+  const attach = ({ user, session }: Awaited<typeof found>) => {
+    c.set('user', user)
+    c.set('session', session)
+  }
+  if (found instanceof Promise) return found.then(attach)
+  attach(found)
+  return undefined
 }
