@@ -33,7 +33,9 @@ export type PartnerPatch = Partial<
 >
 
 export function updatePartner(deps: Deps, partner: PartnerRow, patch: PartnerPatch): PartnerRow {
-  const next = { ...partner, ...patch, updated_at: deps.clocks.forPartner(partner.id).iso() }
+  // The row as stored now: the request's copy may predate a clock move stored on the row.
+  const current = deps.store.get('partners', partner.id) ?? partner
+  const next = { ...current, ...patch, updated_at: deps.clocks.forPartner(partner.id).iso() }
   deps.store.batch((w) => {
     w.put('partners', next)
     syncPrimaryEndpoint(deps, w, next)

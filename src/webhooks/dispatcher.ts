@@ -392,11 +392,13 @@ export class Dispatcher {
   async runDue(partnerId?: string): Promise<number> {
     let attempted = 0
     while (!this.stopped) {
-      attempted += this.pump()
+      const started = this.pump()
+      attempted += started
       if (!this.busy(partnerId)) {
-        // Nothing running: done unless something fell due meanwhile (pump again at once).
+        // Nothing of ours running: done unless something fell due meanwhile (pump again at
+        // once), or it waits for sockets other partners' deliveries hold (wait for one).
         if (!this.hasDue(partnerId)) return attempted
-        continue
+        if (started > 0 || this.inFlight.size === 0) continue
       }
       await new Promise<void>((resolve) => {
         const done = () => {
