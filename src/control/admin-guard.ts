@@ -11,6 +11,10 @@ import { ApiError } from '../errors.js'
  */
 const isOpenControlRoute = (method: string, path: string) =>
   (method === 'POST' && /^\/_sandbox\/sink\/[^/]+$/.test(path)) ||
+  // The dashboard page checks the token itself (it also takes ?token= and shows a login form);
+  // its script and stylesheet are public files.
+  ((method === 'GET' || method === 'HEAD') &&
+    (path === '/_sandbox' || path === '/_sandbox/' || path.startsWith('/_sandbox/assets/'))) ||
   ((method === 'GET' || method === 'HEAD') && path === '/_sandbox/health')
 
 /** When an admin token is configured, `/_sandbox/*` needs it as a Bearer token or X-Sandbox-Admin-Token. */

@@ -1,6 +1,8 @@
 import type { Deps } from '../deps.js'
 import { clockRoutes } from './clock-routes.js'
+import { controlDeliveryRoutes } from './delivery-routes.js'
 import { controlMoneyRoutes } from './money-routes.js'
+import { dashboardRoutes } from './pages/routes.js'
 import { partnerClockRoutes } from './partner-clock-routes.js'
 import { partnerRoutes } from './partner-routes.js'
 import { partnerStateRoutes } from './partner-state-routes.js'
@@ -16,6 +18,7 @@ import { controlWebhookRoutes } from './webhook-routes.js'
  */
 export function controlPlane(deps: Deps) {
   const app = controlRouter()
+  app.route('/', dashboardRoutes(deps))
   app.route('/', stateRoutes(deps))
   app.route('/', partnerRoutes(deps))
   app.route('/', clockRoutes(deps))
@@ -23,6 +26,7 @@ export function controlPlane(deps: Deps) {
   app.route('/', partnerStateRoutes(deps))
   app.route('/', controlUserRoutes(deps))
   app.route('/', controlWebhookRoutes(deps))
+  app.route('/', controlDeliveryRoutes(deps))
   app.route('/', controlMoneyRoutes(deps))
   app.route('/', controlScenarioRoutes(deps))
   return app

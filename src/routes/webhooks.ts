@@ -26,6 +26,7 @@ import {
 } from '../schemas/webhooks.js'
 import type { DeliveryRow } from '../store/records.js'
 import { eventCatalogue } from '../webhooks/catalogue.js'
+import { redeliver } from '../webhooks/redeliver.js'
 import {
   createWebhook,
   deleteWebhook,
@@ -306,17 +307,8 @@ export function webhookRoutes(deps: Deps) {
     (c) => {
       const { id, deliveryId } = c.req.valid('param')
       const original = requireDelivery(deps, c.get('partner').id, id, deliveryId)
-      const webhook = requireWebhook(deps, c.get('partner').id, id)
-      const event = deps.store.get('events', original.event_id)
-      if (!webhook.enabled)
-        throw new ApiError('conflict', 'This endpoint is disabled; enable it to redeliver.')
-      if (!event)
-        throw new ApiError('not_found', `The event ${original.event_id} no longer exists.`)
-      let delivery: DeliveryRow | undefined
-      deps.store.batch((w) => {
-        delivery = deps.dispatcher.createDelivery(w, webhook, event, original.id)
-      })
-      return c.json({ delivery: publicDelivery(delivery as DeliveryRow) }, 202)
+      requireWebhook(deps, c.get('partner').id, id)
+      return c.json({ delivery: publicDelivery(redeliver(deps, original)) }, 202)
     },
   )
 

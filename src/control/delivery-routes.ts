@@ -1,0 +1,40 @@
+import { z } from '@hono/zod-openapi'
+import type { Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+import { publicDelivery } from '../routes/webhooks.js'
+import { errorResponses, jsonResponse } from '../schemas/common.js'
+import { Delivery } from '../schemas/webhooks.js'
+import { redeliver } from '../webhooks/redeliver.js'
+import { controlRoute, controlRouter } from './router.js'
+
+/**
+ * Redeliver any partner's delivery from the control plane (the dashboard's button): the
+ * partner API's redeliver needs that partner's secret, which the sandbox keeps only hashed.
+ */
+export function controlDeliveryRoutes(deps: Deps) {
+  const app = controlRouter()
+  app.openapi(
+    controlRoute({
+      method: 'post',
+      path: '/deliveries/{id}/redeliver',
+      operationId: 'redeliverSandboxDelivery',
+      summary: 'Send a webhook delivery again (any partner)',
+      description:
+        'A new delivery of the same event (same webhook-id) with a fresh 4-attempt schedule, as the partner route does.',
+      request: {
+        params: z.object({ id: z.string().startsWith('dlv_', 'must be a delivery id (dlv_…)') }),
+      },
+      responses: {
+        202: jsonResponse(z.object({ delivery: Delivery }), 'The new delivery, queued.'),
+        ...errorResponses(400, 401, 404, 409),
+      },
+    }),
+    (c) => {
+      const { id } = c.req.valid('param')
+      const original = deps.store.get('webhook_deliveries', id)
+      if (!original) throw new ApiError('not_found', `No delivery ${id}.`)
+      return c.json({ delivery: publicDelivery(redeliver(deps, original)) }, 202)
+    },
+  )
+  return app
+}

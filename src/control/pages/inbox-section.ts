@@ -1,0 +1,19 @@
+import { html } from 'hono/html'
+import type { PartnerView } from './partner-view.js'
+import { table } from './table.js'
+
+/** The codes the sandbox "sent" by email (OTP, password reset): what a tester copies. */
+export function inboxSection(view: PartnerView) {
+  return html`<section data-testid="inbox-section">
+    <h2>Inbox</h2>
+    ${table(
+      'inbox',
+      ['To', 'Kind', 'Code', 'Sent', 'Expires'],
+      view.inbox.map((m) => ({
+        id: m.id,
+        cells: [m.to, m.kind, m.code, m.created_at, m.expires_at],
+      })),
+      'No messages.',
+    )}
+  </section>`
+}

@@ -1,0 +1,55 @@
+import { html } from 'hono/html'
+import type { PartnerView } from './partner-view.js'
+import { table, usd } from './table.js'
+
+/** Users with their KYC state, their onboardings, and their cards with balances. */
+export function peopleSection(view: PartnerView) {
+  const onboardings = view.people.flatMap((p) =>
+    p.onboardings.map((o) => ({ email: p.user.email, o })),
+  )
+  const cards = view.people.flatMap((p) => p.cards.map((card) => ({ email: p.user.email, card })))
+  return html`<section data-testid="people-section">
+    <h2>Users <span class="muted">(${view.userCount})</span></h2>
+    ${table(
+      'users',
+      ['Email', 'Name', 'KYC', 'Created'],
+      view.people.map(({ user }) => ({
+        id: user.id,
+        cells: [
+          user.email,
+          `${user.first_name} ${user.last_name}`,
+          user.kyc_status,
+          user.created_at,
+        ],
+      })),
+      'No users yet: register one with POST /api/v1/partner/auth/register.',
+    )}
+    <h3>Onboardings</h3>
+    ${table(
+      'onboardings',
+      ['Id', 'User', 'Status', 'Step', 'Result', 'Card'],
+      onboardings.map(({ email, o }) => ({
+        id: o.onboardingId,
+        cells: [o.onboardingId, email, o.status, o.current_step, o.flow_result, o.card_id],
+      })),
+      'No onboardings.',
+    )}
+    <h3>Cards</h3>
+    ${table(
+      'cards',
+      ['Id', 'User', 'Status', 'Last4', 'Available', 'Ledger'],
+      cards.map(({ email, card }) => ({
+        id: card.id,
+        cells: [
+          card.id,
+          email,
+          card.status,
+          card.last4,
+          usd(card.available_balance),
+          usd(card.ledger_balance),
+        ],
+      })),
+      'No cards.',
+    )}
+  </section>`
+}

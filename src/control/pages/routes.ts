@@ -1,0 +1,74 @@
+import { timingSafeEqual } from 'node:crypto'
+import { Hono } from 'hono'
+import { html } from 'hono/html'
+import type { AppEnv, Deps } from '../../deps.js'
+import { digest } from '../../domain/secret-hash.js'
+import { DEFAULT_PARTNER } from '../../store/default-credentials.js'
+import { clockSection } from './clock-section.js'
+import { inboxSection } from './inbox-section.js'
+import { journalSection } from './journal-section.js'
+import { layout, loginPage } from './layout.js'
+import { moneySection } from './money-section.js'
+import { partnerView } from './partner-view.js'
+import { partnersSection } from './partners-section.js'
+import { peopleSection } from './people-section.js'
+import { dashboardScript } from './script.js'
+import { dashboardCss } from './styles.js'
+import { webhooksSection } from './webhooks-section.js'
+
+const csp = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+/**
+ * The dashboard at GET /_sandbox. With an admin token set, the page takes it as the usual
+ * header or as `?token=` (a person can type a URL, not a header) and otherwise answers a login
+ * form; its script then sends the token as a header on every control call.
+ */
+export function dashboardRoutes(deps: Deps) {
+  const app = new Hono<AppEnv>()
+  const expected = deps.config.adminToken ? digest(deps.config.adminToken) : undefined
+  app.get('/', (c) => {
+    c.header('Content-Security-Policy', csp)
+    c.header('Cache-Control', 'no-store')
+    c.header('Referrer-Policy', 'no-referrer')
+    const given =
+      c.req.query('token') ??
+      c.req.header('x-sandbox-admin-token') ??
+      c.req.header('authorization')?.replace(/^Bearer\s+/i, '')
+    if (expected && !(given && timingSafeEqual(digest(given), expected)))
+      return c.html(loginPage(given !== undefined), 401)
+    const token = expected ? given : undefined
+    const partners = deps.store.all('partners')
+    const partner =
+      deps.store.get('partners', c.req.query('partner') ?? DEFAULT_PARTNER.id) ?? partners[0]
+    const title = 'partner-sandbox dashboard'
+    if (!partner) return c.html(layout(title, token, partnersSection(deps, '', token)))
+    const view = partnerView(deps, partner)
+    return c.html(
+      layout(
+        title,
+        token,
+        html`${partnersSection(deps, partner.id, token)} ${clockSection(deps, view)}
+        ${peopleSection(view)} ${moneySection(view)} ${webhooksSection(view)}
+        ${inboxSection(view)} ${journalSection(partner.id)}`,
+      ),
+    )
+  })
+  app.get('/assets/dashboard.js', (c) => {
+    c.header('Content-Type', 'text/javascript; charset=utf-8')
+    return c.body(dashboardScript)
+  })
+  app.get('/assets/dashboard.css', (c) => {
+    c.header('Content-Type', 'text/css; charset=utf-8')
+    return c.body(dashboardCss)
+  })
+  return app
+}
