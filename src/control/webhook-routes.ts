@@ -5,6 +5,7 @@ import { newestFirst } from '../domain/pagination.js'
 import { ApiError } from '../errors.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { EventName } from '../schemas/webhooks.js'
+import { triggerEvent } from '../webhooks/trigger.js'
 import { controlRoute, controlRouter } from './router.js'
 
 const SinkName = z.object({
@@ -108,25 +109,20 @@ export function controlWebhookRoutes(deps: Deps) {
       path: '/events',
       operationId: 'triggerEvent',
       summary: 'Emit an event for a partner (delivered to its endpoints like any other)',
+      description:
+        'Without `object`, the event carries a real object of that partner: card_transaction.created makes a real purchase and card.funded a real funding on its newest active card; other types resend the object of its newest real event of the type. 409 when there is none.',
       request: { body: jsonBody(TriggerBody) },
       responses: {
         201: jsonResponse(z.object({ event: z.record(z.string(), z.unknown()) }), 'The event.'),
-        ...errorResponses(400, 401, 404),
+        ...errorResponses(400, 401, 404, 409),
       },
     }),
     (c) => {
       const { partner_id, type, object } = c.req.valid('json')
-      if (!deps.store.get('partners', partner_id))
-        throw new ApiError('not_found', `No partner with id ${partner_id}.`)
-      let envelope: ReturnType<typeof eventEnvelope> | undefined
-      deps.store.batch((w) => {
-        const event = deps.events.record(deps, w, partner_id, type as EventType, {
-          ...(object ?? {}),
-          triggered_by: 'sandbox',
-        })
-        envelope = eventEnvelope(event)
-      })
-      return c.json({ event: envelope as Record<string, unknown> }, 201)
+      const partner = deps.store.get('partners', partner_id)
+      if (!partner) throw new ApiError('not_found', `No partner with id ${partner_id}.`)
+      const envelope = triggerEvent(deps, partner, type as EventType, object)
+      return c.json({ event: envelope as unknown as Record<string, unknown> }, 201)
     },
   )
 
