@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
 import { banner } from '../src/banner.js'
+import { commandsHelp, runCommand } from '../src/cli/commands.js'
 import { envNames, type SandboxOptions } from '../src/config.js'
 import { ConfigError, DataFileError, ScenarioError, startSandbox } from '../src/index.js'
 import { packageVersion } from '../src/package-root.js'
@@ -12,6 +13,7 @@ const help = `partner-sandbox ${packageVersion}: an offline, stateful sandbox of
 Usage:
   partner-sandbox [options]        start the sandbox
   partner-sandbox scenarios        list the bundled scenarios
+  partner-sandbox listen|trigger   webhook tools (below)
 
 Options (each also read from the environment variable shown):
   --port N              port to listen on, 0 for any free one    SANDBOX_PORT / PORT   (4010)
@@ -36,7 +38,7 @@ Options (each also read from the environment variable shown):
   --fsync               fsync every write (power-loss safe, slower) SANDBOX_FSYNC (off)
   -h, --help            show this help
   -v, --version         print the version
-`
+${commandsHelp}`
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`partner-sandbox: ${message}\n`)
@@ -44,6 +46,7 @@ function fail(message: string, code = 1): never {
 }
 
 async function main() {
+  if (await runCommand(process.argv.slice(2), fail)) return
   let parsed: ReturnType<typeof parseArgs>
   try {
     parsed = parseArgs({

@@ -3,7 +3,10 @@ import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { onboardedUser, testSandbox } from './helpers.js'
 
 const trigger = (call: Awaited<ReturnType<typeof testSandbox>>['call'], body: object) =>
-  call('POST', '/_sandbox/events', { creds: null, body: { partner_id: DEFAULT_PARTNER.id, ...body } })
+  call('POST', '/_sandbox/events', {
+    creds: null,
+    body: { partner_id: DEFAULT_PARTNER.id, ...body },
+  })
 
 describe('POST /_sandbox/events makes events from the partner’s real state', () => {
   it('card_transaction.created carries a real purchase the API then returns', async () => {
@@ -12,9 +15,15 @@ describe('POST /_sandbox/events makes events from the partner’s real state', (
     const res = await trigger(call, { type: 'card_transaction.created' })
     expect(res.status, res.text).toBe(201)
     const object = res.json.event.data.object
-    expect(object).toMatchObject({ object: 'card_transaction', type: 'purchase', card_id: u.cardId })
+    expect(object).toMatchObject({
+      object: 'card_transaction',
+      type: 'purchase',
+      card_id: u.cardId,
+    })
     expect(object).not.toHaveProperty('triggered_by')
-    const txn = await call('GET', `/api/v1/partner/transactions/${object.id}`, { headers: u.bearer })
+    const txn = await call('GET', `/api/v1/partner/transactions/${object.id}`, {
+      headers: u.bearer,
+    })
     expect(txn.status, txn.text).toBe(200)
     expect(txn.json.data).toMatchObject({ id: object.id, amount: object.amount })
   })

@@ -1,0 +1,101 @@
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { callSandbox, type Remote } from './remote.js'
+
+export interface ListenOptions {
+  forwardTo: string
+  events: string[]
+  /** Port of the local listener on 127.0.0.1 (0: any free one). */
+  port: number
+  /** The URL the sandbox should POST to, when it cannot reach 127.0.0.1 (Docker: host.docker.internal). */
+  listenerUrl?: string
+  print: (line: string) => void
+}
+
+/** Headers the hop to the local app sets itself. */
+const hopHeaders = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'keep-alive',
+  'transfer-encoding',
+])
+
+/**
+ * `partner-sandbox listen --forward-to URL`: a listener on 127.0.0.1 receives the sandbox's
+ * deliveries and forwards each, byte for byte and with its signature headers, to the local app;
+ * the app's status goes back to the sandbox, so its retries follow what the app answered. The
+ * endpoint is created through the partner API (its secret printed once) and deleted on stop.
+ */
+export async function listen(remote: Remote, options: ListenOptions) {
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req)
+    const started = performance.now()
+    const headers: Record<string, string> = {}
+    for (const [name, value] of Object.entries(req.headers))
+      if (!hopHeaders.has(name) && typeof value === 'string') headers[name] = value
+    let status = 502
+    let note = ''
+    try {
+      const answer = await fetch(options.forwardTo, { method: 'POST', headers, body })
+      status = answer.status
+      await answer.arrayBuffer()
+    } catch (error) {
+      note = ` (${(error as Error).cause ?? (error as Error).message})`
+    }
+    const ms = Math.round(performance.now() - started)
+    const event = parseEvent(body)
+    options.print(
+      `${new Date().toISOString()}  --> ${event.type} [${event.id}]  <-- [${status}] POST ${options.forwardTo} in ${ms} ms${note}`,
+    )
+    res.writeHead(status).end()
+  })
+  await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  const url = options.listenerUrl ?? `http://127.0.0.1:${port}/webhooks`
+  let created: { webhook: { id: string }; secret: string }
+  try {
+    created = (await callSandbox(remote, 'POST', '/api/v1/partner/webhooks', {
+      as: 'partner',
+      body: {
+        url,
+        events: options.events,
+        description: `partner-sandbox listen → ${options.forwardTo}`,
+      },
+    })) as typeof created
+  } catch (error) {
+    server.close()
+    throw error
+  }
+  options.print(
+    `Ready! Forwarding ${options.events.length ? options.events.join(', ') : 'every event'} to ${options.forwardTo}\nWebhook signing secret: ${created.secret} (shown once; endpoint ${created.webhook.id})`,
+  )
+  return {
+    webhookId: created.webhook.id,
+    async close() {
+      await callSandbox(remote, 'DELETE', `/api/v1/partner/webhooks/${created.webhook.id}`, {
+        as: 'partner',
+      }).catch(() => {})
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
+
+function parseEvent(body: Buffer): { type: string; id: string } {
+  try {
+    const event = JSON.parse(body.toString('utf8')) as { type?: string; id?: string }
+    return { type: event.type ?? '?', id: event.id ?? '?' }
+  } catch {
+    return { type: '?', id: '?' }
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * `partner-sandbox listen` and `trigger` end to end: a real sandbox on 127.0.0.1, the CLI as a
+ * real process, and a real local app (a receiver on 127.0.0.1) that the deliveries reach with
+ * signatures that verify with the secret `listen` printed.
+ */
+import { Webhook } from 'standardwebhooks'
+import Stripe from 'stripe'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type RunningSandbox, startSandbox } from '../src/index.js'
+import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
+import { type CliProcess, spawnCli, stopCliProcesses } from './cli-process.js'
+import { httpCall, onboardedUser, type Receiver, startReceiver } from './helpers.js'
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  await stopCliProcesses()
+  for (const close of cleanup.splice(0).reverse()) await close()
+})
+
+async function until(cli: CliProcess, test: (out: string) => boolean, what: string) {
+  const deadline = Date.now() + 20_000
+  while (!test(cli.output.stdout)) {
+    if (Date.now() > deadline)
+      throw new Error(`no ${what}\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+async function setup(...replies: number[]) {
+  const sandbox: RunningSandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+  cleanup.push(() => sandbox.close())
+  const app: Receiver = await startReceiver(...replies)
+  cleanup.push(() => app.close())
+  return { sandbox, app }
+}
+
+describe('partner-sandbox listen / trigger', () => {
+  it('listen subscribes, prints the secret once, forwards signed deliveries, prints each answer', async () => {
+    const { sandbox, app } = await setup(200, 500)
+    const cli = spawnCli([
+      'listen',
+      '--forward-to',
+      app.url,
+      '--url',
+      sandbox.url,
+      '--events',
+      'card.funded,user.created',
+    ])
+    await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
+    const secret = /Webhook signing secret: (whsec_\S+)/.exec(cli.output.stdout)?.[1] as string
+    const hooks = sandbox.deps.store.all('webhooks')
+    expect(hooks).toHaveLength(1)
+    expect(hooks[0]?.events).toEqual(['card.funded', 'user.created'])
+
+    const emit = (type: string) =>
+      fetch(`${sandbox.url}/_sandbox/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ partner_id: DEFAULT_PARTNER.id, type, object: { id: 'card_x' } }),
+      })
+    expect((await emit('card.funded')).status).toBe(201)
+    await app.waitFor(1)
+    const got = app.requests[0] as Receiver['requests'][number]
+    const body = got.body.toString('utf8')
+    // The app sees the sandbox's own signatures, verifiable with the printed secret.
+    expect(() =>
+      new Webhook(secret.slice('whsec_'.length)).verify(
+        body,
+        got.headers as Record<string, string>,
+      ),
+    ).not.toThrow()
+    const stripe = new Stripe('sk_test_x')
+    expect(
+      stripe.webhooks.constructEvent(body, got.headers['x-service-signature'] as string, secret)
+        .type,
+    ).toBe('card.funded')
+    await until(
+      cli,
+      (o) => /--> card\.funded \[evt_\w+\] {2}<-- \[200\] POST/.test(o),
+      'delivery line',
+    )
+
+    // The app's failure goes back to the sandbox: the delivery is retried.
+    expect((await emit('user.created')).status).toBe(201)
+    await until(cli, (o) => /--> user\.created \[evt_\w+\] {2}<-- \[500\]/.test(o), 'failure line')
+    const failed = sandbox.deps.store
+      .all('webhook_deliveries')
+      .find((d) => d.event_type === 'user.created')
+    expect(failed?.attempts[0]?.status_code).toBe(500)
+    expect(cli.output.stdout.split('whsec_').length).toBe(2) // printed once
+
+    // Stopping removes the endpoint it made.
+    cli.child.kill('SIGTERM')
+    await cli.exited
+    expect(sandbox.deps.store.all('webhooks')).toHaveLength(0)
+  }, 60_000)
+
+  it('trigger card_transaction.created makes a real transaction and names it', async () => {
+    const { sandbox } = await setup()
+    const none = spawnCli(['trigger', 'card_transaction.created', '--url', sandbox.url])
+    const failed = await none.exited
+    expect(failed.code).toBe(1)
+    expect(none.output.stderr).toContain('no user with an active card')
+
+    const other = spawnCli([
+      'trigger',
+      'webhook.test',
+      '--url',
+      sandbox.url,
+      '--partner',
+      'pk_test_nobody',
+    ])
+    expect((await other.exited).code).toBe(1)
+    expect(other.output.stderr).toContain('no partner has the API key pk_test_nobody')
+
+    // A real cardholder, then a trigger whose transaction the sandbox holds.
+    const u = await onboardedUser(httpCall(sandbox.url))
+    const cli = spawnCli([
+      'trigger',
+      'card_transaction.created',
+      '--url',
+      sandbox.url,
+      '--partner',
+      DEFAULT_PARTNER.api_key,
+    ])
+    expect((await cli.exited).code, cli.output.stderr).toBe(0)
+    const id = /Triggered card_transaction\.created evt_\w+ for acme-fintech \((txn_\w+)\)/.exec(
+      cli.output.stdout,
+    )?.[1]
+    expect(id).toBeDefined()
+    expect(sandbox.deps.store.get('transactions', id as string)?.card_id).toBe(u.cardId)
+  }, 60_000)
+})
