@@ -26,12 +26,42 @@ export function paginate<T extends { id: string }, V>(
   let start = 0
   if (query.starting_after) {
     const index = items.findIndex((item) => item.id === query.starting_after)
-    if (index < 0)
-      throw validationError('starting_after', 'is not the id of an item in this list', 'query')
+    if (index < 0) throw unknownCursor()
     start = index + 1
   }
   const data = items.slice(start, start + query.limit).map(view)
   return { data, has_more: start + query.limit < items.length }
+}
+
+/** A cursor may name a row retention removed since the previous page was read. */
+const unknownCursor = () =>
+  validationError(
+    'starting_after',
+    'is not the id of an item in this list (history older than its retention window is removed: see the README)',
+    'query',
+  )
+
+/**
+ * Pages through `rows` as they come (already newest first, e.g. a reverse store scan),
+ * reading only up to the page's end: a page costs the same however long the history is.
+ */
+export function paginateInOrder<T extends { id: string }, V>(
+  rows: Iterable<T>,
+  query: { limit: number; starting_after?: string },
+  view: (item: T) => V,
+): { data: V[]; has_more: boolean } {
+  const data: V[] = []
+  let started = !query.starting_after
+  for (const row of rows) {
+    if (!started) {
+      started = row.id === query.starting_after
+      continue
+    }
+    if (data.length === query.limit) return { data, has_more: true }
+    data.push(view(row))
+  }
+  if (!started) throw unknownCursor()
+  return { data, has_more: false }
 }
 
 /**
@@ -52,6 +82,11 @@ export function newestFirst<T extends { created_at: string }>(rows: T[]): T[] {
       )
   }
   return out
+}
+
+/** The rows of `rows` that pass `keep`, lazily. */
+export function* filter<T>(rows: Iterable<T>, keep: (row: T) => boolean): Generator<T> {
+  for (const row of rows) if (keep(row)) yield row
 }
 
 /** The OpenAPI/zod shape of a page of `item`. */

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
-import { ListQuery, newestFirst, paginate } from '../domain/pagination.js'
+import { filter, ListQuery, newestFirst, paginate, paginateInOrder } from '../domain/pagination.js'
 import { ApiError } from '../errors.js'
 import { validationHook } from '../http/validation.js'
 import {
@@ -256,16 +256,17 @@ export function webhookRoutes(deps: Deps) {
     (c) => {
       const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
       const query = c.req.valid('query')
-      const rows = newestFirst(
-        deps.store
-          .lookup('webhook_deliveries', 'deliveries_by_webhook', row.id)
-          .filter(
-            (d) =>
-              (!query.status || d.status === query.status) &&
-              (!query.event_type || d.event_type === query.event_type),
-          ),
+      // Newest first is creation order reversed: the page reads only the rows it shows.
+      const rows = deps.store.scan('webhook_deliveries', 'deliveries_by_webhook', row.id, {
+        reverse: true,
+      })
+      const matching = filter(
+        rows,
+        (d) =>
+          (!query.status || d.status === query.status) &&
+          (!query.event_type || d.event_type === query.event_type),
       )
-      return c.json(paginate(rows, query, publicDelivery), 200)
+      return c.json(paginateInOrder(matching, query, publicDelivery), 200)
     },
   )
 

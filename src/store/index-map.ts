@@ -49,6 +49,11 @@ export class IndexMap {
     return undefined
   }
 
+  /** Every key, in the order each first appeared. */
+  keys(): IterableIterator<string> {
+    return this.map.keys()
+  }
+
   size(key: string): number {
     const ids = this.map.get(key)
     if (ids === undefined) return 0

@@ -146,6 +146,38 @@ export class Store {
     return id === undefined ? undefined : (this.data[collection][id] as Collections[K])
   }
 
+  /**
+   * Rows whose index key equals `key`, one at a time, oldest first (or newest first with
+   * `reverse`): a page or a prune reads only the rows it needs, not the whole key.
+   */
+  *scan<K extends CollectionName>(
+    collection: K,
+    index: string,
+    key: string,
+    options: { reverse?: boolean } = {},
+  ): Generator<Collections[K]> {
+    const ids = this.indexEntry(collection, index).ids(key)
+    const rows = this.data[collection]
+    if (!options.reverse) {
+      // A Set stays well-defined when rows are removed while it is walked.
+      for (const id of ids) {
+        const row = rows[id]
+        if (row) yield row as Collections[K]
+      }
+      return
+    }
+    const list = [...ids]
+    for (let i = list.length - 1; i >= 0; i--) {
+      const row = rows[list[i] as string]
+      if (row) yield row as Collections[K]
+    }
+  }
+
+  /** The keys an index holds (time buckets, partners), in the order they first appeared. */
+  indexKeys(collection: CollectionName, index: string): string[] {
+    return [...this.indexEntry(collection, index).keys()]
+  }
+
   count<K extends CollectionName>(collection: K, index: string, key: string): number {
     return this.indexEntry(collection, index).size(key)
   }

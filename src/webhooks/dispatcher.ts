@@ -5,6 +5,7 @@ import { ATTEMPTS, webhookPolicy } from '../scenarios/webhooks.js'
 import type { DeliveryRow, EventRow, WebhookRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
 import { logAttempt } from './attempt-log.js'
+import { CompletionLog } from './completion-log.js'
 import { isSuccess, send } from './sender.js'
 import { signatureHeaders } from './signer.js'
 
@@ -45,6 +46,7 @@ export class Dispatcher {
   private pumpQueued = false
   private readonly bodies = new Map<string, string>()
   private stopped = false
+  private readonly completed = new CompletionLog()
 
   constructor(private readonly deps: Deps) {
     this.loadFromStore()
@@ -64,11 +66,12 @@ export class Dispatcher {
 
   private loadFromStore(partnerId?: string): void {
     const { store } = this.deps
-    const rows = (
+    const all =
       partnerId === undefined
         ? store.all('webhook_deliveries')
         : store.lookup('webhook_deliveries', 'deliveries_by_partner', partnerId)
-    ).filter((d) => d.next_attempt_at)
+    this.completed.rebuild(all, partnerId)
+    const rows = all.filter((d) => d.next_attempt_at)
     rows.sort(
       (a, b) => Date.parse(a.next_attempt_at as string) - Date.parse(b.next_attempt_at as string),
     )
@@ -283,7 +286,7 @@ export class Dispatcher {
         : !event
           ? 'the event no longer exists'
           : 'the endpoint is disabled'
-      store.put('webhook_deliveries', {
+      this.finish({
         ...row,
         status: 'permanently_failed',
         attempts: [
@@ -355,7 +358,7 @@ export class Dispatcher {
     logAttempt(this.deps.logger, current, number, result, { retryAt, body })
     if (isSuccess(result.status)) {
       this.settle(row.id)
-      store.put('webhook_deliveries', {
+      this.finish({
         ...current,
         status: 'succeeded',
         attempts,
@@ -364,7 +367,7 @@ export class Dispatcher {
       })
     } else if (number >= ATTEMPTS) {
       this.settle(row.id)
-      store.put('webhook_deliveries', {
+      this.finish({
         ...current,
         status: 'permanently_failed',
         attempts,
@@ -428,20 +431,15 @@ export class Dispatcher {
     return false
   }
 
+  /** Stores a delivery that succeeded or gave up, and counts it for usage. */
+  private finish(row: DeliveryRow): void {
+    this.deps.store.put('webhook_deliveries', row)
+    this.completed.add(row)
+  }
+
   /** Deliveries that finished (succeeded or gave up) since `since`, for usage. */
   stats(partnerId: string, since: number) {
-    let succeeded = 0
-    let permanentlyFailed = 0
-    for (const d of this.deps.store.lookup(
-      'webhook_deliveries',
-      'deliveries_by_partner',
-      partnerId,
-    )) {
-      if (!d.completed_at || Date.parse(d.completed_at) < since) continue
-      if (d.status === 'succeeded') succeeded++
-      else if (d.status === 'permanently_failed') permanentlyFailed++
-    }
-    return { succeeded, permanentlyFailed }
+    return this.completed.count(partnerId, since)
   }
 
   /**

@@ -1,0 +1,78 @@
+import type { DeliveryRow } from '../store/records.js'
+
+/**
+ * When each partner's deliveries finished, kept sorted, so `/partner/usage` counts the last
+ * 24 hours with two binary searches instead of reading every delivery the partner ever had
+ * (that scan grew with history and was what slowed a long soak down). Rebuilt from the
+ * stored rows at start-up and after a reset or restore; retention keeps every delivery that
+ * finished in the last day (domain/retention.ts), so the rebuild counts the same.
+ */
+
+const DAY_MS = 86_400_000
+/** Entries older than this are dropped as the log is read: no window reaches that far back. */
+const KEEP_MS = 2 * DAY_MS
+
+interface PartnerLog {
+  succeeded: number[]
+  failed: number[]
+}
+
+export class CompletionLog {
+  private readonly byPartner = new Map<string, PartnerLog>()
+
+  /** Records a delivery that just succeeded or permanently failed. */
+  add(row: Pick<DeliveryRow, 'partner_id' | 'status' | 'completed_at'>): void {
+    if (!row.completed_at) return
+    let log = this.byPartner.get(row.partner_id)
+    if (!log) {
+      log = { succeeded: [], failed: [] }
+      this.byPartner.set(row.partner_id, log)
+    }
+    const at = Date.parse(row.completed_at)
+    if (row.status === 'succeeded') insertSorted(log.succeeded, at)
+    else if (row.status === 'permanently_failed') insertSorted(log.failed, at)
+  }
+
+  /** Deliveries of `partnerId` that finished at or after `since`. */
+  count(partnerId: string, since: number): { succeeded: number; permanentlyFailed: number } {
+    const log = this.byPartner.get(partnerId)
+    if (!log) return { succeeded: 0, permanentlyFailed: 0 }
+    trim(log.succeeded, since - KEEP_MS)
+    trim(log.failed, since - KEEP_MS)
+    return {
+      succeeded: log.succeeded.length - lowerBound(log.succeeded, since),
+      permanentlyFailed: log.failed.length - lowerBound(log.failed, since),
+    }
+  }
+
+  /** Starts over from the stored rows: of every partner, or of one (after its reset or restore). */
+  rebuild(rows: Iterable<DeliveryRow>, partnerId?: string): void {
+    if (partnerId === undefined) this.byPartner.clear()
+    else this.byPartner.delete(partnerId)
+    for (const row of rows) this.add(row)
+  }
+}
+
+/** Index of the first value >= `value`. */
+function lowerBound(values: number[], value: number): number {
+  let lo = 0
+  let hi = values.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((values[mid] as number) < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Appends, or inserts in place when a completion arrives out of order (advances run many). */
+function insertSorted(values: number[], value: number): void {
+  if (values.length === 0 || (values[values.length - 1] as number) <= value) values.push(value)
+  else values.splice(lowerBound(values, value + 1), 0, value)
+}
+
+/** Drops entries before `before`, in one splice once there are enough to be worth it. */
+function trim(values: number[], before: number): void {
+  const stale = lowerBound(values, before)
+  if (stale > 256 || stale === values.length) values.splice(0, stale)
+}
