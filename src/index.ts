@@ -13,6 +13,7 @@ import { settleDueDeposits } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { resolveDueReviews } from './domain/onboarding.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
+import { Retention } from './domain/retention.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
 import { FaultInjector } from './http/faults.js'
@@ -122,6 +123,8 @@ export async function createSandbox(options: SandboxOptions = {}) {
   deps.sweeper.add((scope) => resolveDueReviews(deps, scope))
   deps.sweeper.add((scope) => settleDueDeposits(deps, scope))
   deps.sweeper.add((scope) => resolveDueDisputes(deps, scope))
+  const retention = new Retention(deps)
+  deps.sweeper.add((scope) => retention.run(scope))
   deps.dispatcher = new Dispatcher(deps)
   store.onReplace(() => deps.dispatcher.reload())
   const app = createApp(deps)

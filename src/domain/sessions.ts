@@ -78,7 +78,7 @@ export class SessionVerifier {
     const session = this.deps.store.get('sessions', claims.sid)
     if (!session)
       throw unauthorized(
-        'This session no longer exists (the sandbox was reset or restored). Log in again.',
+        'This session no longer exists (it ended over a day ago, or the sandbox was reset or restored). Log in again.',
       )
     if (claims.pid !== partner.id || session.partner_id !== partner.id) {
       throw unauthorized(

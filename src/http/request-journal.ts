@@ -89,7 +89,8 @@ export function requestJournal(
         id: c.get('requestId'),
         at: deps.clock.now(),
         method: c.req.method,
-        path: c.req.path,
+        // Bounded in bytes too: a 16 KB URL is journaled by its first 2 KB (README "Retention").
+        path: c.req.path.length > 2048 ? c.req.path.slice(0, 2048) : c.req.path,
         status: c.res.status,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         partner_id: partner?.id ?? null,

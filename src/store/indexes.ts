@@ -45,4 +45,37 @@ export function defineIndexes(store: Store): void {
   waiting('deposits_pending', 'deposits', (d) => d.status === 'pending')
   waiting('disputes_under_review', 'disputes', (d) => d.status === 'under_review')
   store.defineIndex('codes_by_user', { collection: 'verification_codes', key: (c) => c.user_id })
+  // History by partner and the hour (codes, sessions) or day (events, deliveries) it ends or
+  // began, in that partner's time, so retention (domain/retention.ts) reads only the buckets
+  // it prunes; and by partner, oldest first, for the per-partner caps.
+  store.defineIndex('codes_by_end_hour', {
+    collection: 'verification_codes',
+    key: (c) => bucketKey(c.partner_id, hourOf(c.expires_at)),
+  })
+  store.defineIndex('sessions_by_end_hour', {
+    collection: 'sessions',
+    key: (s) => bucketKey(s.partner_id, hourOf(s.revoked_at ?? s.expires_at)),
+  })
+  store.defineIndex('events_by_day', {
+    collection: 'events',
+    key: (e) => bucketKey(e.partner_id, dayOf(e.created_at)),
+  })
+  store.defineIndex('events_by_partner', { collection: 'events', key: (e) => e.partner_id })
+  store.defineIndex('deliveries_by_day', {
+    collection: 'webhook_deliveries',
+    key: (d) => bucketKey(d.partner_id, dayOf(d.created_at)),
+  })
+  store.defineIndex('deliveries_pending_by_event', {
+    collection: 'webhook_deliveries',
+    key: (d) => (d.next_attempt_at ? d.event_id : undefined),
+  })
 }
+
+/** `<partner id>|<bucket>`: a partner's rows of one hour or day. */
+export const bucketKey = (partnerId: string, bucket: string) => `${partnerId}|${bucket}`
+
+/** `2026-01-01T13` of an ISO time: sorts as the time does. */
+export const hourOf = (iso: string) => iso.slice(0, 13)
+
+/** `2026-01-01` of an ISO time. */
+export const dayOf = (iso: string) => iso.slice(0, 10)

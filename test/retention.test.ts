@@ -1,0 +1,305 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { BATCH, HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
+import type { EventRow } from '../src/store/records.js'
+import {
+  acme,
+  bearer,
+  type Call,
+  createPartner,
+  loginAs,
+  onboardedUser,
+  type Receiver,
+  registerAndLogin,
+  startReceiver,
+  testSandbox,
+} from './helpers.js'
+
+/**
+ * Retention on the sandbox clock (README "Retention"): each rule is checked on both sides of
+ * its window, the row still there just before and gone just after.
+ */
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+
+let receivers: Receiver[] = []
+afterEach(async () => {
+  await Promise.all(receivers.map((r) => r.close()))
+  receivers = []
+})
+
+async function frozenSandbox() {
+  const t = await testSandbox()
+  t.sandbox.clock.freeze()
+  return t
+}
+
+const codesOf = (t: Awaited<ReturnType<typeof testSandbox>>, userId: string) =>
+  t.sandbox.store.lookup('verification_codes', 'codes_by_user', userId)
+
+describe('login codes and sessions', () => {
+  it('a used code stays a day after it expired, then goes', async () => {
+    const t = await frozenSandbox()
+    const { userId } = await registerAndLogin(t.call)
+    const [code] = codesOf(t, userId)
+    expect(code?.ended_reason).toBe('used')
+    // Expired after 10 minutes; kept until a day after that, removed within the next hour.
+    await t.sandbox.clock.advance(10 * 60_000 + DAY - 60_000)
+    expect(codesOf(t, userId)).toHaveLength(1)
+    await t.sandbox.clock.advance(HOUR + 2 * 60_000)
+    expect(codesOf(t, userId)).toHaveLength(0)
+  })
+
+  it('an unused code that expired goes a day later too; a live one stays', async () => {
+    const t = await frozenSandbox()
+    const { user, userId } = await registerAndLogin(t.call)
+    await t.call('POST', '/api/v1/partner/auth/login', {
+      body: { email: user.email, password: user.password },
+    })
+    await t.sandbox.clock.advance(DAY + 2 * HOUR)
+    expect(codesOf(t, userId)).toHaveLength(0)
+    await t.call('POST', '/api/v1/partner/auth/login', {
+      body: { email: user.email, password: user.password },
+    })
+    await t.sandbox.clock.advance(5 * 60_000)
+    expect(codesOf(t, userId)).toHaveLength(1)
+  })
+
+  it('a logged-out session stays a day, then goes; its token keeps getting 401', async () => {
+    const t = await frozenSandbox()
+    const { userId, token } = await registerAndLogin(t.call)
+    expect(
+      (await t.call('POST', '/api/v1/partner/auth/logout', { headers: bearer(token) })).status,
+    ).toBe(200)
+    const sessions = () => t.sandbox.store.lookup('sessions', 'sessions_by_user', userId)
+    await t.sandbox.clock.advance(DAY - 60_000)
+    expect(sessions()).toHaveLength(1)
+    await t.sandbox.clock.advance(HOUR + 2 * 60_000)
+    expect(sessions()).toHaveLength(0)
+    const me = await t.call('GET', '/api/v1/partner/users/me', { headers: bearer(token) })
+    expect(me.status).toBe(401)
+    expect(me.json.error.message).toContain('no longer exists')
+  })
+
+  it('a session that expired stays a day past its expiry; a live one is never removed', async () => {
+    const t = await frozenSandbox()
+    const { userId } = await registerAndLogin(t.call)
+    const sessions = () => t.sandbox.store.lookup('sessions', 'sessions_by_user', userId)
+    // The session lives 24 h; kept until 48 h, gone within the hour after.
+    await t.sandbox.clock.advance(2 * DAY - 60_000)
+    expect(sessions()).toHaveLength(1)
+    await t.sandbox.clock.advance(HOUR + 2 * 60_000)
+    expect(sessions()).toHaveLength(0)
+  })
+})
+
+/** A partner whose every event is delivered to a receiver answering 200. */
+async function partnerWithEndpoint(call: Call) {
+  const receiver = await startReceiver()
+  receivers.push(receiver)
+  const partner = await createPartner(call, { name: 'Retention', webhook_url: receiver.url })
+  return { partner, receiver }
+}
+
+describe('events and deliveries', () => {
+  it('are kept 30 days, then go; the usage of the last 24 h and the ledger are unchanged', async () => {
+    const t = await frozenSandbox()
+    const { partner, receiver } = await partnerWithEndpoint(t.call)
+    const user = await onboardedUser(t.call, {}, partner.creds)
+    const funded = await t.call('POST', '/api/v1/partner/cards/simulate-fund', {
+      creds: partner.creds,
+      headers: user.bearer,
+      body: { amount: 12.5 },
+    })
+    expect(funded.status, funded.text).toBe(200)
+    await t.sandbox.deps.dispatcher.runDue()
+    const events = () => t.sandbox.store.lookup('events', 'events_by_partner', partner.id)
+    const deliveries = () =>
+      t.sandbox.store.lookup('webhook_deliveries', 'deliveries_by_partner', partner.id)
+    const count = events().length
+    expect(count).toBeGreaterThan(2)
+    expect(deliveries()).toHaveLength(count)
+    expect(receiver.requests).toHaveLength(count)
+
+    await t.sandbox.clock.advance(30 * DAY - 60_000)
+    expect(events()).toHaveLength(count)
+    expect(deliveries()).toHaveLength(count)
+    // Kept by the day: gone by the end of the day after the 30 days.
+    await t.sandbox.clock.advance(DAY + 2 * 60_000)
+    expect(events()).toHaveLength(0)
+    expect(deliveries()).toHaveLength(0)
+
+    // Money is not history: the card, its balance and its transactions are all still there.
+    const txns = await t.call('GET', '/api/v1/partner/cards/transactions', {
+      creds: partner.creds,
+      headers: bearer(await loginAs(t.call, user.user.email, user.user.password, partner.creds)),
+    })
+    expect(txns.status, txns.text).toBe(200)
+    expect(txns.json.data.data.map((x: { amount: number }) => x.amount)).toContain(12.5)
+  })
+
+  it('keeps a delivery still to attempt, and its event, past 30 days', async () => {
+    const t = await frozenSandbox()
+    const loaded = await t.call('POST', '/_sandbox/scenarios', {
+      creds: null,
+      body: {
+        name: 'slow-first-attempt',
+        description: 'The first attempt waits 40 days.',
+        webhooks: { retry_delays_ms: [40 * DAY, 0, 0, 0] },
+      },
+    })
+    expect(loaded.status, loaded.text).toBe(201)
+    const receiver = await startReceiver()
+    receivers.push(receiver)
+    const partner = await createPartner(t.call, {
+      name: 'Patient',
+      webhook_url: receiver.url,
+      scenario: 'slow-first-attempt',
+    })
+    const user = await registerAndLogin(t.call, {}, partner.creds)
+    const [event] = t.sandbox.store.lookup('events', 'events_by_partner', partner.id)
+    expect(event?.type).toBe('user.created')
+    await t.sandbox.clock.advance(35 * DAY)
+    expect(t.sandbox.store.get('events', event?.id as string)).toBeDefined()
+    const [pending] = t.sandbox.store.lookup(
+      'webhook_deliveries',
+      'deliveries_by_partner',
+      partner.id,
+    )
+    expect(pending?.status).toBe('pending')
+    await t.sandbox.clock.advance(6 * DAY)
+    expect(receiver.requests).toHaveLength(1)
+    expect(JSON.parse(receiver.requests[0]?.body.toString() ?? '{}').id).toBe(event?.id)
+    // Finished now: it counts in the last 24 h, so it stays that long, then both go.
+    const usage = await t.call('GET', '/api/v1/partner/usage', { creds: partner.creds })
+    expect(usage.json.last_24h.webhook_deliveries_succeeded).toBe(1)
+    expect(t.sandbox.store.get('webhook_deliveries', pending?.id as string)).toBeDefined()
+    await t.sandbox.clock.advance(DAY + 2 * HOUR)
+    expect(t.sandbox.store.get('webhook_deliveries', pending?.id as string)).toBeUndefined()
+    expect(t.sandbox.store.get('events', event?.id as string)).toBeUndefined()
+    expect(user.userId).toBeTruthy()
+  })
+
+  it('a page cursor naming a removed delivery is a 400 that says why', async () => {
+    const t = await frozenSandbox()
+    const { partner } = await partnerWithEndpoint(t.call)
+    await registerAndLogin(t.call, {}, partner.creds)
+    await t.sandbox.deps.dispatcher.runDue()
+    const hooks = await t.call('GET', '/api/v1/partner/webhooks', { creds: partner.creds })
+    const hookId = hooks.json.data[0].id
+    const list = `/api/v1/partner/webhooks/${hookId}/deliveries`
+    const page = await t.call('GET', `${list}?limit=1`, { creds: partner.creds })
+    const cursor = page.json.data[0].id
+    expect(
+      (await t.call('GET', `${list}?starting_after=${cursor}`, { creds: partner.creds })).status,
+    ).toBe(200)
+    await t.sandbox.clock.advance(32 * DAY)
+    const after = await t.call('GET', `${list}?starting_after=${cursor}`, { creds: partner.creds })
+    expect(after.status).toBe(400)
+    expect(after.json.error.details[0].field).toBe('starting_after')
+    expect(after.json.error.message).toContain('retention')
+  })
+
+  it(`keeps at most ${HISTORY_CAP_PER_PARTNER} events per partner, oldest first, in batches`, async () => {
+    const t = await frozenSandbox()
+    const chatty = await createPartner(t.call, { name: 'Chatty' })
+    const partnerId = chatty.id
+    const other = t.sandbox.store.lookup('partners', 'partners_by_api_key', acme.key)[0]
+      ?.id as string
+    const now = t.sandbox.clock.iso()
+    const extra = 2 * BATCH + 10
+    const rows = (partner: string, n: number, prefix: string): EventRow[] =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `evt_${prefix}${String(i).padStart(6, '0')}`,
+        partner_id: partner,
+        type: 'webhook.test',
+        created_at: now,
+        data: { object: { n: i } },
+      }))
+    t.sandbox.store.batch((w) => {
+      for (const row of rows(partnerId, HISTORY_CAP_PER_PARTNER + extra, 'cap'))
+        w.put('events', row)
+      for (const row of rows(other, 100, 'other')) w.put('events', row)
+    })
+    const count = () => t.sandbox.store.count('events', 'events_by_partner', partnerId)
+    // Retention looks at partners that emitted an event: this one registers a user.
+    await registerAndLogin(t.call, {}, chatty.creds)
+    expect(count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1)
+    t.sandbox.deps.sweeper.run()
+    // One run removes one batch: a backlog never stalls the event loop in one go.
+    expect(count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1 - BATCH)
+    t.sandbox.deps.sweeper.run()
+    t.sandbox.deps.sweeper.run()
+    expect(count()).toBe(HISTORY_CAP_PER_PARTNER)
+    expect(t.sandbox.store.get('events', 'evt_cap000000')).toBeUndefined()
+    expect(
+      t.sandbox.store.get('events', `evt_cap${String(extra + 1).padStart(6, '0')}`),
+    ).toBeDefined()
+    expect(t.sandbox.store.count('events', 'events_by_partner', other)).toBe(100)
+  })
+})
+
+describe('incremental pruning', () => {
+  it(`removes at most ${BATCH} rows of a kind per run, and the backlog drains`, async () => {
+    const t = await frozenSandbox()
+    const { userId } = await registerAndLogin(t.call)
+    const template = codesOf(t, userId)[0]
+    if (!template) throw new Error('no code')
+    t.sandbox.store.batch((w) => {
+      for (let i = 0; i < BATCH * 2 + 7; i++)
+        w.put('verification_codes', { ...template, id: `otp_bulk${i}` })
+    })
+    t.sandbox.clock.freeze(t.sandbox.clock.now() + 2 * DAY)
+    const left = () => codesOf(t, userId).length
+    t.sandbox.deps.sweeper.run()
+    expect(left()).toBe(BATCH + 8)
+    t.sandbox.deps.sweeper.run()
+    t.sandbox.deps.sweeper.run()
+    expect(left()).toBe(0)
+  })
+})
+
+describe('in-memory caps', () => {
+  it('the inbox keeps its last 5,000 messages', async () => {
+    const { sandbox } = await testSandbox()
+    const message = (n: number) => ({
+      id: `msg_${n}`,
+      partner_id: 'p',
+      user_id: 'u',
+      to: `user${n}@example.test`,
+      channel: 'email' as const,
+      kind: 'login_code' as const,
+      subject: 'code',
+      body: 'code',
+      code: '000000',
+      created_at: sandbox.clock.iso(),
+      expires_at: sandbox.clock.iso(),
+    })
+    for (let n = 0; n < 5_010; n++) sandbox.deps.inbox.add(message(n))
+    expect(sandbox.deps.inbox.list({ limit: 10_000 })).toHaveLength(5_000)
+    expect(sandbox.deps.inbox.list({ email: 'user9@example.test' })).toHaveLength(0)
+    expect(sandbox.deps.inbox.list({ email: 'user10@example.test' })).toHaveLength(1)
+  })
+
+  it('the request journal keeps the first 2,048 characters of a long path', async () => {
+    const { call } = await testSandbox()
+    const path = `/api/v1/${'x'.repeat(3_000)}`
+    expect((await call('GET', path)).status).toBe(404)
+    const journal = await call('GET', '/_sandbox/requests?limit=1', { creds: null })
+    expect(journal.json.data[0].path).toBe(path.slice(0, 2_048))
+  })
+})
+
+describe('the README', () => {
+  it('states the retention figures the code uses', async () => {
+    const { readFileSync } = await import('node:fs')
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const section = /## Retention\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? ''
+    expect(section).toContain(`at most ${BATCH} rows per rule per run`)
+    expect(section).toContain(
+      `at most ${HISTORY_CAP_PER_PARTNER.toLocaleString('en-US')} of each per partner`,
+    )
+    expect(section).toContain('30 days')
+    expect(section).toContain('Until a day after they expired')
+  })
+})
