@@ -1,0 +1,252 @@
+import { readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/**
+ * The soak's mixed workload against a running sandbox on 127.0.0.1: each worker registers and
+ * onboards a user every few rounds, and loops login -> inbox -> verify-otp -> fund -> status
+ * -> transactions -> usage/deliveries -> logout over its last 20 users. Every event is
+ * delivered to a webhook receiver on 127.0.0.1. Every few seconds a pacer waits for the
+ * rounds in progress to end and moves the sandbox clock (by `clockStep`), so the retention
+ * windows (a day, 30 days) pass within the run as over weeks of real use, and no login
+ * straddles a jump. It counts requests and samples the sandbox's RSS per window.
+ */
+
+export interface SoakOptions {
+  base: string
+  /** The sandbox's process id, to read its RSS from /proc. */
+  pid: number
+  seconds: number
+  windowSeconds: number
+  workers: number
+  /** Sandbox time added every `clockEverySeconds` (a duration the clock route takes). */
+  clockStep?: string
+  clockEverySeconds?: number
+}
+
+export interface SoakWindow {
+  second: number
+  requests: number
+  perSecond: number
+  /** Requests per CPU second of the sandbox: what a request costs, whatever else runs. */
+  perCpuSecond: number
+  rssMb: number
+}
+
+export interface SoakReport {
+  windows: SoakWindow[]
+  requests: number
+  serverErrors: string[]
+  unexpected: string[]
+  webhooksReceived: number
+}
+
+const PASSWORD = 'Soak-Passw0rd!'
+
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0)
+  return Math.round(kb / 102.4) / 10
+}
+
+/** CPU seconds (user + system) the process has used, from /proc (clock ticks of 10 ms). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** A webhook endpoint on 127.0.0.1 that answers 200 and counts what it gets. */
+async function startReceiver(): Promise<{ server: Server; url: string; count: () => number }> {
+  let received = 0
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      received++
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return { server, url: `http://127.0.0.1:${port}/hooks`, count: () => received }
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const receiver = await startReceiver()
+  const report: SoakReport = {
+    windows: [],
+    requests: 0,
+    serverErrors: [],
+    unexpected: [],
+    webhooksReceived: 0,
+  }
+  let inWindow = 0
+  const call = async (
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+    expect = [200, 201],
+  ) => {
+    const res = await fetch(`${options.base}${path}`, {
+      method,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const text = await res.text()
+    report.requests++
+    inWindow++
+    const line = `${method} ${path} -> ${res.status}: ${text.slice(0, 200)}`
+    if (res.status >= 500) report.serverErrors.push(line)
+    else if (!expect.includes(res.status) && report.unexpected.length < 20)
+      report.unexpected.push(line)
+    return text ? JSON.parse(text) : undefined
+  }
+
+  const created = await call('POST', '/_sandbox/partners', {}, { name: 'Soak partner' })
+  const partnerHeaders = {
+    'x-partner-key': created.api_key,
+    'x-partner-secret': created.api_secret,
+  }
+  const endpoint = await call('POST', '/api/v1/partner/webhooks', partnerHeaders, {
+    url: receiver.url,
+    events: [],
+  })
+  if (!endpoint?.webhook) throw new Error(`cannot set up the soak: ${report.unexpected.join('; ')}`)
+  const webhookId = endpoint.webhook.id as string
+
+  let serial = 0
+  const newUser = async () => {
+    const email = `soak${serial++}.${process.pid}@example.com`
+    await call('POST', '/api/v1/partner/auth/register', partnerHeaders, {
+      first_name: 'Soak',
+      last_name: 'Tester',
+      email,
+      phone_number: '+14155550100',
+      date_of_birth: '1985-06-15',
+      password: PASSWORD,
+      ssn: '123-45-6789',
+    })
+    return email
+  }
+  const login = async (email: string) => {
+    await call('POST', '/api/v1/partner/auth/login', partnerHeaders, { email, password: PASSWORD })
+    const inbox = await call(
+      'GET',
+      `/_sandbox/inbox?email=${encodeURIComponent(email)}&limit=1`,
+      {},
+    )
+    const verified = await call('POST', '/api/v1/partner/auth/verify-otp', partnerHeaders, {
+      email,
+      code: inbox.data[0].code,
+    })
+    return { ...partnerHeaders, authorization: `Bearer ${verified.sessionToken}` }
+  }
+  const onboard = async (email: string, bearer: Record<string, string>) => {
+    const start = await call('POST', '/api/v1/partner/cards/onboarding', bearer, {
+      first_name: 'Soak',
+      last_name: 'Tester',
+      email,
+      phone_number: '+14155550100',
+      date_of_birth: '1985-06-15',
+      country_code: 'US',
+      address_line1: '1 Market St',
+      address_city: 'San Francisco',
+      address_state: 'CA',
+      address_zip: '94105',
+      ssn: '123-45-6789',
+    })
+    await call(
+      'POST',
+      `/api/v1/partner/cards/onboarding/${start.data.onboardingId}/complete`,
+      bearer,
+      { result: 'pass', data: { source: 'soak' }, agreement_accepted: true },
+    )
+  }
+  const round = async (email: string, n: number) => {
+    const bearer = await login(email)
+    await call('POST', '/api/v1/partner/cards/simulate-fund', bearer, { amount: 1.25 })
+    await call('GET', '/api/v1/partner/cards/status', bearer)
+    await call('GET', '/api/v1/partner/cards/transactions?limit=10', bearer)
+    if (n % 4 === 0) await call('GET', '/api/v1/partner/usage', partnerHeaders)
+    if (n % 4 === 2)
+      await call('GET', `/api/v1/partner/webhooks/${webhookId}/deliveries?limit=20`, partnerHeaders)
+    await call('POST', '/api/v1/partner/auth/logout', bearer)
+  }
+
+  // Rounds run between clock jumps, never across one (a jump would expire their code).
+  let gate: Promise<void> | undefined
+  let active = 0
+  let idle: (() => void) | undefined
+  const deadline = Date.now() + options.seconds * 1000
+  const worker = async () => {
+    const pool: string[] = []
+    for (let n = 0; Date.now() < deadline; n++) {
+      while (gate) await gate
+      active++
+      try {
+        if (pool.length < 3 || n % 10 === 0) {
+          const email = await newUser()
+          await onboard(email, await login(email))
+          pool.push(email)
+          if (pool.length > 20) pool.shift()
+        }
+        await round(pool[n % pool.length] as string, n)
+      } finally {
+        active--
+        if (active === 0) idle?.()
+      }
+    }
+  }
+  const jump = async () => {
+    let open = () => {}
+    gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    if (active > 0) await new Promise<void>((resolve) => (idle = resolve))
+    idle = undefined
+    try {
+      await call('POST', '/_sandbox/clock/advance', {}, { by: options.clockStep })
+    } finally {
+      gate = undefined
+      open()
+    }
+  }
+
+  let jumping: Promise<void> | undefined
+  const started = Date.now()
+  let cpu = cpuSeconds(options.pid)
+  const sampler = setInterval(() => {
+    const second = Math.round((Date.now() - started) / 1000)
+    const used = cpuSeconds(options.pid) - cpu
+    cpu += used
+    report.windows.push({
+      second,
+      requests: inWindow,
+      perSecond: Math.round(inWindow / options.windowSeconds),
+      perCpuSecond: used > 0 ? Math.round(inWindow / used) : 0,
+      rssMb: rssMb(options.pid),
+    })
+    inWindow = 0
+  }, options.windowSeconds * 1000)
+  const pacer = options.clockStep
+    ? setInterval(
+        () => {
+          if (Date.now() < deadline) jumping = jump()
+        },
+        (options.clockEverySeconds ?? 5) * 1000,
+      )
+    : undefined
+  try {
+    await Promise.all(Array.from({ length: options.workers }, worker))
+  } finally {
+    clearInterval(sampler)
+    clearInterval(pacer)
+    await jumping
+    report.webhooksReceived = receiver.count()
+    receiver.server.close()
+    receiver.server.closeAllConnections()
+  }
+  return report
+}
