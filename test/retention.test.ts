@@ -65,6 +65,21 @@ describe('login codes and sessions', () => {
     expect(codesOf(t, userId)).toHaveLength(1)
   })
 
+  it("runs on each partner's own clock: advancing one partner prunes only its codes", async () => {
+    const t = await frozenSandbox()
+    const a = await createPartner(t.call, { name: 'Ahead' })
+    const b = await createPartner(t.call, { name: 'Behind' })
+    const userA = await registerAndLogin(t.call, {}, a.creds)
+    const userB = await registerAndLogin(t.call, {}, b.creds)
+    const advanced = await t.call('POST', `/_sandbox/partners/${a.id}/clock/advance`, {
+      creds: null,
+      body: { by: '2d' },
+    })
+    expect(advanced.status, advanced.text).toBe(200)
+    expect(codesOf(t, userA.userId)).toHaveLength(0)
+    expect(codesOf(t, userB.userId)).toHaveLength(1)
+  })
+
   it('a logged-out session stays a day, then goes; its token keeps getting 401', async () => {
     const t = await frozenSandbox()
     const { userId, token } = await registerAndLogin(t.call)
