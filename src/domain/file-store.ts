@@ -19,9 +19,10 @@ export class FileStore {
       this.memory.set(id, bytes)
       return
     }
-    mkdirSync(this.dir, { recursive: true })
+    // Owner only, as the data file: pictures are users' personal data.
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 })
     const target = join(this.dir, id)
-    writeFileSync(`${target}.tmp`, bytes)
+    writeFileSync(`${target}.tmp`, bytes, { mode: 0o600 })
     renameSync(`${target}.tmp`, target)
   }
 

@@ -9,7 +9,7 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs'
-import { DataFileError } from './snapshot-file.js'
+import { DataFileError, FILE_MODE } from './snapshot-file.js'
 
 /**
  * The append-only half of the data file. Each acknowledged write is one JSON line, written
@@ -52,7 +52,7 @@ export class Journal {
   constructor(path: string) {
     this.path = path
     this.compactingPath = `${path}.compacting`
-    this.fd = openSync(path, 'a')
+    this.fd = openSync(path, 'a', FILE_MODE)
   }
 
   get size(): number {
@@ -72,14 +72,14 @@ export class Journal {
       // A previous compaction did not finish; keep its entries by folding them in first.
       const older = readFileSync(this.compactingPath, 'utf8')
       const newer = readFileSync(this.path, 'utf8')
-      const fd = openSync(this.compactingPath, 'w')
+      const fd = openSync(this.compactingPath, 'w', FILE_MODE)
       writeSync(fd, older + newer)
       closeSync(fd)
       rmSync(this.path)
     } else {
       renameSync(this.path, this.compactingPath)
     }
-    this.fd = openSync(this.path, 'a')
+    this.fd = openSync(this.path, 'a', FILE_MODE)
     this.bytes = 0
   }
 

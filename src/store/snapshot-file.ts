@@ -9,6 +9,8 @@ import { type CollectionsData, collectionNames, emptyCollections } from './recor
  */
 
 export const SNAPSHOT_FORMAT = 'partner-sandbox'
+/** The data file and its journal hold password hashes and signing keys: owner only. */
+export const FILE_MODE = 0o600
 export const SCHEMA_VERSION = 1
 
 export interface SnapshotDoc {

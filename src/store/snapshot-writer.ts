@@ -1,7 +1,7 @@
 import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import type { CollectionName, CollectionsData } from './records.js'
-import type { SnapshotDoc } from './snapshot-file.js'
+import { FILE_MODE, type SnapshotDoc } from './snapshot-file.js'
 
 /**
  * Writes a snapshot without ever holding the event loop for long: the rows are serialised a
@@ -42,7 +42,9 @@ export function captureSnapshot(
 /** Same text as `JSON.stringify(doc)` of the captured state; resolves once renamed into place. */
 export async function writeSnapshot(path: string, capture: SnapshotCapture): Promise<number> {
   const temp = join(dirname(path), `.${basename(path)}.tmp`)
-  const file = await open(temp, 'w')
+  // Owner only from its first byte (and if a crash left one behind with another mode).
+  const file = await open(temp, 'w', FILE_MODE)
+  await file.chmod(FILE_MODE)
   let bytes = 0
   let chunk = `${JSON.stringify(capture.head).slice(0, -1)},"collections":{`
   const flush = async () => {
