@@ -4,7 +4,7 @@ import { deletePartner, resetPartner, restorePartner } from '../domain/partner-s
 import { requirePartner } from '../domain/partners.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlRoute, controlRouter, Ok } from './router.js'
-import { PartnerIdParam, PartnerSnapshotDoc } from './schemas.js'
+import { PartnerIdParam, PartnerSnapshotDoc, SnapshotQuery } from './schemas.js'
 
 /**
  * One partner's reset, delete, snapshot and restore: what a test worker needs to start clean
@@ -61,8 +61,8 @@ export function partnerStateRoutes(deps: Deps) {
       operationId: 'exportPartnerSnapshot',
       summary: "Export one partner's data",
       description:
-        'Restore it with POST /_sandbox/partners/{id}/snapshot. Contains password and secret hashes (never plain secrets).',
-      request: { params: PartnerIdParam },
+        'Restore it with POST /_sandbox/partners/{id}/snapshot (redacted values keep the current ones). Key material (webhook signing secrets, code hashes) is redacted as "[redacted]" unless ?include_secrets=true; password and API-secret hashes (scrypt) are included, plain secrets never.',
+      request: { params: PartnerIdParam, query: SnapshotQuery },
       responses: {
         200: jsonResponse(PartnerSnapshotDoc, "The partner's rows."),
         ...errorResponses(400, 401, 404),
@@ -71,7 +71,8 @@ export function partnerStateRoutes(deps: Deps) {
     (c) => {
       const { id } = c.req.valid('param')
       requirePartner(deps, id)
-      return c.json(exportState(deps, { partnerId: id }), 200)
+      const includeSecrets = c.req.valid('query').include_secrets === 'true'
+      return c.json(exportState(deps, { partnerId: id, includeSecrets }), 200)
     },
   )
 

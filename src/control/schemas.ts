@@ -126,3 +126,11 @@ export const ClockFreeze = z
   .object({ at: z.iso.datetime({ offset: true }).optional() })
   .strict()
   .openapi('SandboxClockFreeze')
+
+export const SnapshotQuery = z.object({
+  include_secrets: z.enum(['true', 'false']).optional().openapi({
+    description:
+      'true: include the session signing key, webhook signing secrets and code hashes (redacted by default).',
+    example: 'false',
+  }),
+})

@@ -4,7 +4,7 @@ import { restoreSnapshot } from '../domain/snapshots.js'
 import { packageVersion } from '../package-root.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlRoute, controlRouter, Ok } from './router.js'
-import { Health, SnapshotDoc } from './schemas.js'
+import { Health, SnapshotDoc, SnapshotQuery } from './schemas.js'
 
 /** Health, reset to the fixtures, and whole-state snapshot and restore. */
 export function stateRoutes(deps: Deps) {
@@ -62,10 +62,18 @@ export function stateRoutes(deps: Deps) {
       operationId: 'exportSandboxSnapshot',
       summary: 'Export the whole state',
       description:
-        'Contains password and secret hashes (never plain secrets). Restore it with POST /_sandbox/snapshot.',
-      responses: { 200: jsonResponse(SnapshotDoc, 'The state.'), ...errorResponses(401) },
+        'Key material is redacted ("[redacted]"): the session signing key, webhook signing secrets and the code hashes keyed by that key; ?include_secrets=true includes them. Password and API-secret hashes (scrypt) are included, plain secrets never. Restore it with POST /_sandbox/snapshot: redacted values keep the current ones.',
+      request: { query: SnapshotQuery },
+      responses: {
+        200: jsonResponse(SnapshotDoc, 'The state.'),
+        ...errorResponses(400, 401),
+      },
     }),
-    (c) => c.json(exportState(deps), 200),
+    (c) =>
+      c.json(
+        exportState(deps, { includeSecrets: c.req.valid('query').include_secrets === 'true' }),
+        200,
+      ),
   )
 
   app.openapi(

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js'
 import { type CollectionsData, collectionNames, emptyCollections } from '../store/records.js'
 import type { SnapshotDoc } from '../store/snapshot-file.js'
+import { redactSecrets } from './snapshot-secrets.js'
 
 /**
  * The one export of the sandbox's state, for the whole sandbox (GET /_sandbox/snapshot) or
@@ -10,23 +11,30 @@ import type { SnapshotDoc } from '../store/snapshot-file.js'
 export interface ExportFilter {
   /** Only this partner's rows: its own row and every row whose `partner_id` is it. */
   partnerId?: string
+  /** Key material too (snapshot-secrets.ts); redacted unless asked. */
+  includeSecrets?: boolean
 }
 
 export type PartnerSnapshotDoc = SnapshotDoc & { partner_id: string }
 
-export function exportState(deps: Deps): SnapshotDoc
-export function exportState(deps: Deps, filter: { partnerId: string }): PartnerSnapshotDoc
+export function exportState(deps: Deps, filter?: { includeSecrets?: boolean }): SnapshotDoc
+export function exportState(
+  deps: Deps,
+  filter: { partnerId: string; includeSecrets?: boolean },
+): PartnerSnapshotDoc
 export function exportState(
   deps: Deps,
   filter: ExportFilter = {},
 ): SnapshotDoc | PartnerSnapshotDoc {
   const doc = deps.store.export()
-  if (filter.partnerId === undefined) return doc
+  const secrets = (collections: CollectionsData) =>
+    filter.includeSecrets ? collections : redactSecrets(collections)
+  if (filter.partnerId === undefined) return { ...doc, collections: secrets(doc.collections) }
   return {
     ...doc,
     partner_id: filter.partnerId,
     saved_at: deps.clocks.forPartner(filter.partnerId).iso(),
-    collections: rowsOfPartner(doc.collections, filter.partnerId),
+    collections: secrets(rowsOfPartner(doc.collections, filter.partnerId)),
   }
 }
 

@@ -85,7 +85,7 @@ export function restorePartner(
   doc: UploadedSnapshot & { partner_id: string },
 ): void {
   const partner = requirePartner(deps, partnerId)
-  const { data, details } = parseSnapshotRows(doc)
+  const { data, details } = parseSnapshotRows(deps, doc)
   if (doc.partner_id !== partnerId) {
     details.unshift({
       field: 'partner_id',

@@ -7,6 +7,7 @@ import {
   emptyCollections,
 } from '../store/records.js'
 import { SCHEMA_VERSION } from '../store/snapshot-file.js'
+import { unredactSecrets } from './snapshot-secrets.js'
 
 /** A snapshot document as uploaded: rows by collection and id, not yet checked. */
 export interface UploadedSnapshot {
@@ -25,9 +26,13 @@ export function invalidSnapshot(details: ErrorDetail[]): ApiError {
 
 /**
  * Checks the schema version and every row against its collection's schema (and that it is
- * stored under its own id). Answers the parsed rows and the problems found, by field path.
+ * stored under its own id), once redacted secrets took this sandbox's current values.
+ * Answers the parsed rows and the problems found, by field path.
  */
-export function parseSnapshotRows(doc: UploadedSnapshot): {
+export function parseSnapshotRows(
+  deps: Pick<Deps, 'store' | 'random'>,
+  doc: UploadedSnapshot,
+): {
   data: CollectionsData
   details: ErrorDetail[]
 } {
@@ -42,6 +47,7 @@ export function parseSnapshotRows(doc: UploadedSnapshot): {
       },
     )
   }
+  unredactSecrets(deps, doc.collections)
   const details: ErrorDetail[] = []
   const data = emptyCollections()
   for (const [name, rows] of Object.entries(doc.collections)) {
@@ -80,7 +86,7 @@ export function parseSnapshotRows(doc: UploadedSnapshot): {
 
 /** Validates every row of an uploaded snapshot, then replaces the whole state at once. */
 export async function restoreSnapshot(deps: Deps, doc: UploadedSnapshot) {
-  const { data, details } = parseSnapshotRows(doc)
+  const { data, details } = parseSnapshotRows(deps, doc)
   if (details.length > 0) throw invalidSnapshot(details)
   await deps.store.replaceAll(data)
 }
