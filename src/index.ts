@@ -23,6 +23,7 @@ import { requestOrigins } from './http/request-origin.js'
 import { guardSlowBodies, slowClientServerOptions } from './http/slow-clients.js'
 import { createLogger } from './logger.js'
 import { createRandom } from './random.js'
+import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
@@ -117,6 +118,7 @@ export async function createSandbox(options: SandboxOptions = {}) {
     origins,
     baseUrl: origins.baseUrl,
   }
+  new LoadedScenarios(deps)
   deps.sessions = new SessionVerifier(deps)
   // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
   deps.sweeper = new Sweeper(deps)

@@ -17,7 +17,14 @@ import {
   SandboxPartner,
 } from './schemas.js'
 
-const sandboxPartner = (p: PartnerRow) => ({ ...publicPartner(p), scenario: p.scenario })
+/** What the control plane shows of a partner: its scenario, and whether that can be found. */
+export function sandboxPartner(deps: Deps, p: PartnerRow) {
+  return {
+    ...publicPartner(p),
+    scenario: p.scenario,
+    scenario_error: deps.scenarios.problemOf(p) ?? null,
+  }
+}
 
 /** Partners: list, create with fresh test credentials, set status, scenario or rate limit. */
 export function partnerRoutes(deps: Deps) {
@@ -34,7 +41,7 @@ export function partnerRoutes(deps: Deps) {
         ...errorResponses(401),
       },
     }),
-    (c) => c.json({ data: deps.store.all('partners').map(sandboxPartner) }, 200),
+    (c) => c.json({ data: deps.store.all('partners').map((p) => sandboxPartner(deps, p)) }, 200),
   )
 
   app.openapi(
@@ -98,7 +105,7 @@ export function partnerRoutes(deps: Deps) {
         }
         deps.store.put('partners', partner)
       }
-      return c.json(sandboxPartner(partner), 200)
+      return c.json(sandboxPartner(deps, partner), 200)
     },
   )
 

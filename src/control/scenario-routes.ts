@@ -95,7 +95,7 @@ export function controlScenarioRoutes(deps: Deps) {
           { details: issuesToDetails(parsed.error, 'json', body, '(root)') },
         )
       }
-      deps.scenarios.register(parsed.data)
+      deps.scenarios.load(parsed.data)
       return c.json(
         {
           scenario: {

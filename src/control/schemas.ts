@@ -10,6 +10,10 @@ export const Health = z
     storage: z.enum(['memory', 'file']),
     scenario: z.string(),
     partners: z.number().int(),
+    problems: z.array(z.string()).openapi({
+      description:
+        'What needs a person: e.g. partners whose scenario is not loaded (GET /_sandbox/partners names them). Empty when all is well.',
+    }),
   })
   .openapi('SandboxHealth')
 
@@ -52,9 +56,13 @@ export const CreatedPartner = z
   })
   .openapi('CreatedSandboxPartner')
 
-export const SandboxPartner = Partner.extend({ scenario: z.string().nullable() }).openapi(
-  'SandboxPartner',
-)
+export const SandboxPartner = Partner.extend({
+  scenario: z.string().nullable(),
+  scenario_error: z.string().nullable().openapi({
+    description:
+      "Set when the partner's scenario is not loaded (its API requests get 503 until it is).",
+  }),
+}).openapi('SandboxPartner')
 
 export const PatchSandboxPartner = z
   .object({

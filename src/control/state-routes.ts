@@ -33,6 +33,8 @@ export function stateRoutes(deps: Deps) {
           storage: deps.config.data ? ('file' as const) : ('memory' as const),
           scenario: deps.scenarios.default.name,
           partners: deps.store.all('partners').length,
+          // Counts only: health is open, so it names no partner.
+          problems: scenarioProblems(deps),
         },
         200,
       ),
@@ -96,4 +98,12 @@ export function stateRoutes(deps: Deps) {
   )
 
   return app
+}
+
+function scenarioProblems(deps: Deps): string[] {
+  const count = deps.scenarios.problems(deps.store.all('partners')).length
+  if (count === 0) return []
+  return [
+    `${count} partner(s) name a scenario that is not loaded; their API requests get 503 (GET /_sandbox/partners shows which)`,
+  ]
 }

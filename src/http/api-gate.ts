@@ -29,6 +29,8 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
     )
     const partner = authenticated instanceof Promise ? await authenticated : authenticated
     c.set('partner', partner)
+    // A partner whose scenario was lost gets a 503 that says so, not the default's answers.
+    deps.scenarios.requireOwnScenario(partner)
     const run = async () => {
       const limitHeaders = limit?.(partner)
       try {

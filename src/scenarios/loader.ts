@@ -52,6 +52,13 @@ export function loadScenario(nameOrFile: string, cwd = process.cwd()): Scenario 
   return parseScenario(raw, file)
 }
 
+/** Names of the bundled scenarios, from their file names (nothing parsed). */
+export function listBundledScenarioNames(): string[] {
+  return readdirSync(bundledScenarioDir)
+    .filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'))
+    .map((f) => f.slice(0, -'.json'.length))
+}
+
 export function listBundledScenarios(): Scenario[] {
   return readdirSync(bundledScenarioDir)
     .filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'))

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { ApiError } from '../errors.js'
-import { loadScenario, ScenarioError } from './loader.js'
+import { listBundledScenarioNames, loadScenario, ScenarioError } from './loader.js'
 import type { Scenario } from './schema.js'
 
 /**
@@ -40,6 +40,24 @@ export class ScenarioRegistry {
 
   register(scenario: Scenario): void {
     this.byName.set(scenario.name, scenario)
+    this.missing.delete(scenario.name)
+  }
+
+  /** Keeps a scenario loaded through the control plane with the data (loaded-scenarios.ts). */
+  keep?: (scenario: Scenario) => void
+
+  /** A scenario loaded through the control plane: in force at once, and kept. */
+  load(scenario: Scenario): void {
+    this.register(scenario)
+    this.keep?.(scenario)
+  }
+
+  /** Partners' scenarios that cannot be found, for the control plane's status. */
+  problems(partners: { id: string; scenario: string | null }[]): string[] {
+    return partners.flatMap((p) => {
+      const problem = this.problemOf(p)
+      return problem ? [`partner ${p.id}: ${problem}`] : []
+    })
   }
 
   /** A registered scenario or a bundled one by name; ApiError 400 when there is none. */
@@ -48,9 +66,10 @@ export class ScenarioRegistry {
     if (known) return known
     try {
       // A name only: a path would read a file of the server's disk (--scenario FILE does).
-      if (!/^[a-z0-9][a-z0-9-]*$/.test(name))
+      // Unknown names are told apart from the bundled list read once, not from the disk.
+      if (!/^[a-z0-9][a-z0-9-]*$/.test(name) || !this.bundledNames().has(name))
         throw new ScenarioError(
-          `unknown scenario "${name}": give the name of a bundled or loaded scenario`,
+          `unknown scenario "${name}": give the name of a bundled or loaded scenario (GET /_sandbox/scenarios lists them)`,
         )
       const loaded = loadScenario(name)
       this.register(loaded)
@@ -65,6 +84,45 @@ export class ScenarioRegistry {
     }
   }
 
+  private bundled?: Set<string>
+  private bundledNames(): Set<string> {
+    this.bundled ??= new Set(listBundledScenarioNames())
+    return this.bundled
+  }
+
+  /**
+   * Why a partner's own scenario cannot be used (it names one that is neither loaded nor
+   * bundled: lost with an old data file, or renamed), or undefined when it can. Logged once
+   * per name; shown by GET /_sandbox/partners and /_sandbox/health; its API requests get 503.
+   */
+  problemOf(partner: { id?: string; scenario: string | null }): string | undefined {
+    const name = partner.scenario
+    if (!name || this.byName.has(name)) return undefined
+    let problem = this.missing.get(name)
+    if (problem === undefined) {
+      try {
+        this.resolve(name)
+        return undefined
+      } catch {
+        problem = `scenario "${name}" is not loaded in this sandbox: load it with POST /_sandbox/scenarios, or give the partner another with PATCH /_sandbox/partners/{id}`
+        this.missing.set(name, problem)
+        this.onMissing?.(`partner ${partner.id ?? ''} names ${problem}`)
+      }
+    }
+    return problem
+  }
+
+  private readonly missing = new Map<string, string>()
+  /** Told once per missing name (the logger). */
+  onMissing?: (message: string) => void
+
+  /** Throws the 503 a partner's request gets while its scenario is missing. */
+  requireOwnScenario(partner: { id?: string; scenario: string | null }): void {
+    if (!partner.scenario || this.byName.has(partner.scenario)) return
+    const problem = this.problemOf(partner)
+    if (problem) throw new ApiError('service_unavailable', `This partner's ${problem}.`)
+  }
+
   /**
    * The partner's own scenario, whatever the request in progress asked for: for work that
    * outlives the request (webhook deliveries run on timers that inherit its context).
@@ -73,15 +131,18 @@ export class ScenarioRegistry {
     return this.perRequest.exit(() => this.forPartner(partner))
   }
 
-  forPartner(partner: { scenario: string | null }): Scenario {
+  /**
+   * The scenario deciding for a partner. One whose scenario is missing gets the sandbox-wide
+   * one here (for background work: deliveries, sweeps), never silently: problemOf() logs it,
+   * the control plane shows it and the partner's API requests are refused.
+   */
+  forPartner(partner: { id?: string; scenario: string | null }): Scenario {
     const requested = this.perRequest.getStore()
     if (requested) return requested
     if (!partner.scenario) return this.current
-    try {
-      // After a restart a partner may name a bundled scenario that is not loaded yet.
-      return this.resolve(partner.scenario)
-    } catch {
-      return this.current
-    }
+    const known = this.byName.get(partner.scenario)
+    if (known) return known
+    if (this.problemOf(partner)) return this.current
+    return this.byName.get(partner.scenario) ?? this.current
   }
 }

@@ -285,6 +285,18 @@ export const metaRow = z.object({
 })
 export type MetaRow = z.infer<typeof metaRow>
 
+/**
+ * A scenario loaded through the control plane (POST /_sandbox/scenarios), kept with the data
+ * so a partner that names it still finds it after a restart. Checked by the scenario schema
+ * when it is loaded back.
+ */
+export const scenarioRow = z.object({
+  id: z.string().min(1),
+  document: z.record(z.string(), z.unknown()),
+  loaded_at: z.string(),
+})
+export type ScenarioRow = z.infer<typeof scenarioRow>
+
 /** Every collection the store holds, by name. Later capabilities add theirs here. */
 export const collectionSchemas = {
   meta: metaRow,
@@ -303,6 +315,7 @@ export const collectionSchemas = {
   disputes: disputeRow,
   bank_accounts: bankAccountRow,
   connect_tokens: connectTokenRow,
+  scenarios: scenarioRow,
 } as const
 
 export type Collections = {
