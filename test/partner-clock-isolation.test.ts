@@ -4,7 +4,9 @@ import {
   acme,
   type Call,
   type Creds,
+  loginSession,
   northwind,
+  onboardedUser,
   onboardingApplicant,
   type Receiver,
   registerAndLogin,
@@ -185,6 +187,49 @@ describe('partner clocks move independently while both partners run', () => {
     const events = await call('GET', `/_sandbox/events?partner_id=${A}`, { creds: null })
     const created = events.json.data.find((e: { type: string }) => e.type === 'user.created')
     expect(created.created * 1000).toBeGreaterThan(Date.now() + 86_400_000)
+  })
+
+  it("advancing A a week closes A's dispute at its deadline; B's stays under review", async () => {
+    const { call } = await running()
+    const disputed = async (creds: Creds) => {
+      const holder = await onboardedUser(call, {}, creds)
+      const as = (method: string, path: string, body?: unknown) =>
+        call(method, path, { creds, headers: holder.bearer, body })
+      const fund = await as('POST', '/api/v1/partner/cards/simulate-fund', { amount: 100 })
+      expect(fund.status, fund.text).toBe(200)
+      const bought = await as('POST', '/api/v1/partner/cards/simulate-purchase', {
+        amount: 20,
+        merchant: { name: 'Corner Shop' },
+      })
+      expect(bought.status, bought.text).toBe(201)
+      const txn = bought.json.data.id as string
+      await as('POST', `/api/v1/partner/transactions/${txn}/simulate-clearing`)
+      const opened = await as('POST', '/api/v1/partner/disputes', {
+        transaction_id: txn,
+        reason: 'fraudulent',
+      })
+      expect(opened.status, opened.text).toBe(201)
+      const id = opened.json.data.id as string
+      return async () => {
+        // A week on, the first session has expired (on that partner's clock): log in again.
+        const { sessionToken } = await loginSession(
+          call,
+          holder.user.email,
+          holder.user.password,
+          creds,
+        )
+        const res = await call('GET', `/api/v1/partner/disputes/${id}`, {
+          creds,
+          headers: { authorization: `Bearer ${sessionToken}` },
+        })
+        expect(res.status, res.text).toBe(200)
+        return res.json.data.status as string
+      }
+    }
+    const [statusA, statusB] = await Promise.all([disputed(acme), disputed(northwind)])
+    await advance(call, A, '7d')
+    expect(await statusA()).not.toBe('under_review')
+    expect(await statusB()).toBe('under_review')
   })
 
   it("advancing A past a day ends A's sessions; B's session keeps working", async () => {
