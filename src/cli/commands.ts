@@ -6,7 +6,7 @@ import { trigger } from './trigger.js'
 
 export const commandsHelp = `
 Webhook tools (against a running sandbox):
-  partner-sandbox listen --forward-to URL [--events a,b] [--port N] [--listener-url URL]
+  partner-sandbox listen --forward-to URL [--events a,b] [--port N] [--host H] [--listener-url URL]
       subscribe an endpoint, print its signing secret once, forward each delivery (with its
       signature headers) to URL and print the local app's answer; Ctrl-C removes the endpoint
   partner-sandbox trigger EVENT [--partner KEY]
@@ -26,6 +26,7 @@ const listenOptions = {
   'forward-to': { type: 'string' },
   events: { type: 'string' },
   port: { type: 'string' },
+  host: { type: 'string' },
   'listener-url': { type: 'string' },
 } as const
 const triggerOptions = { ...common, partner: { type: 'string' } } as const
@@ -73,6 +74,7 @@ export async function runCommand(argv: string[], fail: (message: string, code?: 
       forwardTo,
       events,
       port,
+      host: values.host ?? '127.0.0.1',
       listenerUrl: values['listener-url'] as string | undefined,
       print,
     })

@@ -5,8 +5,10 @@ import { callSandbox, type Remote } from './remote.js'
 export interface ListenOptions {
   forwardTo: string
   events: string[]
-  /** Port of the local listener on 127.0.0.1 (0: any free one). */
+  /** Port of the local listener (0: any free one). */
   port: number
+  /** Address it binds: 127.0.0.1, or 0.0.0.0 for a sandbox in a container to reach it. */
+  host: string
   /** The URL the sandbox should POST to, when it cannot reach 127.0.0.1 (Docker: host.docker.internal). */
   listenerUrl?: string
   print: (line: string) => void
@@ -50,7 +52,7 @@ export async function listen(remote: Remote, options: ListenOptions) {
     )
     res.writeHead(status).end()
   })
-  await new Promise<void>((resolve) => server.listen(options.port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve))
   const { port } = server.address() as AddressInfo
   const url = options.listenerUrl ?? `http://127.0.0.1:${port}/webhooks`
   let created: { webhook: { id: string }; secret: string }
