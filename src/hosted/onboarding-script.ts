@@ -2,8 +2,8 @@
  * The hosted onboarding page's script (plain browser JS, inlined with a CSP nonce). It
  * reads its configuration from `data-config` on <main>, posts each step with the access
  * token, shows the outcome, and tells the host app: React Native WebView, iOS WKWebView
- * (`webkit.messageHandlers.partnerSandbox`), a parent window on one of the partner's
- * allowed origins, and a redirect when a redirect_uri was given.
+ * (`webkit.messageHandlers.partnerSandbox`), a parent window (iframe) or an opener (popup)
+ * on one of the partner's allowed origins, and a redirect when a redirect_uri was given.
  */
 export const onboardingScript = String.raw`
 (function () {
@@ -64,22 +64,30 @@ export const onboardingScript = String.raw`
     url.searchParams.set('result', message.result);
     url.searchParams.set('outcome', message.outcome);
     if (message.reason) url.searchParams.set('reason', message.reason);
+    // What the completion call needs, so a plain tab can complete without a postMessage.
+    url.searchParams.set('agreement_accepted', String(message.agreementAccepted));
+    url.searchParams.set('data', JSON.stringify(message.data));
     return url.toString();
   }
 
   function signal(message) {
     var text = JSON.stringify(message);
     try { if (window.ReactNativeWebView) window.ReactNativeWebView.postMessage(text); } catch (e) {}
+    // Android WebView: addJavascriptInterface(bridge, 'PartnerSandboxAndroid').
+    try { if (window.PartnerSandboxAndroid) window.PartnerSandboxAndroid.postMessage(text); } catch (e) {}
     try {
       if (window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.partnerSandbox) {
         window.webkit.messageHandlers.partnerSandbox.postMessage(message);
       }
     } catch (e) {}
-    if (window.parent && window.parent !== window) {
+    // An iframe's parent, or the window that opened this one as a popup: only the partner's
+    // allowed origins may read the result (postMessage drops it for any other origin).
+    [window.parent !== window ? window.parent : null, window.opener].forEach(function (host) {
+      if (!host) return;
       config.allowedOrigins.forEach(function (origin) {
-        try { window.parent.postMessage(message, origin); } catch (e) {}
+        try { host.postMessage(message, origin); } catch (e) {}
       });
-    }
+    });
     window.__onboardingResult = message;
   }
 
