@@ -11,6 +11,7 @@ import { renderError } from './http/error-handler.js'
 import { requestJournal } from './http/request-journal.js'
 import { requestLog } from './http/request-log.js'
 import { validationHook } from './http/validation.js'
+import { composeExamples } from './openapi/compose-examples.js'
 import { packageVersion } from './package-root.js'
 import { createRandom } from './random.js'
 import { authRoutes } from './routes/auth.js'
@@ -99,19 +100,32 @@ export function createApp(deps: Deps) {
     bearerFormat: 'JWT',
   })
   registry.registerComponent('securitySchemes', 'SandboxAdmin', { type: 'http', scheme: 'bearer' })
+  registry.registerComponent('securitySchemes', 'OnboardingAccessToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The accessToken of the onboarding start response (hosted flow steps only).',
+  })
 
   let doc: ReturnType<typeof app.getOpenAPI31Document> | undefined
   const openapi = () => {
-    doc ??= app.getOpenAPI31Document({
-      openapi: '3.1.0',
-      info: { title: 'Partner Card Service API (sandbox)', version: packageVersion, description },
-      servers: [
-        {
-          url: '/',
-          description: 'This sandbox. API paths start with /api/v1; control plane with /_sandbox.',
+    doc ??= composeExamples(
+      app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'Partner Card Service API (sandbox)',
+          version: packageVersion,
+          description,
+          license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
         },
-      ],
-    })
+        servers: [
+          {
+            url: '/',
+            description:
+              'This sandbox. API paths start with /api/v1; control plane with /_sandbox.',
+          },
+        ],
+      }),
+    )
     return doc
   }
   app.get('/openapi.json', (c) => c.json(openapi()))

@@ -14,4 +14,6 @@ export const controlRoute = <R extends Parameters<typeof createRoute>[0]>(r: R) 
   createRoute({ ...r, tags, security: r.security ?? security })
 
 /** The answer of a control action that has nothing else to return. */
-export const Ok = z.object({ ok: z.literal(true), message: z.string() }).openapi('SandboxOk')
+export const Ok = z
+  .object({ ok: z.literal(true), message: z.string() })
+  .openapi('SandboxOk', { example: { ok: true, message: 'Sandbox reset to fixtures.' } })

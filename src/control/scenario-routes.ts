@@ -8,11 +8,15 @@ import { scenarioSchema } from '../scenarios/schema.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlRoute, controlRouter } from './router.js'
 
-const ScenarioSummary = z.object({
-  name: z.string(),
-  description: z.string().nullable(),
-  bundled: z.boolean(),
-})
+const ScenarioSummary = z
+  .object({
+    name: z.string(),
+    description: z.string().nullable(),
+    bundled: z.boolean(),
+  })
+  .openapi({
+    example: { name: 'kyc-fail', description: 'Every onboarding fails KYC.', bundled: true },
+  })
 
 const FaultBody = z
   .object({ partner_id: z.uuid().nullable().optional() })
@@ -34,7 +38,10 @@ export function controlScenarioRoutes(deps: Deps) {
       summary: 'Bundled and loaded scenarios, and the sandbox-wide one',
       responses: {
         200: jsonResponse(
-          z.object({ default: z.string(), data: z.array(ScenarioSummary) }),
+          z.object({
+            default: z.string().openapi({ example: 'default' }),
+            data: z.array(ScenarioSummary),
+          }),
           'Scenarios.',
         ),
         ...errorResponses(401),
@@ -115,9 +122,19 @@ export function controlScenarioRoutes(deps: Deps) {
       path: '/scenario',
       operationId: 'setDefaultScenario',
       summary: 'Switch the sandbox-wide scenario (partners without their own follow it)',
-      request: { body: jsonBody(z.object({ name: z.string().min(1) }).strict()) },
+      request: {
+        body: jsonBody(
+          z
+            .object({ name: z.string().min(1) })
+            .strict()
+            .openapi({ example: { name: 'happy-path' } }),
+        ),
+      },
       responses: {
-        200: jsonResponse(z.object({ default: z.string() }), 'Switched.'),
+        200: jsonResponse(
+          z.object({ default: z.string() }).openapi({ example: { default: 'happy-path' } }),
+          'Switched.',
+        ),
         ...errorResponses(400, 401),
       },
     }),

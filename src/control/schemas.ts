@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import * as ex from '../schemas/examples.js'
 import { httpUrl, Partner } from '../schemas/partner.js'
 
 export const Health = z
@@ -15,7 +16,18 @@ export const Health = z
         'What needs a person: e.g. partners whose scenario is not loaded (GET /_sandbox/partners names them). Empty when all is well.',
     }),
   })
-  .openapi('SandboxHealth')
+  .openapi('SandboxHealth', {
+    example: {
+      status: 'ok',
+      version: '0.1.0',
+      now: ex.times.purchased,
+      uptime_s: 3600,
+      storage: 'memory',
+      scenario: 'default',
+      partners: 2,
+      problems: [],
+    },
+  })
 
 export const CreatePartnerBody = z
   .object({
@@ -41,7 +53,14 @@ export const CreatePartnerBody = z
       .openapi({ description: 'Bundled scenario name.' }),
   })
   .strict()
-  .openapi('CreateSandboxPartner')
+  .openapi('CreateSandboxPartner', {
+    example: {
+      name: 'Worker 3',
+      allowed_origins: ['http://localhost:3000'],
+      webhook_url: 'http://127.0.0.1:4010/_sandbox/sink/worker-3',
+      scenario: 'happy-path',
+    },
+  })
 
 export const CreatedPartner = z
   .object({
@@ -54,7 +73,15 @@ export const CreatedPartner = z
     }),
     scenario: z.string(),
   })
-  .openapi('CreatedSandboxPartner')
+  .openapi('CreatedSandboxPartner', {
+    example: {
+      partner: { ...ex.partner, name: 'Worker 3', slug: 'worker-3' },
+      api_key: 'pk_test_w3Lm8Qx2Rt5Zb9Kc',
+      api_secret: 'sk_test_Hd4Np7Ws1Xy6Vq3Jf0Mg',
+      webhook_secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      scenario: 'happy-path',
+    },
+  })
 
 export const SandboxPartner = Partner.extend({
   scenario: z.string().nullable(),
@@ -62,7 +89,7 @@ export const SandboxPartner = Partner.extend({
     description:
       "Set when the partner's scenario is not loaded (its API requests get 503 until it is).",
   }),
-}).openapi('SandboxPartner')
+}).openapi('SandboxPartner', { example: { ...ex.partner, scenario: null, scenario_error: null } })
 
 export const PatchSandboxPartner = z
   .object({
@@ -74,7 +101,7 @@ export const PatchSandboxPartner = z
   .refine((b) => Object.keys(b).length > 0, {
     message: 'give at least one of status, scenario, rate_limit',
   })
-  .openapi('PatchSandboxPartner')
+  .openapi('PatchSandboxPartner', { minProperties: 1, example: { status: 'suspended' } })
 
 export const PartnerIdParam = z.object({ id: z.uuid({ error: 'must be a partner id (uuid)' }) })
 
@@ -86,18 +113,37 @@ export const SnapshotDoc = z
     saved_at: z.string().optional(),
     collections: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.unknown()))),
   })
-  .openapi('SandboxSnapshot')
+  .openapi('SandboxSnapshot', {
+    example: {
+      format: 'partner-sandbox',
+      schema_version: 1,
+      seq: 42,
+      saved_at: ex.times.purchased,
+      collections: {
+        partners: { [ex.ids.partner]: ex.partner },
+        users: { [ex.ids.user]: ex.user },
+      },
+    },
+  })
 
 export const PartnerSnapshotDoc = SnapshotDoc.extend({
   partner_id: z.uuid().openapi({ description: 'The partner this snapshot is of.' }),
 }).openapi('SandboxPartnerSnapshot', {
+  example: {
+    format: 'partner-sandbox',
+    schema_version: 1,
+    partner_id: ex.ids.partner,
+    collections: { partners: { [ex.ids.partner]: ex.partner }, users: { [ex.ids.user]: ex.user } },
+  },
   description:
     "One partner's rows (its own row, users, sessions, codes, onboardings, cards, money, webhooks, deliveries, events, files), as GET /_sandbox/partners/{id}/snapshot exports them.",
 })
 
 export const ClockState = z
   .object({ now: z.string(), frozen: z.boolean(), offset_ms: z.number() })
-  .openapi('SandboxClock')
+  .openapi('SandboxClock', {
+    example: { now: ex.times.purchased, frozen: false, offset_ms: 0 },
+  })
 
 export const PartnerClockState = z
   .object({

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
+import * as ex from '../schemas/examples.js'
 import { controlRoute, controlRouter } from './router.js'
 
 const InboxMessage = z
@@ -18,7 +19,21 @@ const InboxMessage = z
     created_at: z.string(),
     expires_at: z.string(),
   })
-  .openapi('SandboxInboxMessage')
+  .openapi('SandboxInboxMessage', {
+    example: {
+      id: 'msg_4Tq9Lw2Xc7Rb',
+      partner_id: ex.ids.partner,
+      user_id: ex.ids.user,
+      to: ex.user.email,
+      channel: 'email',
+      kind: 'login_code',
+      subject: 'Your Acme Fintech login code',
+      body: 'Your code is 000000. It expires in 10 minutes.',
+      code: '000000',
+      created_at: '2026-03-02T10:16:00.000Z',
+      expires_at: '2026-03-02T10:26:00.000Z',
+    },
+  })
 
 const InboxQuery = z.object({
   email: z.string().optional().openapi({ description: 'Recipient, case-insensitive.' }),
@@ -75,7 +90,7 @@ export function controlUserRoutes(deps: Deps) {
       request: { params: z.object({ id: z.uuid({ error: 'must be a user id (uuid)' }) }) },
       responses: {
         200: jsonResponse(
-          z.object({ expired: z.number().int() }),
+          z.object({ expired: z.number().int().openapi({ example: 2 }) }),
           'How many live sessions were expired.',
         ),
         ...errorResponses(400, 401, 404),

@@ -4,6 +4,7 @@ import { type EventType, eventEnvelope } from '../domain/events.js'
 import { newestFirst } from '../domain/pagination.js'
 import { ApiError } from '../errors.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import * as ex from '../schemas/examples.js'
 import { EventName } from '../schemas/webhooks.js'
 import { triggerEvent } from '../webhooks/trigger.js'
 import { controlRoute, controlRouter } from './router.js'
@@ -52,13 +53,26 @@ const SinkConfigBody = z
 const SinkView = z
   .object({
     name: z.string(),
-    config: z.object({
-      secret: z.string().nullable().openapi({ description: '"set" when a secret is configured.' }),
-      fail_next: z.number(),
-      fail_status: z.number(),
-      delay_ms: z.number(),
-      signature_header: z.string(),
-    }),
+    config: z
+      .object({
+        secret: z
+          .string()
+          .nullable()
+          .openapi({ description: '"set" when a secret is configured.' }),
+        fail_next: z.number(),
+        fail_status: z.number(),
+        delay_ms: z.number(),
+        signature_header: z.string(),
+      })
+      .openapi({
+        example: {
+          secret: 'set',
+          fail_next: 1,
+          fail_status: 503,
+          delay_ms: 0,
+          signature_header: 'X-Service-Signature',
+        },
+      }),
     requests: z.array(
       z.object({
         id: z.number(),
@@ -71,7 +85,29 @@ const SinkView = z
       }),
     ),
   })
-  .openapi('SandboxSink')
+  .openapi('SandboxSink', {
+    example: {
+      name: 'worker-3',
+      config: {
+        secret: 'set',
+        fail_next: 0,
+        fail_status: 500,
+        delay_ms: 0,
+        signature_header: 'X-Service-Signature',
+      },
+      requests: [
+        {
+          id: 1,
+          received_at: ex.times.funded,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'webhook-id': ex.ids.event },
+          body: '{"id":"evt_5Tz1Kq8Mw3Xd7Rb2","object":"event","type":"card.funded"}',
+          signature: { service: true, standard: true },
+          responded_status: 200,
+        },
+      ],
+    },
+  })
 
 const TriggerBody = z
   .object({
@@ -83,7 +119,9 @@ const TriggerBody = z
       .openapi({ description: 'data.object of the event.' }),
   })
   .strict()
-  .openapi('SandboxTriggerEvent')
+  .openapi('SandboxTriggerEvent', {
+    example: { partner_id: ex.ids.partner, type: 'card.funded', object: ex.funding },
+  })
 
 /** Control-plane routes of the webhook machinery: flush, trigger, events, and the sink. */
 export function controlWebhookRoutes(deps: Deps) {
@@ -96,7 +134,10 @@ export function controlWebhookRoutes(deps: Deps) {
       operationId: 'flushWebhookDeliveries',
       summary: 'Run every delivery that is due now, and wait for them',
       responses: {
-        200: jsonResponse(z.object({ attempted: z.number().int() }), 'Attempts made.'),
+        200: jsonResponse(
+          z.object({ attempted: z.number().int().openapi({ example: 3 }) }),
+          'Attempts made.',
+        ),
         ...errorResponses(401),
       },
     }),
@@ -166,6 +207,8 @@ export function controlWebhookRoutes(deps: Deps) {
       path: '/sink/{name}',
       operationId: 'receiveSinkDelivery',
       summary: 'The built-in webhook receiver (no admin token needed)',
+      // Open: webhook deliveries carry no admin token (see isOpenControlRoute).
+      security: [],
       description:
         'Point an endpoint at it. It records headers and the raw body, checks both signatures when it has a secret, and answers 200, or fails/answers slowly as configured.',
       request: { params: SinkName },

@@ -91,4 +91,4 @@ export function* filter<T>(rows: Iterable<T>, keep: (row: T) => boolean): Genera
 
 /** The OpenAPI/zod shape of a page of `item`. */
 export const pageOf = <T extends z.ZodType>(item: T) =>
-  z.object({ data: z.array(item), has_more: z.boolean() })
+  z.object({ data: z.array(item), has_more: z.boolean().openapi({ example: false }) })

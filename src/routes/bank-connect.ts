@@ -60,7 +60,16 @@ export function bankConnectRoutes(deps: Deps) {
       responses: {
         201: jsonResponse(
           envelope(
-            z.object({ connect_token: z.string(), connect_url: z.url(), expires_at: z.string() }),
+            z
+              .object({ connect_token: z.string(), connect_url: z.url(), expires_at: z.string() })
+              .openapi({
+                example: {
+                  connect_token: 'bct_5kq2m9x4r8t1.bctok_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc8Hf5Jg0Ae',
+                  connect_url:
+                    'http://127.0.0.1:4010/api/v1/external-bank-account-connect/connect?token=bct_5kq2m9x4r8t1.bctok_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc8Hf5Jg0Ae',
+                  expires_at: '2026-03-02T12:45:00.000Z',
+                },
+              }),
             'BankConnectSession',
           ),
           'The connect session.',
@@ -152,6 +161,7 @@ export function bankConnectRoutes(deps: Deps) {
       path: '/external-bank-account-connect/enrollment/public',
       operationId: 'enrollBankAccount',
       tags,
+      security: [],
       summary:
         'Connect the account chosen on the hosted page (public: the token is the credential)',
       request: { body: jsonBody(EnrollBody) },

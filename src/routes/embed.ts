@@ -41,7 +41,13 @@ const StepResult = z
       .optional()
       .openapi({ description: 'The message the page posts to its host when the flow ends.' }),
   })
-  .openapi('EmbedStepResult')
+  .openapi('EmbedStepResult', {
+    example: {
+      step: 'underwriting',
+      next_step: 'agreement',
+      finished: false,
+    },
+  })
 
 /**
  * The hosted onboarding flow: the page at `onboardingEmbedUrl`, and the step endpoints it
@@ -111,6 +117,7 @@ export function embedRoutes(deps: Deps) {
       path: '/onboarding/{onboardingId}/steps/{step}',
       operationId: 'submitOnboardingStep',
       tags,
+      security: [{ OnboardingAccessToken: [] }],
       summary: 'Submit one step of the hosted flow (used by the hosted page)',
       description:
         'Authorization: Bearer <accessToken>. identity_verification `{ confirmed: true }`; underwriting `{ employment_status, annual_income, source_of_funds }`; agreement `{ accepted }`. Steps go in order. The answer says the next step, or the outcome when the flow ends.',

@@ -172,7 +172,13 @@ export function webhookRoutes(deps: Deps) {
         'Its pending retries stop. The primary endpoint is removed by clearing webhook_url instead (409).',
       request: { params: WebhookIdParam },
       responses: {
-        200: jsonResponse(z.object({ id: z.string(), deleted: z.literal(true) }), 'Deleted.'),
+        200: jsonResponse(
+          z.object({
+            id: z.string().openapi({ example: 'wh_3kTmW0c7Yq1dJ2Lx8RbN5pZs' }),
+            deleted: z.literal(true),
+          }),
+          'Deleted.',
+        ),
         ...errorResponses(400, ...orgErrors, 404, 409),
       },
     }),

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import * as ex from './examples.js'
 import { CalendarDate, Email, Password, PersonName, PhoneNumber, Ssn, User } from './users.js'
 
 export const RegisterBody = z
@@ -12,17 +13,19 @@ export const RegisterBody = z
     date_of_birth: CalendarDate,
   })
   .strict()
-  .openapi('Register')
+  .openapi('Register', { example: ex.register })
 
 export const Registered = z
   .object({ userId: z.uuid(), email: z.string(), message: z.string() })
-  .openapi('Registered')
+  .openapi('Registered', {
+    example: { userId: ex.ids.user, email: ex.user.email, message: 'User registered' },
+  })
 
 export const LoginBody = z
   // No upper bound that would tell a long wrong password apart from a short one: both get 401.
   .object({ email: Email, password: z.string().min(1, 'is required').max(4096) })
   .strict()
-  .openapi('Login')
+  .openapi('Login', { example: { email: ex.user.email, password: 'Sandbox-Passw0rd!' } })
 
 export const CodeSent = z
   .object({
@@ -34,11 +37,21 @@ export const CodeSent = z
       .int()
       .openapi({ description: 'Epoch milliseconds when the code stops working.' }),
   })
-  .openapi('CodeSent')
+  .openapi('CodeSent', {
+    example: {
+      message: 'A one-time code was sent to your email.',
+      channel: 'email',
+      destination: 'j*******@example.com',
+      expiresAt: 1772446500000,
+    },
+  })
 
 export const OtpCode = z.string().regex(/^\d{6}$/, 'must be the 6-digit code')
 
-export const VerifyOtpBody = z.object({ email: Email, code: OtpCode }).strict().openapi('VerifyOtp')
+export const VerifyOtpBody = z
+  .object({ email: Email, code: OtpCode })
+  .strict()
+  .openapi('VerifyOtp', { example: { email: ex.user.email, code: '000000' } })
 
 export const Session = z
   .object({
@@ -49,28 +62,36 @@ export const Session = z
       .openapi({ description: 'Epoch milliseconds.', example: 1767225600000 }),
     user: User,
   })
-  .openapi('Session')
+  .openapi('Session', {
+    example: { sessionToken: ex.sessionToken, expiresAt: 1772532900000, user: ex.user },
+  })
 
-export const Message = z.object({ message: z.string() }).openapi('Message')
+export const Message = z
+  .object({ message: z.string() })
+  .openapi('Message', { example: { message: 'Logged out' } })
 
 export const ChangePasswordBody = z
   .object({ current_password: z.string().min(1, 'is required').max(128), new_password: Password })
   .strict()
-  .openapi('ChangePassword')
+  .openapi('ChangePassword', {
+    example: { current_password: 'Sandbox-Passw0rd!', new_password: 'Another-Passw0rd!' },
+  })
 
 export const PasswordChanged = z
   .object({ message: z.string(), sessions_revoked: z.number().int() })
-  .openapi('PasswordChanged')
+  .openapi('PasswordChanged', {
+    example: { message: 'Password changed. Other sessions were signed out.', sessions_revoked: 1 },
+  })
 
 export const ForgotRequestBody = z
   .object({ email: Email })
   .strict()
-  .openapi('ForgotPasswordRequest')
+  .openapi('ForgotPasswordRequest', { example: { email: ex.user.email } })
 
 export const ForgotVerifyBody = z
   .object({ email: Email, code: OtpCode })
   .strict()
-  .openapi('ForgotPasswordVerify')
+  .openapi('ForgotPasswordVerify', { example: { email: ex.user.email, code: '000000' } })
 
 export const ResetToken = z
   .object({
@@ -78,9 +99,21 @@ export const ResetToken = z
     expiresAt: z.number().int(),
     message: z.string(),
   })
-  .openapi('ResetToken')
+  .openapi('ResetToken', {
+    example: {
+      reset_token: 'rst_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc',
+      expiresAt: 1772447400000,
+      message: 'Code verified. Use reset_token within 15 minutes.',
+    },
+  })
 
 export const ForgotResetBody = z
   .object({ email: Email, reset_token: z.string().min(1, 'is required'), new_password: Password })
   .strict()
-  .openapi('ForgotPasswordReset')
+  .openapi('ForgotPasswordReset', {
+    example: {
+      email: ex.user.email,
+      reset_token: 'rst_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc',
+      new_password: 'Another-Passw0rd!',
+    },
+  })

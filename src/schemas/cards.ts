@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import * as ex from './examples.js'
 
 export const Card = z
   .object({
@@ -16,7 +17,7 @@ export const Card = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('Card')
+  .openapi('Card', { example: ex.card })
 
 export const Completion = z
   .object({
@@ -35,7 +36,7 @@ export const Completion = z
     inquiry_id: z.string().nullable(),
     product_id: z.string().nullable(),
   })
-  .openapi('OnboardingCompletion')
+  .openapi('OnboardingCompletion', { example: ex.completion })
 
 export const CardStatus = z
   .object({
@@ -58,7 +59,7 @@ export const CardStatus = z
       currency: z.literal('USD'),
     }),
   })
-  .openapi('CardStatus')
+  .openapi('CardStatus', { example: ex.cardStatus })
 
 export const envelope = <T extends z.ZodType>(data: T, name: string) =>
   z.object({ success: z.literal(true), data }).openapi(name)

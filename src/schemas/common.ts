@@ -35,6 +35,28 @@ const errorDescriptions: Record<number, string> = {
   429: 'Rate limit exceeded; see Retry-After.',
 }
 
+/** What each status looks like on the wire, for the examples of the document. */
+const errorExamples: Record<number, { code: string; message: string; details?: object[] }> = {
+  400: {
+    code: 'validation_error',
+    message: 'email: must be a valid email address',
+    details: [{ field: 'email', message: 'must be a valid email address', location: 'body' }],
+  },
+  401: {
+    code: 'unauthorized',
+    message: 'Missing or invalid X-Partner-Key / X-Partner-Secret.',
+  },
+  403: { code: 'forbidden', message: 'This partner account is suspended.' },
+  404: { code: 'not_found', message: 'No transaction txn_Pc4Hs8Wd2Mz6Qy1J for this user.' },
+  409: { code: 'conflict', message: 'The card is frozen; unfreeze it first.' },
+  413: { code: 'payload_too_large', message: 'The request body is larger than 1048576 bytes.' },
+  415: {
+    code: 'unsupported_media_type',
+    message: 'Send the body as JSON with Content-Type: application/json.',
+  },
+  429: { code: 'rate_limited', message: 'Rate limit of 1000 requests per minute exceeded.' },
+}
+
 /** Error responses for a route's OpenAPI entry, all with the same envelope. */
 export function errorResponses(...statuses: (keyof typeof errorDescriptions)[]) {
   return Object.fromEntries(
@@ -42,12 +64,24 @@ export function errorResponses(...statuses: (keyof typeof errorDescriptions)[]) 
       status,
       {
         description: errorDescriptions[status] as string,
-        content: { 'application/json': { schema: ErrorEnvelope } },
+        content: {
+          'application/json': {
+            schema: ErrorEnvelope,
+            example: {
+              success: false,
+              error: errorExamples[status],
+              requestId: 'req_k3Jd9Qx2Lm0',
+            },
+          },
+        },
       },
     ]),
   ) as Record<
     number,
-    { description: string; content: { 'application/json': { schema: typeof ErrorEnvelope } } }
+    {
+      description: string
+      content: { 'application/json': { schema: typeof ErrorEnvelope; example: unknown } }
+    }
   >
 }
 

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { disputeReasons } from '../domain/disputes.js'
+import * as ex from './examples.js'
 
 /** A decimal amount in USD; the 2-decimal rule and the maximum are checked in the domain. */
 export const Amount = z
@@ -42,10 +43,10 @@ export const Transaction = z
     updated_at: z.string(),
     posted_at: z.string().nullable(),
   })
-  .openapi('Transaction')
+  .openapi('Transaction', { example: ex.purchase })
 
 export const TransactionPage = z
-  .object({ data: z.array(Transaction), has_more: z.boolean() })
+  .object({ data: z.array(Transaction), has_more: z.boolean().openapi({ example: false }) })
   .openapi('TransactionPage')
 
 export const FundBody = z.object({ amount: Amount }).strict().openapi('SimulateFund')
@@ -57,7 +58,14 @@ export const FundResult = z
     availableBalance: z.number(),
     data: z.object({ transaction: Transaction }),
   })
-  .openapi('SimulateFundResult')
+  .openapi('SimulateFundResult', {
+    example: {
+      success: true,
+      message: 'Card funded',
+      availableBalance: 100,
+      data: { transaction: ex.funding },
+    },
+  })
 
 export const Deposit = z
   .object({
@@ -73,7 +81,7 @@ export const Deposit = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('Deposit')
+  .openapi('Deposit', { example: ex.deposit })
 
 export const DepositBody = z
   .object({
@@ -81,7 +89,7 @@ export const DepositBody = z
     external_bank_account_id: z.string().startsWith('bank_', 'must be a bank account id (bank_…)'),
   })
   .strict()
-  .openapi('CreateDeposit')
+  .openapi('CreateDeposit', { example: { amount: 250, external_bank_account_id: ex.ids.bank } })
 
 export const MerchantBody = z
   .object({
@@ -98,8 +106,21 @@ export const MerchantBody = z
 export const PurchaseBody = z
   .object({ amount: Amount, merchant: MerchantBody })
   .strict()
-  .openapi('SimulatePurchase')
-export const RefundBody = z.object({ amount: Amount.optional() }).strict().openapi('SimulateRefund')
+  .openapi('SimulatePurchase', {
+    example: {
+      amount: 4.25,
+      merchant: {
+        name: 'Blue Bottle Coffee',
+        category: 'restaurants',
+        city: 'Oakland',
+        country: 'US',
+      },
+    },
+  })
+export const RefundBody = z
+  .object({ amount: Amount.optional() })
+  .strict()
+  .openapi('SimulateRefund', { example: { amount: 2 } })
 
 export const TransactionQuery = z.object({
   type: z
@@ -126,7 +147,7 @@ export const Dispute = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('Dispute')
+  .openapi('Dispute', { example: ex.dispute })
 
 export const DisputeBody = z
   .object({
@@ -136,12 +157,18 @@ export const DisputeBody = z
     description: z.string().trim().max(2000).optional(),
   })
   .strict()
-  .openapi('OpenDispute')
+  .openapi('OpenDispute', {
+    example: {
+      transaction_id: ex.ids.purchase,
+      reason: 'fraudulent',
+      description: 'I did not make this purchase.',
+    },
+  })
 
 export const EvidenceBody = z
   .object({ text: z.string().trim().min(1).max(5000) })
   .strict()
-  .openapi('DisputeEvidence')
+  .openapi('DisputeEvidence', { example: { text: 'I was at work in Chicago at the time.' } })
 
 export const BankAccount = z
   .object({
@@ -155,7 +182,7 @@ export const BankAccount = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('ExternalBankAccount')
+  .openapi('ExternalBankAccount', { example: ex.bankAccount })
 
 export const EnrollBody = z
   .object({
@@ -164,4 +191,10 @@ export const EnrollBody = z
     account_id: z.string().min(1),
   })
   .strict()
-  .openapi('BankEnrollment')
+  .openapi('BankEnrollment', {
+    example: {
+      token: 'bct_5kq2m9x4r8t1.bctok_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc8Hf5Jg0Ae',
+      institution_id: 'ins_sandbox_first',
+      account_id: 'acct_sandbox_first_0',
+    },
+  })

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import * as ex from './examples.js'
 import { CalendarDate, Email, PersonName, PhoneNumber, Ssn } from './users.js'
 
 const required = (max: number) => z.string().trim().min(1, 'is required').max(max)
@@ -44,7 +45,7 @@ export const StartOnboardingBody = z
     }),
   })
   .strict()
-  .openapi('StartOnboarding')
+  .openapi('StartOnboarding', { example: ex.applicant })
 
 export const OnboardingSession = z
   .object({
@@ -57,7 +58,7 @@ export const OnboardingSession = z
     status: z.string().openapi({ example: 'pending' }),
     consumerKycStatus: z.string().openapi({ example: 'pending' }),
   })
-  .openapi('OnboardingSession')
+  .openapi('OnboardingSession', { example: ex.onboardingSession })
 
 export const OnboardingLatest = z
   .object({
@@ -83,7 +84,7 @@ export const OnboardingLatest = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('OnboardingProgress')
+  .openapi('OnboardingProgress', { example: ex.onboardingProgress })
 
 export const CompleteOnboardingBody = z
   .object({
@@ -97,7 +98,13 @@ export const CompleteOnboardingBody = z
     product_configuration: z.record(z.string(), z.unknown()).nullable().optional(),
   })
   .strict()
-  .openapi('CompleteOnboarding')
+  .openapi('CompleteOnboarding', {
+    example: {
+      result: 'pass',
+      data: { inquiry: 'inq_sandbox_default', status: 'approved' },
+      agreement_accepted: true,
+    },
+  })
 
 /**
  * Any id, not only a uuid: spec section 4 answers 404 for an onboarding that does not exist,

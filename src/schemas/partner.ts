@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import * as ex from './examples.js'
 
 /** An http(s) URL: the scheme matters because the sandbox fetches webhook URLs. */
 export const httpUrl = z
@@ -42,7 +43,10 @@ export const Partner = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('Partner', { description: '`api_secret_hash` and `webhook_secret` are never returned.' })
+  .openapi('Partner', {
+    example: ex.partner,
+    description: '`api_secret_hash` and `webhook_secret` are never returned.',
+  })
 
 export const PartnerEnvelope = z.object({ partner: Partner }).openapi('PartnerEnvelope')
 
@@ -63,6 +67,8 @@ export const PatchPartnerBody = z
       'at least one field is required: display_name, contact_email, contact_name, allowed_origins, webhook_url or config',
   })
   .openapi('PatchPartner', {
+    minProperties: 1,
+    example: { display_name: 'Acme Fintech', webhook_url: 'https://acme.example/webhooks/cards' },
     description: 'All optional, at least one required. Key and secret are not editable.',
   })
 
@@ -74,7 +80,13 @@ export const RotatedCredentials = z
       .openapi({ description: 'Shown only in this response.', example: 'sk_test_Qm3…' }),
     message: z.string(),
   })
-  .openapi('RotatedCredentials')
+  .openapi('RotatedCredentials', {
+    example: {
+      api_key: 'pk_test_8ZqL2mXc7Rb3Vn9KwT4y',
+      api_secret: 'sk_test_Qm3Wd8Lx2Zr6Tb1Nc9Hs5Jf0',
+      message: 'New credentials issued. The previous pair no longer works.',
+    },
+  })
 
 export const Usage = z
   .object({
@@ -87,4 +99,12 @@ export const Usage = z
     }),
     totals: z.object({ users: z.number().int() }),
   })
-  .openapi('Usage')
+  .openapi('Usage', {
+    example: {
+      rate_limit: 1000,
+      status: 'active',
+      scopes: ['users', 'cards', 'transactions'],
+      last_24h: { webhook_deliveries_succeeded: 42, webhook_deliveries_permanently_failed: 1 },
+      totals: { users: 7 },
+    },
+  })

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import * as ex from './examples.js'
 
 /** Lower-cased, trimmed email: the same person is the same user whatever the casing. */
 export const Email = z
@@ -70,7 +71,7 @@ export const Address = z
       .optional(),
   })
   .strict()
-  .openapi('Address')
+  .openapi('Address', { example: ex.address })
 
 export const Metadata = z
   .record(
@@ -101,7 +102,10 @@ export const User = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('User', { description: 'The `ssn` is never returned.' })
+  .openapi('User', {
+    example: ex.user,
+    description: 'The `ssn` is never returned.',
+  })
 
 export const PatchUserBody = z
   .object({
@@ -114,6 +118,7 @@ export const PatchUserBody = z
   })
   .strict()
   .openapi('PatchUser', {
+    example: { first_name: 'Janet', address: ex.address, metadata: { crm_id: 'C-1042' } },
     description: 'id, partner_id, email and phone_number cannot be changed.',
   })
 
@@ -129,4 +134,6 @@ export const ProfilePictureBody = z
 
 export const ProfilePictureResult = z
   .object({ profile_picture_url: z.url() })
-  .openapi('ProfilePictureResult')
+  .openapi('ProfilePictureResult', {
+    example: { profile_picture_url: 'http://127.0.0.1:4010/files/pic_8Kd2Lm5Qx9Rt' },
+  })

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { eventTypes } from '../domain/events.js'
+import * as ex from './examples.js'
 import { httpUrl } from './partner.js'
 
 const validEvents = eventTypes.join(', ')
@@ -20,7 +21,7 @@ export const Webhook = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .openapi('Webhook')
+  .openapi('Webhook', { example: ex.webhook })
 
 export const WebhookWithSecret = z
   .object({
@@ -42,7 +43,13 @@ export const CreateWebhookBody = z
     description: z.string().trim().max(500).nullable().optional(),
   })
   .strict()
-  .openapi('CreateWebhook')
+  .openapi('CreateWebhook', {
+    example: {
+      url: ex.webhook.url,
+      events: ex.webhook.events,
+      description: ex.webhook.description,
+    },
+  })
 
 export const PatchWebhookBody = z
   .object({
@@ -56,7 +63,10 @@ export const PatchWebhookBody = z
     when: (payload) => payload.issues.length === 0,
     message: 'give at least one of url, events, enabled, description',
   })
-  .openapi('PatchWebhook')
+  .openapi('PatchWebhook', {
+    minProperties: 1,
+    example: { enabled: false },
+  })
 
 export const Attempt = z
   .object({
@@ -83,13 +93,13 @@ export const Delivery = z
     created_at: z.string(),
     completed_at: z.string().nullable(),
   })
-  .openapi('Delivery')
+  .openapi('Delivery', { example: ex.delivery })
 
 export const DeliveryList = z
-  .object({ data: z.array(Delivery), has_more: z.boolean() })
+  .object({ data: z.array(Delivery), has_more: z.boolean().openapi({ example: false }) })
   .openapi('DeliveryList')
 export const WebhookList = z
-  .object({ data: z.array(Webhook), has_more: z.boolean() })
+  .object({ data: z.array(Webhook), has_more: z.boolean().openapi({ example: false }) })
   .openapi('WebhookList')
 
 export const DeliveryQuery = z.object({
@@ -106,4 +116,10 @@ export const DeliveryParams = WebhookIdParam.extend({
 
 export const Catalogue = z
   .object({ data: z.array(z.object({ type: z.string(), description: z.string() })) })
-  .openapi('EventCatalogue')
+  .openapi('EventCatalogue', {
+    example: {
+      data: [
+        { type: 'card.created', description: 'A card was issued after an approved onboarding.' },
+      ],
+    },
+  })
