@@ -69,13 +69,15 @@ export class PartnerClocks {
   }
 
   state(partnerId: string): PartnerClockState {
-    this.require(partnerId)
-    const now = this.nowOf(partnerId)
+    const clock = this.require(partnerId).clock
+    // One read of the sandbox time, so a running clock reports its offset exactly.
+    const sandboxNow = this.sandbox.now()
+    const now = clock ? (clock.frozen_at ?? sandboxNow + clock.offset_ms) : sandboxNow
     return {
       partner_id: partnerId,
       now: new Date(now).toISOString(),
       frozen: !this.isRunning(partnerId),
-      offset_ms: now - this.sandbox.now(),
+      offset_ms: now - sandboxNow,
     }
   }
 
