@@ -800,7 +800,7 @@ describe('the built-in sink over a real socket (j)', () => {
     expect(sink.status).toBe(200)
     expect(sink.json.config).toMatchObject({ secret: 'set', fail_next: 0 })
     expect(JSON.stringify(sink.json)).not.toContain(secret)
-    const received = sink.json.requests
+    const received = sink.json.data
     expect(received.map((q: { responded_status: number }) => q.responded_status)).toEqual([
       200, 500, 500,
     ])
@@ -820,13 +820,13 @@ describe('the built-in sink over a real socket (j)', () => {
     })
     expect((await request('POST', `${API}/${webhook.id}/test`, undefined, acme)).status).toBe(202)
     await request('POST', '/_sandbox/webhooks/flush')
-    const latest = (await request('GET', '/_sandbox/sink/ci')).json.requests[0]
+    const latest = (await request('GET', '/_sandbox/sink/ci')).json.data[0]
     expect(JSON.parse(latest.body).type).toBe('webhook.test')
     expect(latest.signature).toEqual({ service: false, standard: false })
 
     expect((await request('DELETE', '/_sandbox/sink/ci')).status).toBe(200)
     const cleared = await request('GET', '/_sandbox/sink/ci')
-    expect(cleared.json.requests).toEqual([])
+    expect(cleared.json.data).toEqual([])
     expect(cleared.json.config.secret).toBeNull()
   })
 })

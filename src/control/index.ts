@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js'
 import { clockRoutes } from './clock-routes.js'
 import { controlDeliveryRoutes } from './delivery-routes.js'
+import { journalRoutes } from './journal-routes.js'
 import { controlMoneyRoutes } from './money-routes.js'
 import { dashboardRoutes } from './pages/routes.js'
 import { partnerClockRoutes } from './partner-clock-routes.js'
@@ -10,6 +11,7 @@ import { controlRouter } from './router.js'
 import { controlScenarioRoutes } from './scenario-routes.js'
 import { stateRoutes } from './state-routes.js'
 import { controlUserRoutes } from './user-routes.js'
+import { waitRoutes } from './wait-routes.js'
 import { controlWebhookRoutes } from './webhook-routes.js'
 
 /**
@@ -29,5 +31,7 @@ export function controlPlane(deps: Deps) {
   app.route('/', controlDeliveryRoutes(deps))
   app.route('/', controlMoneyRoutes(deps))
   app.route('/', controlScenarioRoutes(deps))
+  app.route('/', journalRoutes(deps))
+  app.route('/', waitRoutes(deps))
   return app
 }

@@ -1,11 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
-import {
-  createPartner,
-  publicPartner,
-  requirePartner,
-  setPartnerStatus,
-} from '../domain/partners.js'
+import { createPartner, publicPartner } from '../domain/partners.js'
+import { updateSandboxPartner } from '../domain/sandbox-partners.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import type { PartnerRow } from '../store/records.js'
 import { controlRoute, controlRouter } from './router.js'
@@ -91,21 +87,7 @@ export function partnerRoutes(deps: Deps) {
     }),
     (c) => {
       const { id } = c.req.valid('param')
-      const patch = c.req.valid('json')
-      if (patch.scenario) deps.scenarios.resolve(patch.scenario)
-      let partner = patch.status
-        ? setPartnerStatus(deps, id, patch.status)
-        : requirePartner(deps, id)
-      if (patch.scenario !== undefined || patch.rate_limit !== undefined) {
-        partner = {
-          ...partner,
-          ...(patch.scenario !== undefined ? { scenario: patch.scenario } : {}),
-          ...(patch.rate_limit !== undefined ? { rate_limit: patch.rate_limit } : {}),
-          updated_at: deps.clocks.forPartner(partner.id).iso(),
-        }
-        deps.store.put('partners', partner)
-      }
-      return c.json(sandboxPartner(deps, partner), 200)
+      return c.json(sandboxPartner(deps, updateSandboxPartner(deps, id, c.req.valid('json'))), 200)
     },
   )
 

@@ -26,7 +26,21 @@ const FaultBody = z
       'A fault rule: route ("POST /api/v1/partner/cards/*"), latency_ms (n or [min,max]), error_status (429, 500, 502, 503, 504) or drop_connection, rate (0-1), next (N); optionally partner_id.',
   })
 
-/** Control-plane routes of the scenario engine: scenarios, faults and the request journal. */
+const RuntimeFault = z
+  .object({
+    id: z.string().openapi({ example: 'flt_3kq8e2' }),
+    partner_id: z.uuid().nullable(),
+    rule: faultRule,
+    remaining: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Left of `next`; null: no limit.' }),
+    created_at: z.string(),
+  })
+  .openapi('SandboxRuntimeFault')
+
+/** Control-plane routes of the scenario engine: scenarios and faults. */
 export function controlScenarioRoutes(deps: Deps) {
   const app = controlRouter()
 
@@ -146,68 +160,13 @@ export function controlScenarioRoutes(deps: Deps) {
 
   app.openapi(
     controlRoute({
-      method: 'get',
-      path: '/requests',
-      operationId: 'listRequests',
-      summary:
-        'The request journal: every request with partner, status, duration, scenario and fault',
-      request: {
-        query: z.object({
-          partner_id: z.uuid().optional(),
-          status: z.coerce.number().int().min(100).max(599).optional(),
-          path: z.string().startsWith('/').optional().openapi({ description: 'Path prefix.' }),
-          faulted: z.enum(['true', 'false']).optional(),
-          limit: z.coerce.number().int().min(1).max(1000).default(100),
-        }),
-      },
-      responses: {
-        200: jsonResponse(
-          z.object({ data: z.array(z.record(z.string(), z.unknown())) }),
-          'Newest first.',
-        ),
-        ...errorResponses(400, 401),
-      },
-    }),
-    (c) => {
-      const q = c.req.valid('query')
-      return c.json(
-        {
-          data: deps.journal.list({
-            ...q,
-            faulted: q.faulted === undefined ? undefined : q.faulted === 'true',
-          }) as unknown as Record<string, unknown>[],
-        },
-        200,
-      )
-    },
-  )
-
-  app.openapi(
-    controlRoute({
-      method: 'delete',
-      path: '/requests',
-      operationId: 'clearRequests',
-      summary: 'Empty the request journal',
-      responses: {
-        200: jsonResponse(z.object({ ok: z.literal(true) }), 'Emptied.'),
-        ...errorResponses(401),
-      },
-    }),
-    (c) => {
-      deps.journal.clear()
-      return c.json({ ok: true as const }, 200)
-    },
-  )
-
-  app.openapi(
-    controlRoute({
       method: 'post',
       path: '/faults',
       operationId: 'addFault',
       summary: 'Inject a fault into matching requests (all partners, or one)',
       request: { body: jsonBody(FaultBody) },
       responses: {
-        201: jsonResponse(z.object({ fault: z.record(z.string(), z.unknown()) }), 'The fault.'),
+        201: jsonResponse(z.object({ fault: RuntimeFault }), 'The fault.'),
         ...errorResponses(400, 401, 404),
       },
     }),
@@ -233,7 +192,7 @@ export function controlScenarioRoutes(deps: Deps) {
         created_at: (partner_id ? deps.clocks.forPartner(partner_id) : deps.clock).iso(),
       }
       deps.faults.add(fault)
-      return c.json({ fault: fault as unknown as Record<string, unknown> }, 201)
+      return c.json({ fault }, 201)
     },
   )
 
@@ -244,14 +203,11 @@ export function controlScenarioRoutes(deps: Deps) {
       operationId: 'listFaults',
       summary: 'Faults injected through the control plane',
       responses: {
-        200: jsonResponse(
-          z.object({ data: z.array(z.record(z.string(), z.unknown())) }),
-          'Faults.',
-        ),
+        200: jsonResponse(z.object({ data: z.array(RuntimeFault) }), 'Faults.'),
         ...errorResponses(401),
       },
     }),
-    (c) => c.json({ data: deps.faults.list() as unknown as Record<string, unknown>[] }, 200),
+    (c) => c.json({ data: deps.faults.list() }, 200),
   )
 
   app.openapi(

@@ -188,3 +188,23 @@ export const SnapshotQuery = z.object({
     example: 'false',
   }),
 })
+
+/** The answer of a control action that only confirms. */
+export const OkOnly = z.object({ ok: z.literal(true) }).openapi('SandboxOkOnly')
+
+/** An event as delivered to endpoints (DESIGN.md section 3). */
+export const SandboxEvent = z
+  .object({
+    id: z.string().openapi({ example: 'evt_7h2k9x1m4q' }),
+    object: z.literal('event'),
+    type: z.string().openapi({ example: 'card.created' }),
+    created: z.number().int().openapi({ description: 'Unix seconds, sandbox time.' }),
+    livemode: z.literal(false),
+    api_version: z.literal('v1'),
+    data: z.object({
+      object: z
+        .record(z.string(), z.unknown())
+        .openapi({ description: 'The resource the event is about; its shape depends on type.' }),
+    }),
+  })
+  .openapi('SandboxEvent')

@@ -1,9 +1,10 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
-import { ApiError } from '../errors.js'
+import { expireSessions } from '../domain/sessions.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
 import { controlRoute, controlRouter } from './router.js'
+import { OkOnly } from './schemas.js'
 
 const InboxMessage = z
   .object({
@@ -55,11 +56,21 @@ export function controlUserRoutes(deps: Deps) {
       description: 'Held in memory only: codes never reach the data file.',
       request: { query: InboxQuery },
       responses: {
-        200: jsonResponse(z.object({ data: z.array(InboxMessage) }), 'The messages.'),
+        200: jsonResponse(
+          z.object({ data: z.array(InboxMessage), has_more: z.boolean() }),
+          'The messages.',
+        ),
         ...errorResponses(400, 401),
       },
     }),
-    (c) => c.json({ data: deps.inbox.list(c.req.valid('query')) }, 200),
+    (c) => {
+      const query = c.req.valid('query')
+      const found = deps.inbox.list({ ...query, limit: query.limit + 1 })
+      return c.json(
+        { data: found.slice(0, query.limit), has_more: found.length > query.limit },
+        200,
+      )
+    },
   )
 
   app.openapi(
@@ -69,7 +80,7 @@ export function controlUserRoutes(deps: Deps) {
       operationId: 'clearInbox',
       summary: 'Empty the inbox',
       responses: {
-        200: jsonResponse(z.object({ ok: z.literal(true) }), 'Emptied.'),
+        200: jsonResponse(OkOnly, 'Emptied.'),
         ...errorResponses(401),
       },
     }),
@@ -96,20 +107,7 @@ export function controlUserRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404),
       },
     }),
-    (c) => {
-      const { id } = c.req.valid('param')
-      const user = deps.store.get('users', id)
-      if (!user) throw new ApiError('not_found', `No user with id ${id}.`)
-      const now = deps.clocks.nowOf(user.partner_id)
-      const live = deps.store
-        .lookup('sessions', 'sessions_by_user', id)
-        .filter((s) => !s.revoked_at && Date.parse(s.expires_at) > now)
-      const at = new Date(now).toISOString()
-      deps.store.batch((w) => {
-        for (const s of live) w.put('sessions', { ...s, expires_at: at })
-      })
-      return c.json({ expired: live.length }, 200)
-    },
+    (c) => c.json({ expired: expireSessions(deps, c.req.valid('param').id) }, 200),
   )
 
   return app

@@ -1,13 +1,14 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
-import { type EventType, eventEnvelope } from '../domain/events.js'
-import { newestFirst } from '../domain/pagination.js'
+import type { EventType } from '../domain/events.js'
+import { listEvents } from '../domain/sandbox-events.js'
 import { ApiError } from '../errors.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
 import { EventName } from '../schemas/webhooks.js'
 import { triggerEvent } from '../webhooks/trigger.js'
 import { controlRoute, controlRouter } from './router.js'
+import { OkOnly, SandboxEvent } from './schemas.js'
 
 const SinkName = z.object({
   name: z.string().regex(/^[\w-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
@@ -73,7 +74,7 @@ const SinkView = z
           signature_header: 'X-Service-Signature',
         },
       }),
-    requests: z.array(
+    data: z.array(
       z.object({
         id: z.number(),
         received_at: z.string(),
@@ -84,6 +85,7 @@ const SinkView = z
         responded_status: z.number(),
       }),
     ),
+    has_more: z.boolean(),
   })
   .openapi('SandboxSink', {
     example: {
@@ -154,7 +156,7 @@ export function controlWebhookRoutes(deps: Deps) {
         'Without `object`, the event carries a real object of that partner: card_transaction.created makes a real purchase and card.funded a real funding on its newest active card; other types resend the object of its newest real event of the type. 409 when there is none.',
       request: { body: jsonBody(TriggerBody) },
       responses: {
-        201: jsonResponse(z.object({ event: z.record(z.string(), z.unknown()) }), 'The event.'),
+        201: jsonResponse(z.object({ event: SandboxEvent }), 'The event.'),
         ...errorResponses(400, 401, 404, 409),
       },
     }),
@@ -163,7 +165,7 @@ export function controlWebhookRoutes(deps: Deps) {
       const partner = deps.store.get('partners', partner_id)
       if (!partner) throw new ApiError('not_found', `No partner with id ${partner_id}.`)
       const envelope = triggerEvent(deps, partner, type as EventType, object)
-      return c.json({ event: envelope as unknown as Record<string, unknown> }, 201)
+      return c.json({ event: envelope }, 201)
     },
   )
 
@@ -182,23 +184,13 @@ export function controlWebhookRoutes(deps: Deps) {
       },
       responses: {
         200: jsonResponse(
-          z.object({ data: z.array(z.record(z.string(), z.unknown())) }),
+          z.object({ data: z.array(SandboxEvent), has_more: z.boolean() }),
           'Events.',
         ),
         ...errorResponses(400, 401),
       },
     }),
-    (c) => {
-      const { partner_id, type, limit } = c.req.valid('query')
-      const events = newestFirst(
-        deps.store
-          .all('events')
-          .filter(
-            (e) => (!partner_id || e.partner_id === partner_id) && (!type || e.type === type),
-          ),
-      ).slice(0, limit)
-      return c.json({ data: events.map(eventEnvelope) }, 200)
-    },
+    (c) => c.json(listEvents(deps, c.req.valid('query')), 200),
   )
 
   app.openapi(
@@ -279,7 +271,7 @@ export function controlWebhookRoutes(deps: Deps) {
       summary: 'Forget a sink (its requests and configuration)',
       request: { params: SinkName },
       responses: {
-        200: jsonResponse(z.object({ ok: z.literal(true) }), 'Forgotten.'),
+        200: jsonResponse(OkOnly, 'Forgotten.'),
         ...errorResponses(400, 401),
       },
     }),

@@ -41,6 +41,11 @@ export class EventBus {
     this.fanOut = fanOut
   }
 
+  /** How many listeners are subscribed (a waiter that left must not stay behind). */
+  get listenerCount(): number {
+    return this.listeners.size
+  }
+
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)

@@ -148,3 +148,18 @@ export function revokeSessions(
   else deps.store.batch(write)
   return live.length
 }
+
+/** Makes a user's live sessions expire now (control plane); returns how many there were. */
+export function expireSessions(deps: Deps, userId: string): number {
+  if (!deps.store.get('users', userId))
+    throw new ApiError('not_found', `No user with id ${userId}.`)
+  const now = deps.clock.now()
+  const live = deps.store
+    .lookup('sessions', 'sessions_by_user', userId)
+    .filter((s) => !s.revoked_at && Date.parse(s.expires_at) > now)
+  const at = new Date(now).toISOString()
+  deps.store.batch((w) => {
+    for (const s of live) w.put('sessions', { ...s, expires_at: at })
+  })
+  return live.length
+}

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
 import { ApiError, codeForStatus } from '../errors.js'
 import { type FaultRule, routeMatches } from '../scenarios/faults.js'
+import { preferredFault } from './prefer.js'
 
 /** A fault rule added at run time through the control plane, for one partner or all. */
 export interface RuntimeFault {
@@ -61,7 +62,11 @@ export class FaultInjector {
 /** Applies the fault that fires for this request, if any: waits, throws, or drops. */
 export function applyFault(deps: Deps, c: Context<AppEnv>): Promise<void> | undefined {
   const partner = c.get('partner')
-  const picked = partner && deps.faults.pick(deps, partner, c.req.method, c.req.path)
+  // Prefer: code= (one request, one forced error) comes before scripted faults.
+  const preferred = preferredFault(c)
+  const picked = preferred
+    ? { rule: preferred, name: `Prefer: code=${preferred.error_status}` }
+    : partner && deps.faults.pick(deps, partner, c.req.method, c.req.path)
   // Nothing to wait for on the usual request: no promise, no tick.
   return picked ? injectFault(deps, c, picked) : undefined
 }

@@ -1,16 +1,23 @@
 import type { MiddlewareHandler } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
+import { routeMatches } from '../scenarios/faults.js'
+import { type Capture, capture, type JournalView, viewOf } from './journal-view.js'
 import { assignRequestId } from './request-id.js'
 
 /**
  * The request journal (`GET /_sandbox/requests`): every request with its partner, status,
- * duration, scenario and any injected fault, newest first. In memory, bounded; it holds
- * no header or body, so no secret reaches it.
+ * duration, scenario, injected fault, headers and bodies, newest first. In memory and
+ * bounded: the newest JOURNAL_CAPACITY requests, of which the newest BODY_WINDOW keep their
+ * headers and bodies. Capture only keeps references (it runs on every request); redaction
+ * and serialization happen when the journal is read (journal-view.ts).
  */
+export const JOURNAL_CAPACITY = 5000
+export const BODY_WINDOW = 1000
+
 export interface JournalEntry {
   id: string
-  /** Sandbox time, epoch ms (made ISO when listed: cheaper on the hot path). */
-  at: number | string
+  /** Sandbox time, epoch ms (made ISO when read). */
+  at: number
   method: string
   path: string
   status: number
@@ -23,6 +30,27 @@ export interface JournalEntry {
     status?: number
     rule: string
   } | null
+  /** Headers and bodies, dropped once the entry is older than BODY_WINDOW requests. */
+  capture: Capture | undefined
+}
+
+export interface JournalFilter {
+  partner_id?: string
+  method?: string
+  /** Exact path; `*` matches any run of characters. */
+  path?: string
+  status?: number
+  faulted?: boolean
+}
+
+const matcher = (filter: JournalFilter) => {
+  const path = filter.path
+  return (e: JournalEntry) =>
+    (!filter.partner_id || e.partner_id === filter.partner_id) &&
+    (!filter.method || e.method === filter.method) &&
+    (!filter.status || e.status === filter.status) &&
+    (!path || routeMatches(path, e.method, e.path)) &&
+    (filter.faulted === undefined || (e.fault !== null) === filter.faulted)
 }
 
 /** A ring buffer: adding is O(1) however full it is (it runs on every request). */
@@ -31,34 +59,50 @@ export class RequestJournal {
   private next = 0
   private size = 0
 
-  constructor(private readonly capacity = 5000) {
+  constructor(
+    private readonly capacity = JOURNAL_CAPACITY,
+    private readonly bodyWindow = Math.min(BODY_WINDOW, capacity),
+  ) {
     this.entries = new Array(capacity)
   }
 
   add(entry: JournalEntry): void {
     this.entries[this.next] = entry
+    const aged = this.entries[(this.next - this.bodyWindow + this.capacity) % this.capacity]
+    if (aged && aged !== entry) aged.capture = undefined
     this.next = (this.next + 1) % this.capacity
     if (this.size < this.capacity) this.size++
   }
 
-  /** Newest first. */
-  list(filter: {
-    partner_id?: string
-    status?: number
-    path?: string
-    faulted?: boolean
-    limit: number
-  }): JournalEntry[] {
-    const out: JournalEntry[] = []
-    for (let n = 1; n <= this.size && out.length < filter.limit; n++) {
-      const e = this.entries[(this.next - n + this.capacity) % this.capacity] as JournalEntry
-      if (filter.partner_id && e.partner_id !== filter.partner_id) continue
-      if (filter.status && e.status !== filter.status) continue
-      if (filter.path && !e.path.startsWith(filter.path)) continue
-      if (filter.faulted !== undefined && (e.fault !== null) !== filter.faulted) continue
-      out.push({ ...e, at: new Date(e.at).toISOString() })
+  private *newestFirst(): Generator<JournalEntry> {
+    for (let n = 1; n <= this.size; n++) {
+      yield this.entries[(this.next - n + this.capacity) % this.capacity] as JournalEntry
     }
-    return out
+  }
+
+  /** Newest first, redacted, with `has_more` when more entries matched than `limit`. */
+  async list(
+    filter: JournalFilter & { limit: number },
+  ): Promise<{ data: JournalView[]; has_more: boolean }> {
+    const matches = matcher(filter)
+    const picked: JournalEntry[] = []
+    let hasMore = false
+    for (const e of this.newestFirst()) {
+      if (!matches(e)) continue
+      if (picked.length === filter.limit) {
+        hasMore = true
+        break
+      }
+      picked.push(e)
+    }
+    return { data: await Promise.all(picked.map(viewOf)), has_more: hasMore }
+  }
+
+  count(filter: JournalFilter): number {
+    const matches = matcher(filter)
+    let count = 0
+    for (const e of this.newestFirst()) if (matches(e)) count++
+    return count
   }
 
   clear(): void {
@@ -81,6 +125,7 @@ export function requestJournal(
   return async (c, next) => {
     const started = performance.now()
     assignRequestId(c, generateId)
+    const captured = capture(c)
     try {
       await (inner ? inner(c, next) : next())
     } finally {
@@ -97,6 +142,7 @@ export function requestJournal(
         // The request's own scenario, when it had one: the journal runs outside its context.
         scenario: partner ? (c.get('scenario') ?? deps.scenarios.forPartner(partner).name) : null,
         fault: c.get('fault') ?? null,
+        capture: captured?.(c),
       })
     }
   }

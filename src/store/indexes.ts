@@ -19,6 +19,7 @@ export function defineIndexes(store: Store): void {
     collection: 'webhook_deliveries',
     key: (d) => d.partner_id,
   })
+  store.defineIndex('events_by_partner', { collection: 'events', key: (e) => e.partner_id })
   store.defineIndex('onboardings_by_user', { collection: 'onboardings', key: (o) => o.user_id })
   store.defineIndex('cards_by_user', { collection: 'cards', key: (c) => c.user_id })
   store.defineIndex('transactions_by_card', { collection: 'transactions', key: (t) => t.card_id })

@@ -42,6 +42,8 @@ export class Dispatcher {
   private readonly inFlight = new Map<string, string>()
   private readonly perEndpoint = new Map<string, number>()
   private readonly completions = new Set<() => void>()
+  /** Told of every finished attempt (the control plane's long-poll waits on deliveries). */
+  private readonly attemptListeners = new Set<(delivery: DeliveryRow) => void>()
   private timer?: NodeJS.Timeout
   private pumpQueued = false
   private readonly bodies = new Map<string, string>()
@@ -258,6 +260,8 @@ export class Dispatcher {
       const waiting = this.parked.get(row.webhook_id)
       if (waiting?.length) this.ready.unshift(waiting.shift() as string)
       for (const done of this.completions) done()
+      const settled = this.deps.store.get('webhook_deliveries', row.id)
+      if (settled) for (const listener of this.attemptListeners) listener(settled)
       this.pump()
     }
   }
@@ -435,6 +439,12 @@ export class Dispatcher {
   private finish(row: DeliveryRow): void {
     this.deps.store.put('webhook_deliveries', row)
     this.completed.add(row)
+  }
+
+  /** Calls `listener` after every attempt with the delivery as recorded; returns unsubscribe. */
+  onAttempt(listener: (delivery: DeliveryRow) => void): () => void {
+    this.attemptListeners.add(listener)
+    return () => this.attemptListeners.delete(listener)
   }
 
   /** Deliveries that finished (succeeded or gave up) since `since`, for usage. */

@@ -104,13 +104,18 @@ export class SinkRegistry {
     return { status, delayMs: config.delay_ms }
   }
 
-  /** Newest first. Reading a sink that does not exist answers it empty without creating it. */
+  /**
+   * Newest first, as every control list: `{ data, has_more }`. Reading a sink that does not
+   * exist answers it empty without creating it.
+   */
   read(name: string, limit = 100) {
     const sink = this.sinks.get(name)
+    const requests = sink?.requests ?? []
     return {
       name,
       config: redact(sink?.config ?? emptyConfig()),
-      requests: (sink?.requests ?? []).slice(-limit).reverse(),
+      data: requests.slice(-limit).reverse(),
+      has_more: requests.length > limit,
     }
   }
 

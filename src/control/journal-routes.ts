@@ -1,0 +1,114 @@
+import { z } from '@hono/zod-openapi'
+import type { Deps } from '../deps.js'
+import { BODY_WINDOW, JOURNAL_CAPACITY } from '../http/request-journal.js'
+import { errorResponses, jsonResponse } from '../schemas/common.js'
+import { controlRoute, controlRouter } from './router.js'
+import { OkOnly } from './schemas.js'
+
+const Message = z.object({
+  headers: z.record(z.string(), z.string()),
+  body: z.unknown().openapi({ description: 'Parsed JSON, text, or null; secrets redacted.' }),
+  truncated: z.boolean().openapi({ description: 'The body was cut at 16 KiB of JSON or text.' }),
+})
+
+export const JournalEntryView = z
+  .object({
+    id: z.string().openapi({ description: 'The request id (X-Request-Id).' }),
+    at: z.string().openapi({ description: 'Sandbox time the request was answered.' }),
+    method: z.string(),
+    path: z.string(),
+    status: z.number().int(),
+    duration_ms: z.number(),
+    partner_id: z.string().nullable(),
+    scenario: z.string().nullable(),
+    fault: z
+      .object({
+        type: z.enum(['latency', 'error', 'drop_connection']),
+        latency_ms: z.number().optional(),
+        status: z.number().optional(),
+        rule: z.string(),
+      })
+      .nullable(),
+    request: Message.nullable().openapi({
+      description: `Null for control-plane requests and beyond the newest ${BODY_WINDOW} requests.`,
+    }),
+    response: Message.nullable(),
+  })
+  .openapi('SandboxJournalEntry')
+
+const Filters = z.object({
+  partner_id: z.uuid().optional(),
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']).optional(),
+  path: z
+    .string()
+    .startsWith('/')
+    .optional()
+    .openapi({ description: 'Exact path; `*` matches any run of characters.' }),
+  status: z.coerce.number().int().min(100).max(599).optional(),
+  faulted: z.enum(['true', 'false']).optional(),
+})
+
+const filterOf = (q: z.infer<typeof Filters>) => ({
+  ...q,
+  faulted: q.faulted === undefined ? undefined : q.faulted === 'true',
+})
+
+/** The request journal: list, count (for "exactly one deposit was created"), empty. */
+export function journalRoutes(deps: Deps) {
+  const app = controlRouter()
+
+  app.openapi(
+    controlRoute({
+      method: 'get',
+      path: '/requests',
+      operationId: 'listRequests',
+      summary: 'The request journal, newest first: partner, status, duration, headers, bodies',
+      description: `The newest ${JOURNAL_CAPACITY} requests; the newest ${BODY_WINDOW} keep headers and bodies. Secrets, passwords, SSNs, tokens and codes are redacted.`,
+      request: {
+        query: Filters.extend({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+      },
+      responses: {
+        200: jsonResponse(
+          z.object({ data: z.array(JournalEntryView), has_more: z.boolean() }),
+          'Newest first.',
+        ),
+        ...errorResponses(400, 401),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid('query')
+      return c.json(await deps.journal.list({ ...filterOf(q), limit: q.limit }), 200)
+    },
+  )
+
+  app.openapi(
+    controlRoute({
+      method: 'get',
+      path: '/requests/count',
+      operationId: 'countRequests',
+      summary: 'How many journaled requests match (same filters as the list)',
+      request: { query: Filters },
+      responses: {
+        200: jsonResponse(z.object({ count: z.number().int() }), 'The count.'),
+        ...errorResponses(400, 401),
+      },
+    }),
+    (c) => c.json({ count: deps.journal.count(filterOf(c.req.valid('query'))) }, 200),
+  )
+
+  app.openapi(
+    controlRoute({
+      method: 'delete',
+      path: '/requests',
+      operationId: 'clearRequests',
+      summary: 'Empty the request journal',
+      responses: { 200: jsonResponse(OkOnly, 'Emptied.'), ...errorResponses(401) },
+    }),
+    (c) => {
+      deps.journal.clear()
+      return c.json({ ok: true as const }, 200)
+    },
+  )
+
+  return app
+}

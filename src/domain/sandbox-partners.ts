@@ -1,0 +1,28 @@
+import type { Deps } from '../deps.js'
+import type { PartnerRow, PartnerStatus } from '../store/records.js'
+import { requirePartner, setPartnerStatus } from './partners.js'
+
+export interface SandboxPartnerPatch {
+  status?: PartnerStatus
+  scenario?: string | null
+  rate_limit?: number
+}
+
+/**
+ * Control-plane changes to a partner: status (suspend, revoke, reactivate), its scenario
+ * (checked to exist first) and its rate limit, applied together or not at all.
+ */
+export function updateSandboxPartner(deps: Deps, id: string, patch: SandboxPartnerPatch) {
+  if (patch.scenario) deps.scenarios.resolve(patch.scenario)
+  let partner = patch.status ? setPartnerStatus(deps, id, patch.status) : requirePartner(deps, id)
+  if (patch.scenario !== undefined || patch.rate_limit !== undefined) {
+    partner = {
+      ...partner,
+      ...(patch.scenario !== undefined ? { scenario: patch.scenario } : {}),
+      ...(patch.rate_limit !== undefined ? { rate_limit: patch.rate_limit } : {}),
+      updated_at: deps.clocks.forPartner(partner.id).iso(),
+    }
+    deps.store.put('partners', partner)
+  }
+  return partner
+}

@@ -1,0 +1,111 @@
+import type { Context } from 'hono'
+import type { AppEnv } from '../deps.js'
+import { redactHeaders, redactValue } from './redact.js'
+import type { JournalEntry } from './request-journal.js'
+
+/** Request bodies declared larger than this are not kept (the JSON limit is 1 MiB). */
+const KEEP_REQUEST_BYTES = 64 * 1024
+/** A body shown by the journal is cut at this many characters of JSON or text. */
+export const SHOWN_BODY_CHARS = 16 * 1024
+
+type RawHeaders = Headers | Record<string, string | string[] | undefined>
+
+/**
+ * What the journal keeps of a request, by reference only: the request's headers, hono's
+ * body cache (the body the route parsed, if it parsed one) and the response.
+ */
+export interface Capture {
+  requestHeaders: RawHeaders
+  requestBody: Record<string, Promise<unknown> | undefined> | 'too_large'
+  response: Response
+  /** Filled on the first read: a response body can be read only once. */
+  shown?: Promise<JournalView['response']>
+}
+
+export type JournalView = Omit<JournalEntry, 'at' | 'capture'> & {
+  at: string
+  request: { headers: Record<string, string>; body: unknown; truncated: boolean } | null
+  response: { headers: Record<string, string>; body: unknown; truncated: boolean } | null
+}
+
+/**
+ * Called before the route runs; returns what to take once it has answered. The control
+ * plane is not captured: its answers contain earlier journal entries and snapshots.
+ */
+export function capture(c: Context<AppEnv>): ((c: Context<AppEnv>) => Capture) | undefined {
+  if (c.req.path.startsWith('/_sandbox')) return undefined
+  return (done) => {
+    const incoming = (done.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
+    const length = Number(done.req.header('content-length') ?? 0)
+    return {
+      requestHeaders: incoming?.headers ?? done.req.raw.headers,
+      requestBody:
+        length > KEEP_REQUEST_BYTES
+          ? 'too_large'
+          : (done.req.bodyCache as Record<string, Promise<unknown>>),
+      // @hono/node-server's responses keep their body string and can be read again later;
+      // a plain Response (app.request) is read by the caller, so the journal needs a copy.
+      response: incoming ? done.res : done.res.clone(),
+    }
+  }
+}
+
+const shownBody = (value: unknown) => {
+  if (value === undefined || value === null) return { body: null, truncated: false }
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  if (text.length <= SHOWN_BODY_CHARS) return { body: value, truncated: false }
+  return { body: text.slice(0, SHOWN_BODY_CHARS), truncated: true }
+}
+
+/** Routes read JSON bodies as text (to tell malformed JSON apart): show them parsed. */
+const parsedIfJson = (text: unknown) => {
+  if (typeof text !== 'string') return text
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+async function requestBody(cache: Capture['requestBody']): Promise<unknown> {
+  if (cache === 'too_large') return '(not kept: larger than 64 KiB)'
+  if (cache.json) return redactValue(await cache.json.catch(() => null))
+  if (cache.text) return redactValue(parsedIfJson(await cache.text.catch(() => null)))
+  if (cache.formData || cache.arrayBuffer || cache.blob) return '(binary or multipart: not kept)'
+  return null
+}
+
+async function responseView(res: Response): Promise<JournalView['response']> {
+  const headers = redactHeaders(res.headers)
+  const type = res.headers.get('content-type') ?? ''
+  if (!/json|text|html/.test(type)) return { headers, body: null, truncated: false }
+  let text: string
+  try {
+    text = await res.text()
+  } catch {
+    return { headers, body: '(streamed: not kept)', truncated: false }
+  }
+  let body: unknown = text
+  if (type.includes('json')) {
+    try {
+      body = JSON.parse(text)
+    } catch {}
+  }
+  return { headers, ...shownBody(redactValue(body)) }
+}
+
+/** The entry as the control plane shows it: ISO time, headers and bodies redacted. */
+export async function viewOf(entry: JournalEntry): Promise<JournalView> {
+  const { capture: kept, at, ...rest } = entry
+  let request: JournalView['request'] = null
+  let response: JournalView['response'] = null
+  if (kept) {
+    request = {
+      headers: redactHeaders(kept.requestHeaders),
+      ...shownBody(await requestBody(kept.requestBody)),
+    }
+    kept.shown ??= responseView(kept.response)
+    response = await kept.shown
+  }
+  return { ...rest, at: new Date(at).toISOString(), request, response }
+}

@@ -1,0 +1,174 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { RequestJournal } from '../src/http/request-journal.js'
+import { startSandbox } from '../src/index.js'
+import {
+  acme,
+  createPartner,
+  httpCall,
+  journalOf,
+  onboardedUser,
+  registerAndLogin,
+  testSandbox,
+} from './helpers.js'
+
+const API = '/api/v1/partner'
+const cleanup: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const fn of cleanup.splice(0)) await fn()
+})
+
+describe('the request journal: headers, bodies and redaction', () => {
+  it('keeps request and response headers and bodies, secrets redacted', async () => {
+    const { call } = await testSandbox()
+    const u = await registerAndLogin(call)
+    const entries = await journalOf(call, { path: `${API}/auth/*` })
+    const verify = entries.find((e) => e.path.endsWith('/verify-otp'))
+    expect(verify.request.body).toEqual({ email: u.user.email, code: '[redacted]' })
+    expect(verify.request.headers['x-partner-key']).toBe(acme.key)
+    expect(verify.request.headers['x-partner-secret']).toBe('[redacted]')
+    expect(verify.response.body.sessionToken).toBe('[redacted]')
+    expect(verify.response.body.user.id).toBe(u.userId)
+    expect(verify.response.headers['x-request-id']).toBe(verify.id)
+    const register = entries.find((e) => e.path.endsWith('/register'))
+    expect(register.request.body).toMatchObject({
+      email: u.user.email,
+      password: '[redacted]',
+      ssn: '[redacted]',
+      first_name: 'Robin',
+    })
+    expect(register.response.body.userId).toBe(u.userId)
+    const text = JSON.stringify(await journalOf(call, { limit: '1000' }))
+    for (const secret of [acme.secret, u.token, u.user.password, u.user.ssn]) {
+      expect(text).not.toContain(secret)
+    }
+  })
+
+  it('redacts the onboarding access token and the token in the embed URL', async () => {
+    const { call } = await testSandbox()
+    const u = await onboardedUser(call)
+    const start = (await journalOf(call, { method: 'POST', path: `${API}/cards/onboarding` }))[0]
+    expect(start.response.body.data.accessToken).toBe('[redacted]')
+    expect(start.response.body.data.onboardingEmbedUrl).toContain('token=[redacted]')
+    expect(start.request.headers.authorization).toBe('[redacted]')
+    expect(JSON.stringify(start)).not.toContain(u.token)
+  })
+
+  it('journals over a real socket too, and keeps error envelopes readable', async () => {
+    const sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+    cleanup.push(() => sandbox.close())
+    const call = httpCall(sandbox.url)
+    const bad = await call('POST', `${API}/auth/login`, { body: { email: 'nope' } })
+    expect(bad.status).toBe(400)
+    const [entry] = await journalOf(call, { status: '400' })
+    expect(entry.request.body).toEqual({ email: 'nope' })
+    expect(entry.response.body).toMatchObject({
+      success: false,
+      error: { code: 'validation_error' },
+      requestId: entry.id,
+    })
+    expect(entry.response.headers['content-type']).toContain('application/json')
+  })
+
+  it('counts matching requests: "exactly one deposit was created"', async () => {
+    const { call } = await testSandbox()
+    const p = await createPartner(call, { name: 'Counter' })
+    for (let n = 0; n < 3; n++) await call('GET', `${API}/me`, { creds: p.creds })
+    await call('GET', `${API}/usage`, { creds: p.creds })
+    await call('GET', `${API}/me`)
+    const count = async (q: Record<string, string>) => {
+      const res = await call('GET', `/_sandbox/requests/count?${new URLSearchParams(q)}`, {
+        creds: null,
+      })
+      expect(res.status).toBe(200)
+      return res.json.count
+    }
+    expect(await count({ partner_id: p.id, path: `${API}/me` })).toBe(3)
+    expect(await count({ path: `${API}/me` })).toBe(4)
+    expect(await count({ partner_id: p.id, path: `${API}/*` })).toBe(4)
+    expect(await count({ partner_id: p.id, method: 'POST' })).toBe(0)
+    expect(await count({ status: '200', path: `${API}/usage` })).toBe(1)
+    const bad = await call('GET', '/_sandbox/requests/count?method=FETCH', { creds: null })
+    expect(bad.status).toBe(400)
+    expect(bad.json.error.details[0].field).toBe('method')
+  })
+
+  it('answers has_more when more entries matched than the limit', async () => {
+    const { call } = await testSandbox()
+    for (let n = 0; n < 3; n++) await call('GET', `${API}/me`)
+    const res = await call('GET', `/_sandbox/requests?path=${API}/me&limit=2`, { creds: null })
+    expect(res.json.data).toHaveLength(2)
+    expect(res.json.has_more).toBe(true)
+    const all = await call('GET', `/_sandbox/requests?path=${API}/me&limit=3`, { creds: null })
+    expect(all.json.has_more).toBe(false)
+  })
+
+  it('is a ring: the oldest entries go, and only the newest keep their bodies', async () => {
+    const journal = new RequestJournal(4, 2)
+    const entry = (n: number) => ({
+      id: `req_${n}`,
+      at: 0,
+      method: 'GET',
+      path: `/p/${n}`,
+      status: 200,
+      duration_ms: 1,
+      partner_id: null,
+      scenario: null,
+      fault: null,
+      capture: {
+        requestHeaders: { 'x-n': String(n) },
+        requestBody: {},
+        response: new Response(JSON.stringify({ n }), {
+          headers: { 'content-type': 'application/json' },
+        }),
+      },
+    })
+    for (let n = 1; n <= 6; n++) journal.add(entry(n))
+    const { data } = await journal.list({ limit: 10 })
+    expect(data.map((e) => e.id)).toEqual(['req_6', 'req_5', 'req_4', 'req_3'])
+    expect(data.map((e) => e.response?.body ?? null)).toEqual([{ n: 6 }, { n: 5 }, null, null])
+    expect(journal.count({})).toBe(4)
+  })
+})
+
+describe('Prefer: code= forces an error for one request', () => {
+  it('answers 503 in our envelope with Retry-After, then the next request is normal', async () => {
+    const { call } = await testSandbox()
+    const forced = await call('GET', `${API}/me`, { headers: { prefer: 'code=503' } })
+    expect(forced.status).toBe(503)
+    expect(forced.headers.get('retry-after')).toBe('1')
+    expect(forced.json).toMatchObject({ success: false, error: { code: expect.any(String) } })
+    expect(forced.json.error.message).toContain('Prefer: code=503')
+    expect((await call('GET', `${API}/me`)).status).toBe(200)
+    const [entry] = await journalOf(call, { status: '503' })
+    expect(entry.fault).toMatchObject({ type: 'error', status: 503, rule: 'Prefer: code=503' })
+  })
+
+  it.each([429, 500])('forces %i, among other preferences', async (status) => {
+    const { call } = await testSandbox()
+    const res = await call('POST', `${API}/auth/login`, {
+      headers: { prefer: `return=minimal, code=${status}` },
+      body: { email: 'a@example.com', password: 'x' },
+    })
+    expect(res.status).toBe(status)
+    expect(res.json.success).toBe(false)
+  })
+
+  it('refuses an unsupported code with a 400 naming the header, and ignores other prefs', async () => {
+    const { call } = await testSandbox()
+    const bad = await call('GET', `${API}/me`, { headers: { prefer: 'code=404' } })
+    expect(bad.status).toBe(400)
+    expect(bad.json.error.message).toMatch(/^Prefer: code=404 is not supported/)
+    expect(bad.json.error.details).toEqual([
+      expect.objectContaining({ field: 'Prefer', location: 'header' }),
+    ])
+    expect((await call('GET', `${API}/me`, { headers: { prefer: 'return=minimal' } })).status).toBe(
+      200,
+    )
+  })
+
+  it('still needs valid credentials: a forced error is no way around the 401', async () => {
+    const { call } = await testSandbox()
+    const res = await call('GET', `${API}/me`, { creds: null, headers: { prefer: 'code=500' } })
+    expect(res.status).toBe(401)
+  })
+})
