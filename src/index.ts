@@ -4,6 +4,7 @@ import type { z } from 'zod'
 import { createApp } from './app.js'
 import { createClock } from './clock.js'
 import { type SandboxConfig, type SandboxOptions, sandboxOptionsSchema } from './config.js'
+import { createControlClient } from './control/client/index.js'
 import type { Deps } from './deps.js'
 import { CredentialCache } from './domain/credential-cache.js'
 import { resolveDueDisputes } from './domain/disputes.js'
@@ -34,6 +35,7 @@ import { Dispatcher } from './webhooks/dispatcher.js'
 import { SinkRegistry } from './webhooks/sink.js'
 
 export type { SandboxOptions } from './config.js'
+export * from './control/client/index.js'
 export { ScenarioError } from './scenarios/loader.js'
 export { DEFAULT_PARTNER } from './store/default-credentials.js'
 export { DataFileError } from './store/snapshot-file.js'
@@ -138,6 +140,8 @@ export async function createSandbox(options: SandboxOptions = {}) {
     store,
     fetch: app.fetch,
     request: app.request,
+    /** The typed control-plane client, calling this sandbox in process (no socket needed). */
+    control: inProcessControl(app, deps.baseUrl(), config.adminToken),
     /**
      * Sets the base URL of links made outside any request (done by startSandbox); within a
      * request, links follow its Host unless a public URL is configured.
@@ -159,6 +163,12 @@ export async function createSandbox(options: SandboxOptions = {}) {
     },
   }
 }
+
+const inProcessControl = (
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  url: string,
+  adminToken: string | undefined,
+) => createControlClient(url, { adminToken, fetch: (request) => app.fetch(request) })
 
 /**
  * The bundled default partner's secret is public (README, banner), so its scrypt check can
@@ -204,6 +214,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   sandbox.setBaseUrl(url)
   return {
     ...sandbox,
+    control: inProcessControl(sandbox.app, url, sandbox.deps.config.adminToken),
     url,
     port: boundPort,
     server,

@@ -8,7 +8,7 @@ import { scenarioSchema } from '../scenarios/schema.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlRoute, controlRouter } from './router.js'
 
-const ScenarioSummary = z
+export const ScenarioSummary = z
   .object({
     name: z.string(),
     description: z.string().nullable(),
@@ -26,7 +26,7 @@ const FaultBody = z
       'A fault rule: route ("POST /api/v1/partner/cards/*"), latency_ms (n or [min,max]), error_status (429, 500, 502, 503, 504) or drop_connection, rate (0-1), next (N); optionally partner_id.',
   })
 
-const RuntimeFault = z
+export const RuntimeFault = z
   .object({
     id: z.string().openapi({ example: 'flt_3kq8e2' }),
     partner_id: z.uuid().nullable(),

@@ -6,7 +6,7 @@ import * as ex from '../schemas/examples.js'
 import { controlRoute, controlRouter } from './router.js'
 import { OkOnly } from './schemas.js'
 
-const InboxMessage = z
+export const InboxMessage = z
   .object({
     id: z.string(),
     partner_id: z.uuid(),

@@ -14,7 +14,7 @@ const SinkName = z.object({
   name: z.string().regex(/^[\w-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
 })
 
-const SinkConfigBody = z
+export const SinkConfigBody = z
   .object({
     secret: z
       .string()
@@ -51,7 +51,7 @@ const SinkConfigBody = z
   .strict()
   .openapi('SandboxSinkConfig')
 
-const SinkView = z
+export const SinkView = z
   .object({
     name: z.string(),
     config: z
@@ -111,7 +111,7 @@ const SinkView = z
     },
   })
 
-const TriggerBody = z
+export const TriggerBody = z
   .object({
     partner_id: z.uuid(),
     type: EventName,

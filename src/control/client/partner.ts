@@ -1,0 +1,136 @@
+import { NotFoundInSandboxError } from './errors.js'
+import type { Transport } from './http.js'
+import type {
+  CreatedSandboxPartner,
+  Duration,
+  JournalFilter,
+  PartnerClockState,
+  PartnerPatch,
+  SandboxEventEnvelope,
+  SandboxInboxMessage,
+  SandboxJournalEntry,
+  SandboxOk,
+  SandboxPartnerRecord,
+  SandboxSnapshot,
+} from './types.js'
+import { type WaitForOptions, waitForEvent } from './wait.js'
+
+/**
+ * One partner, as a test worker uses it: its credentials, ready headers, and helpers scoped
+ * to it (its own clock, reset, snapshot, inbox, events, journal and scenario).
+ */
+export function partnerHandle(transport: Transport, created: CreatedSandboxPartner) {
+  const id = created.partner.id
+  const base = `/_sandbox/partners/${encodeURIComponent(id)}`
+  const req = transport.request.bind(transport)
+  const moveBody = (by: Duration | { to: string | Date }) =>
+    typeof by === 'object' ? { to: new Date(by.to).toISOString() } : { by }
+
+  return {
+    id,
+    partner: created.partner,
+    apiKey: created.api_key,
+    apiSecret: created.api_secret,
+    /** Signing secret of the primary endpoint, when the partner was created with webhook_url. */
+    webhookSecret: created.webhook_secret,
+    /** The organization headers of every partner API request (spec section 5). */
+    headers: { 'X-Partner-Key': created.api_key, 'X-Partner-Secret': created.api_secret },
+    /** The partner API's base URL: `${apiBase}/partner/me`. */
+    apiBase: `${transport.baseUrl}/api/v1`,
+
+    clock: {
+      state: () => req<PartnerClockState>('GET', `${base}/clock`),
+      /** This partner's current time. */
+      now: async () => new Date((await req<PartnerClockState>('GET', `${base}/clock`)).now),
+      /** Moves only this partner's time (by a duration, or to a time); its due work runs first. */
+      advance: (by: Duration | { to: string | Date }) =>
+        req<PartnerClockState>('POST', `${base}/clock/advance`, { body: moveBody(by) }),
+      freeze: (at?: string | Date) =>
+        req<PartnerClockState>('POST', `${base}/clock/freeze`, {
+          body: at === undefined ? {} : { at: new Date(at).toISOString() },
+        }),
+      unfreeze: () => req<PartnerClockState>('POST', `${base}/clock/unfreeze`),
+    },
+
+    /** Removes this partner's users, cards, money, webhooks and events; keeps its credentials. */
+    reset: () => req<SandboxOk>('POST', `${base}/reset`),
+    /** Removes the partner. */
+    delete: () => req<SandboxOk>('DELETE', base),
+    snapshot: () => req<SandboxSnapshot>('GET', `${base}/snapshot`),
+    restore: (snapshot: SandboxSnapshot) =>
+      req<SandboxOk>('POST', `${base}/snapshot`, { body: snapshot }),
+    /** Status (suspend, revoke, reactivate), scenario or rate limit. */
+    update: (patch: PartnerPatch) => req<SandboxPartnerRecord>('PATCH', base, { body: patch }),
+
+    inbox: {
+      list: (filter: { email?: string; kind?: SandboxInboxMessage['kind']; limit?: number } = {}) =>
+        req<{ data: SandboxInboxMessage[]; has_more: boolean }>('GET', '/_sandbox/inbox', {
+          query: { ...filter, partner_id: id },
+        }),
+      /** The newest code sent to `email` (a login code unless `kind` says otherwise). */
+      latestCode: async (
+        email: string,
+        options: { kind?: SandboxInboxMessage['kind'] } = {},
+      ): Promise<string> => {
+        const kind = options.kind ?? 'login_code'
+        const { data } = await req<{ data: SandboxInboxMessage[] }>('GET', '/_sandbox/inbox', {
+          query: { email, kind, partner_id: id, limit: 1 },
+        })
+        const message = data[0]
+        if (!message) throw new NotFoundInSandboxError(`No ${kind} was sent to ${email}.`)
+        return message.code
+      },
+    },
+
+    webhooks: {
+      /** The first event of `type` (`card.created`, or `card.*`), without polling. */
+      waitFor: async (type: string | undefined, options: WaitForOptions = {}) =>
+        (await waitForEvent(transport, id, type, options)).event,
+      /** As waitFor, until a delivery of the event to the partner's endpoint succeeded. */
+      waitForDelivery: (type: string | undefined, options: WaitForOptions = {}) =>
+        waitForEvent(transport, id, type, { ...options, delivered: true }),
+      /** The partner's events, newest first. */
+      events: (filter: { type?: string; limit?: number } = {}) =>
+        req<{ data: SandboxEventEnvelope[]; has_more: boolean }>('GET', '/_sandbox/events', {
+          query: { ...filter, partner_id: id },
+        }),
+      /** The newest event, if any: pass its id as `after` to wait only for later ones. */
+      latest: async (): Promise<SandboxEventEnvelope | null> => {
+        const { data } = await req<{ data: SandboxEventEnvelope[] }>('GET', '/_sandbox/events', {
+          query: { partner_id: id, limit: 1 },
+        })
+        return data[0] ?? null
+      },
+      trigger: async (type: string, object: Record<string, unknown> = {}) =>
+        (
+          await req<{ event: SandboxEventEnvelope }>('POST', '/_sandbox/events', {
+            body: { partner_id: id, type, object },
+          })
+        ).event,
+    },
+
+    requests: {
+      /** This partner's journaled requests, newest first. */
+      find: async (filter: Omit<JournalFilter, 'partner_id'> & { limit?: number } = {}) =>
+        (
+          await req<{ data: SandboxJournalEntry[] }>('GET', '/_sandbox/requests', {
+            query: { ...filter, partner_id: id },
+          })
+        ).data,
+      count: async (filter: Omit<JournalFilter, 'partner_id'> = {}) =>
+        (
+          await req<{ count: number }>('GET', '/_sandbox/requests/count', {
+            query: { ...filter, partner_id: id },
+          })
+        ).count,
+    },
+
+    scenario: {
+      /** Gives the partner a scenario by name (null: back to the sandbox-wide one). */
+      use: (name: string | null) =>
+        req<SandboxPartnerRecord>('PATCH', base, { body: { scenario: name } }),
+    },
+  }
+}
+
+export type SandboxPartnerHandle = ReturnType<typeof partnerHandle>

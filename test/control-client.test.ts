@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  ControlPlaneError,
+  createControlClient,
+  NotFoundInSandboxError,
+  type RunningSandbox,
+  startSandbox,
+  WaitTimeoutError,
+} from '../src/index.js'
+
+const TOKEN = 'ctl-test-token'
+let sandbox: RunningSandbox
+let control: ReturnType<typeof createControlClient>
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ port: 0, logLevel: 'silent', adminToken: TOKEN })
+  control = createControlClient(sandbox.url, { adminToken: TOKEN })
+})
+afterAll(async () => {
+  await sandbox?.close()
+})
+
+/** The partner API, called the way a partner's backend does: plain fetch with the headers. */
+async function api(
+  partner: { headers: Record<string, string>; apiBase: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const res = await fetch(`${partner.apiBase}${path}`, {
+    method,
+    headers: { ...partner.headers, 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  // biome-ignore lint/suspicious/noExplicitAny: the test reads response fields freely
+  return { status: res.status, json: (await res.json()) as any }
+}
+
+const user = (n: string) => ({
+  email: `client-${n}@example.test`,
+  phone_number: '+14155550199',
+  first_name: 'Casey',
+  last_name: 'Client',
+  password: 'Client-Passw0rd!',
+  ssn: '123-45-6789',
+  date_of_birth: '1991-02-03',
+})
+
+async function signIn(partner: Awaited<ReturnType<typeof control.createPartner>>, n: string) {
+  const u = user(n)
+  const reg = await api(partner, 'POST', '/partner/auth/register', u)
+  expect(reg.status).toBe(201)
+  await api(partner, 'POST', '/partner/auth/login', { email: u.email, password: u.password })
+  const code = await partner.inbox.latestCode(u.email)
+  const verify = await api(partner, 'POST', '/partner/auth/verify-otp', { email: u.email, code })
+  expect(verify.status).toBe(200)
+  return { ...u, id: reg.json.userId as string, token: verify.json.sessionToken as string }
+}
+
+describe('createControlClient against a running sandbox (admin token, real socket)', () => {
+  it('honours the admin token: without it every call is a typed 401', async () => {
+    const anonymous = createControlClient(sandbox.url)
+    const error = await anonymous.partners.list().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ControlPlaneError)
+    expect(error).toMatchObject({ status: 401, code: 'unauthorized' })
+    const wrong = createControlClient(sandbox.url, { adminToken: 'nope' })
+    await expect(wrong.clock.get()).rejects.toMatchObject({ status: 401 })
+    expect((await control.health()).status).toBe('ok')
+  })
+
+  it('createPartner gives credentials and ready headers that work on the partner API', async () => {
+    const partner = await control.createPartner({ name: 'Client Worker 1' })
+    expect(partner.apiKey).toMatch(/^pk_test_/)
+    expect(partner.apiSecret).toMatch(/^sk_test_/)
+    expect(partner.headers).toEqual({
+      'X-Partner-Key': partner.apiKey,
+      'X-Partner-Secret': partner.apiSecret,
+    })
+    const me = await api(partner, 'GET', '/partner/me')
+    expect(me.json.partner.id).toBe(partner.id)
+    const listed = await control.partners.list()
+    expect(listed.data.map((p) => p.id)).toContain(partner.id)
+  })
+
+  it('turns a 4xx into a ControlPlaneError naming the bad field', async () => {
+    const error = await control.createPartner({ name: '' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ControlPlaneError)
+    const e = error as ControlPlaneError
+    expect(e.status).toBe(400)
+    expect(e.code).toBe('validation_error')
+    expect(e.details.map((d) => d.field)).toContain('name')
+    expect(e.requestId).toMatch(/^req_/)
+    expect(e.message).toContain('POST /_sandbox/partners answered 400')
+  })
+
+  it('inbox.latestCode reads the code sent to that user of that partner only', async () => {
+    const partner = await control.createPartner({ name: 'Client Inbox', scenario: 'random-otp' })
+    const u = await signIn(partner, 'inbox')
+    expect(u.token).toBeTruthy()
+    await api(partner, 'POST', '/partner/auth/forgot-password/request', { email: u.email })
+    const reset = await partner.inbox.latestCode(u.email, { kind: 'password_reset_code' })
+    expect(reset).toMatch(/^\d{6}$/)
+    const other = await control.createPartner({ name: 'Client Inbox Other' })
+    await expect(other.inbox.latestCode(u.email)).rejects.toBeInstanceOf(NotFoundInSandboxError)
+  })
+
+  it('webhooks.waitFor answers when the event happens, with where and a timeout', async () => {
+    const partner = await control.createPartner({ name: 'Client Waiter' })
+    const pending = partner.webhooks.waitFor('card.funded', {
+      timeout: 5000,
+      where: (e) => e.data.object.amount === 2,
+    })
+    await partner.webhooks.trigger('card.funded', { amount: 1 })
+    await partner.webhooks.trigger('card.funded', { amount: 2 })
+    const event = await pending
+    expect(event).toMatchObject({ type: 'card.funded', data: { object: { amount: 2 } } })
+    const latest = await partner.webhooks.latest()
+    expect(latest?.id).toBe(event.id)
+    const late = partner.webhooks.waitFor('card.funded', { after: event.id, timeout: 100 })
+    await expect(late).rejects.toBeInstanceOf(WaitTimeoutError)
+    const all = await partner.webhooks.events({ type: 'card.funded' })
+    expect(all.data).toHaveLength(2)
+  })
+
+  it('waitForDelivery waits until the sink got the event, signature checked', async () => {
+    const sink = control.sinks.url('client-test')
+    const partner = await control.createPartner({ name: 'Client Sink', webhook_url: sink })
+    await control.sinks.configure('client-test', { secret: partner.webhookSecret })
+    await partner.webhooks.trigger('webhook.test', { hello: 'world' })
+    const { event, delivery } = await partner.webhooks.waitForDelivery('webhook.test')
+    expect(delivery).toMatchObject({ event_id: event.id, status: 'succeeded' })
+    const received = await control.sinks.get('client-test')
+    expect(received.data[0]?.signature).toEqual({ service: true, standard: true })
+    expect(JSON.parse(received.data[0]?.body ?? '{}').id).toBe(event.id)
+    await control.sinks.clear('client-test')
+  })
+
+  it('requests.find and count see only that partner; scenario.use switches it', async () => {
+    const partner = await control.createPartner({ name: 'Client Journal' })
+    await api(partner, 'GET', '/partner/me')
+    await api(partner, 'GET', '/partner/me', undefined, { prefer: 'code=503' })
+    expect(await partner.requests.count({ path: '/api/v1/partner/me' })).toBe(2)
+    expect(await partner.requests.count({ status: 503 })).toBe(1)
+    const [latest] = await partner.requests.find({ limit: 1 })
+    expect(latest).toMatchObject({ status: 503, fault: { rule: 'Prefer: code=503' } })
+    expect(latest?.request?.headers['x-partner-secret']).toBe('[redacted]')
+    const switched = await partner.scenario.use('kyc-fail')
+    expect(switched.scenario).toBe('kyc-fail')
+    await api(partner, 'GET', '/partner/me')
+    expect((await partner.requests.find({ limit: 1 }))[0]?.scenario).toBe('kyc-fail')
+  })
+
+  it("the partner's clock moves only that partner", async () => {
+    const a = await control.createPartner({ name: 'Client Clock A' })
+    const b = await control.createPartner({ name: 'Client Clock B' })
+    const before = await a.clock.now()
+    const moved = await a.clock.advance('11m')
+    expect(moved.partner_id).toBe(a.id)
+    expect(moved.offset_ms).toBeGreaterThanOrEqual(11 * 60_000)
+    expect((await a.clock.now()).getTime() - before.getTime()).toBeGreaterThanOrEqual(11 * 60_000)
+    const frozen = await a.clock.freeze('2031-01-01T00:00:00Z')
+    expect(frozen).toMatchObject({ frozen: true, now: '2031-01-01T00:00:00.000Z' })
+    expect((await a.clock.unfreeze()).frozen).toBe(false)
+    expect((await b.clock.state()).offset_ms).toBe(0)
+    const bad = await a.clock.advance('soon').catch((e: unknown) => e)
+    expect(bad).toMatchObject({ status: 400, code: 'validation_error' })
+  })
+
+  it('covers the sandbox-wide helpers: clock, faults, scenarios, journal, inbox', async () => {
+    const clock = await control.clock.get()
+    expect(typeof clock.frozen).toBe('boolean')
+    const partner = await control.createPartner({ name: 'Client Wide' })
+    const fault = await control.faults.add({
+      route: 'GET /api/v1/partner/usage',
+      error_status: 502,
+      next: 1,
+      partner_id: partner.id,
+    })
+    expect(fault).toMatchObject({
+      partner_id: partner.id,
+      remaining: 1,
+      rule: { error_status: 502 },
+    })
+    expect((await api(partner, 'GET', '/partner/usage')).status).toBe(502)
+    expect((await api(partner, 'GET', '/partner/usage')).status).toBe(200)
+    expect((await control.faults.list()).data.map((f) => f.id)).toContain(fault.id)
+    await control.faults.clear()
+    expect((await control.faults.list()).data).toEqual([])
+    const scenarios = await control.scenarios.list()
+    expect(scenarios.data.map((s) => s.name)).toContain('kyc-fail')
+    const loaded = await control.scenarios.load({
+      name: 'client-loaded',
+      description: 'Loaded by the client test.',
+      otp: { code: '424242' },
+    })
+    expect(loaded).toEqual({
+      name: 'client-loaded',
+      description: expect.any(String),
+      bundled: false,
+    })
+    expect(await control.requests.count({ partner_id: partner.id, status: 502 })).toBe(1)
+    expect((await control.inbox.list({ limit: 1 })).data.length).toBeLessThanOrEqual(1)
+    expect((await control.webhooks.flush()).attempted).toBeGreaterThanOrEqual(0)
+  })
+
+  it('is also sandbox.control, in process, with the same types', async () => {
+    const partner = await sandbox.control.createPartner({ name: 'In Process' })
+    const me = await api(partner, 'GET', '/partner/me')
+    expect(me.json.partner.id).toBe(partner.id)
+    expect(sandbox.control.url).toBe(sandbox.url)
+  })
+})
