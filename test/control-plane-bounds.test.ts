@@ -121,18 +121,18 @@ describe('sinks', () => {
     sinks.receive('a', delivery('{}')) // a is now the most recent
     sinks.receive('d', delivery('{}'))
     expect(sinks.size).toBe(3)
-    expect(sinks.read('b').requests).toEqual([])
-    expect(sinks.read('a').requests).toHaveLength(2)
+    expect(sinks.read('b').data).toEqual([])
+    expect(sinks.read('a').data).toHaveLength(2)
   })
 
   it('keep the newest requests within the count and byte caps', () => {
     const sinks = new SinkRegistry({ maxSinks: 3, maxRequests: 5, maxBytes: 1_000 })
     for (let i = 0; i < 8; i++) sinks.receive('s', delivery(`{"n":${i}}`))
-    expect(sinks.read('s').requests.map((r) => r.body)).toEqual(
+    expect(sinks.read('s').data.map((r) => r.body)).toEqual(
       [7, 6, 5, 4, 3].map((n) => `{"n":${n}}`),
     )
     sinks.receive('s', delivery('x'.repeat(900)))
-    const kept = sinks.read('s').requests
+    const kept = sinks.read('s').data
     expect(kept[0]?.body).toHaveLength(900)
     // Each request also counts its headers: content-type: application/json, 28 bytes.
     const bytes = kept.reduce((sum, r) => sum + r.body.length + 28, 0)
@@ -144,7 +144,7 @@ describe('sinks', () => {
     for (let i = 0; i < 5; i++) {
       const res = await call('GET', `/_sandbox/sink/never-${i}`, { creds: null })
       expect(res.status).toBe(200)
-      expect(res.json.requests).toEqual([])
+      expect(res.json.data).toEqual([])
     }
     expect(sandbox.deps.sinks.size).toBe(0)
   })

@@ -74,6 +74,9 @@ describe('the packed package', () => {
     // Only declarations from tsc: the code ships once, as the bundle.
     expect(files.filter((f) => f.startsWith('dist/src/') && !f.endsWith('.d.ts'))).toEqual([])
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false)
+    // The generated partner API types (partner-sandbox/openapi) ship; the examples do not.
+    expect(files).toContain('dist/openapi/partner-api.d.ts')
+    expect(files.some((f) => f.startsWith('examples/'))).toBe(false)
   })
 
   it('serves the API through `npx partner-sandbox`, and killing npx leaves no sandbox', async () => {

@@ -82,7 +82,7 @@ describe('a slow request body', () => {
     expect(reply).toContain('"code":"request_timeout"')
     // Nothing half-received was recorded.
     const sink = await sandbox.app.request('/_sandbox/sink/slow')
-    expect(((await sink.json()) as { requests: unknown[] }).requests).toEqual([])
+    expect(((await sink.json()) as { data: unknown[] }).data).toEqual([])
   })
 
   it('changes nothing', async () => {
