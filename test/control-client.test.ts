@@ -167,6 +167,65 @@ describe('createControlClient against a running sandbox (admin token, real socke
     expect(bad).toMatchObject({ status: 400, code: 'validation_error' })
   })
 
+  it("a partner's clock advance expires its code and not another partner's", async () => {
+    const a = await control.createPartner({ name: 'Client Clock A' })
+    const b = await control.createPartner({ name: 'Client Clock B' })
+    const ua = user('clock-a')
+    const ub = user('clock-b')
+    for (const [p, u] of [
+      [a, ua],
+      [b, ub],
+    ] as const) {
+      await api(p, 'POST', '/partner/auth/register', u)
+      await api(p, 'POST', '/partner/auth/login', { email: u.email, password: u.password })
+    }
+    const before = await a.clock.now()
+    const moved = await a.clock.advance('11m')
+    expect(moved.offset_ms).toBeGreaterThanOrEqual(11 * 60_000)
+    expect((await a.clock.now()).getTime() - before.getTime()).toBeGreaterThanOrEqual(11 * 60_000)
+    const codeA = await a.inbox.latestCode(ua.email)
+    const codeB = await b.inbox.latestCode(ub.email)
+    const expired = await api(a, 'POST', '/partner/auth/verify-otp', {
+      email: ua.email,
+      code: codeA,
+    })
+    expect(expired.status).toBe(401)
+    const fine = await api(b, 'POST', '/partner/auth/verify-otp', { email: ub.email, code: codeB })
+    expect(fine.status).toBe(200)
+    const frozen = await a.clock.freeze()
+    expect(frozen.frozen).toBe(true)
+    expect((await a.clock.unfreeze()).frozen).toBe(false)
+    expect((await b.clock.state()).offset_ms).toBe(0)
+  })
+
+  it("reset, snapshot and restore touch only that partner's data", async () => {
+    const a = await control.createPartner({ name: 'Client Reset A' })
+    const b = await control.createPartner({ name: 'Client Reset B' })
+    await signIn(a, 'reset-a')
+    await signIn(b, 'reset-b')
+    const saved = await a.snapshot()
+    expect((await a.reset()).ok).toBe(true)
+    const gone = await api(a, 'POST', '/partner/auth/login', {
+      email: user('reset-a').email,
+      password: user('reset-a').password,
+    })
+    expect(gone.status).toBe(401)
+    expect((await api(a, 'GET', '/partner/me')).status).toBe(200)
+    expect((await a.restore(saved)).ok).toBe(true)
+    const back = await api(a, 'POST', '/partner/auth/login', {
+      email: user('reset-a').email,
+      password: user('reset-a').password,
+    })
+    expect(back.status).toBe(200)
+    const bLogin = await api(b, 'POST', '/partner/auth/login', {
+      email: user('reset-b').email,
+      password: user('reset-b').password,
+    })
+    expect(bLogin.status).toBe(200)
+    expect((await a.delete()).ok).toBe(true)
+    expect((await api(a, 'GET', '/partner/me')).status).toBe(401)
+  })
+
   it('covers the sandbox-wide helpers: clock, faults, scenarios, journal, inbox', async () => {
     const clock = await control.clock.get()
     expect(typeof clock.frozen).toBe('boolean')

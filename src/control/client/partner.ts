@@ -11,7 +11,7 @@ import type {
   SandboxJournalEntry,
   SandboxOk,
   SandboxPartnerRecord,
-  SandboxSnapshot,
+  SandboxPartnerSnapshot,
 } from './types.js'
 import { type WaitForOptions, waitForEvent } from './wait.js'
 
@@ -56,8 +56,8 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
     reset: () => req<SandboxOk>('POST', `${base}/reset`),
     /** Removes the partner. */
     delete: () => req<SandboxOk>('DELETE', base),
-    snapshot: () => req<SandboxSnapshot>('GET', `${base}/snapshot`),
-    restore: (snapshot: SandboxSnapshot) =>
+    snapshot: () => req<SandboxPartnerSnapshot>('GET', `${base}/snapshot`),
+    restore: (snapshot: SandboxPartnerSnapshot) =>
       req<SandboxOk>('POST', `${base}/snapshot`, { body: snapshot }),
     /** Status (suspend, revoke, reactivate), scenario or rate limit. */
     update: (patch: PartnerPatch) => req<SandboxPartnerRecord>('PATCH', base, { body: patch }),

@@ -10,6 +10,8 @@ import type {
   CreatedPartner,
   CreatePartnerBody,
   Health,
+  PartnerClockState as PartnerClockSchema,
+  PartnerSnapshotDoc,
   PatchSandboxPartner,
   SandboxEvent,
   SandboxPartner,
@@ -29,6 +31,7 @@ export type CreatedSandboxPartner = z.infer<typeof CreatedPartner>
 export type SandboxPartnerRecord = z.infer<typeof SandboxPartner>
 export type PartnerPatch = z.input<typeof PatchSandboxPartner>
 export type SandboxSnapshot = z.infer<typeof SnapshotDoc>
+export type SandboxPartnerSnapshot = z.infer<typeof PartnerSnapshotDoc>
 export type SandboxClockState = z.infer<typeof ClockState>
 export type SandboxOk = z.infer<typeof Ok>
 export type SandboxEventEnvelope = z.infer<typeof SandboxEvent>
@@ -50,12 +53,7 @@ export interface ControlList<T> {
 }
 
 /** A partner's own clock (per-partner offset and freeze over the sandbox clock). */
-export interface PartnerClockState {
-  partner_id: string
-  now: string
-  frozen: boolean
-  offset_ms: number
-}
+export type PartnerClockState = z.infer<typeof PartnerClockSchema>
 
 /** A duration: milliseconds, or `90s`, `10m`, `1h30m`, `2d`. */
 export type Duration = number | string
