@@ -45,7 +45,7 @@ async function signedIn(setupResult: Awaited<ReturnType<typeof setup>>, email: s
   return { authorization: `Bearer ${verified.data?.sessionToken}` }
 }
 
-it('logs in with the emailed code and sees the onboarding start event', async () => {
+it('logs in with the emailed code and sees the user.created event', async () => {
   const s = await setup()
   const headers = await signedIn(s, 'uma@example.test')
   const me = await s.api.GET('/api/v1/partner/users/me', { headers })

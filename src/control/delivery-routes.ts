@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { publicDelivery } from '../routes/webhooks.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
 import { Delivery } from '../schemas/webhooks.js'
+import { publicDelivery } from '../webhooks/deliveries.js'
 import { redeliver } from '../webhooks/redeliver.js'
 import { controlRoute, controlRouter } from './router.js'
 

@@ -184,3 +184,18 @@ export async function enroll(deps: Deps, token: string, institutionId: string, a
   })
   return account
 }
+
+/** Removes a connected account of `user` (kept as `removed` for the deposits that used it). */
+export function removeBankAccount(deps: Deps, user: UserRow, id: string) {
+  const row = deps.store.get('bank_accounts', id)
+  if (!row || row.user_id !== user.id || row.status !== 'active') {
+    throw new ApiError('not_found', `No connected bank account ${id} for this user.`)
+  }
+  const next = {
+    ...row,
+    status: 'removed' as const,
+    updated_at: deps.clocks.forPartner(row.partner_id).iso(),
+  }
+  deps.store.put('bank_accounts', next)
+  return next
+}

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js'
-import type { PartnerRow, PartnerStatus } from '../store/records.js'
+import type { PartnerStatus } from '../store/records.js'
 import { requirePartner, setPartnerStatus } from './partners.js'
 
 export interface SandboxPartnerPatch {

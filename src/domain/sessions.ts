@@ -163,3 +163,12 @@ export function expireSessions(deps: Deps, userId: string): number {
   })
   return live.length
 }
+
+/** Logs a session out: its token stops working on the next request. */
+export function endSession(deps: Deps, session: SessionRow): void {
+  deps.store.put('sessions', {
+    ...session,
+    revoked_at: deps.clocks.forPartner(session.partner_id).iso(),
+    revoked_reason: 'logged_out',
+  })
+}

@@ -9,6 +9,7 @@ import {
   verifyLogin,
   verifyPasswordReset,
 } from '../domain/login.js'
+import { endSession } from '../domain/sessions.js'
 import { registerUser } from '../domain/users.js'
 import { validationHook } from '../http/validation.js'
 import {
@@ -131,12 +132,7 @@ export function authRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      const session = c.get('session')
-      deps.store.put('sessions', {
-        ...session,
-        revoked_at: deps.clocks.forPartner(session.partner_id).iso(),
-        revoked_reason: 'logged_out',
-      })
+      endSession(deps, c.get('session'))
       return c.json({ message: 'Logged out. This session token no longer works.' }, 200)
     },
   )

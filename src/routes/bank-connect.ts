@@ -8,11 +8,11 @@ import {
   offeredAccounts,
   openConnectSession,
   publicBankAccount,
+  removeBankAccount,
 } from '../domain/bank-connect.js'
 import { newestFirst, pageOf } from '../domain/pagination.js'
 import { PartnerUnavailableError, unavailablePage } from '../domain/partner-status.js'
 import { partnerOrigins } from '../domain/redirect-uri.js'
-import { ApiError } from '../errors.js'
 import { bankConnectPage, bankConnectPageExample } from '../hosted/bank-connect-page.js'
 import {
   errorPageExample,
@@ -222,18 +222,8 @@ export function bankConnectRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      const { id } = c.req.valid('param')
-      const row = deps.store.get('bank_accounts', id)
-      if (!row || row.user_id !== c.get('user').id || row.status !== 'active') {
-        throw new ApiError('not_found', `No connected bank account ${id} for this user.`)
-      }
-      const next = {
-        ...row,
-        status: 'removed' as const,
-        updated_at: deps.clocks.forPartner(row.partner_id).iso(),
-      }
-      deps.store.put('bank_accounts', next)
-      return c.json({ success: true as const, data: publicBankAccount(next) }, 200)
+      const removed = removeBankAccount(deps, c.get('user'), c.req.valid('param').id)
+      return c.json({ success: true as const, data: publicBankAccount(removed) }, 200)
     },
   )
 

@@ -1,7 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { filter, ListQuery, newestFirst, paginate, paginateInOrder } from '../domain/pagination.js'
-import { ApiError } from '../errors.js'
 import { validationHook } from '../http/validation.js'
 import {
   errorResponses,
@@ -24,8 +23,8 @@ import {
   WebhookList,
   WebhookWithSecret,
 } from '../schemas/webhooks.js'
-import type { DeliveryRow } from '../store/records.js'
 import { eventCatalogue } from '../webhooks/catalogue.js'
+import { publicDelivery, requireDelivery, sendTestEvent } from '../webhooks/deliveries.js'
 import { redeliver } from '../webhooks/redeliver.js'
 import {
   createWebhook,
@@ -38,21 +37,6 @@ import {
 
 const route = routeFactory(['Webhooks'], orgSecurity)
 const notFound = errorResponses(404)
-
-export const publicDelivery = (d: DeliveryRow) => ({
-  id: d.id,
-  webhook_id: d.webhook_id,
-  event_id: d.event_id,
-  event_type: d.event_type,
-  url: d.url,
-  status: d.status,
-  attempts: d.attempts,
-  retries: Math.max(0, d.attempts.length - 1),
-  next_attempt_at: d.next_attempt_at,
-  redelivery_of: d.redelivery_of,
-  created_at: d.created_at,
-  completed_at: d.completed_at,
-})
 
 export function webhookRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -223,25 +207,7 @@ export function webhookRoutes(deps: Deps) {
     }),
     (c) => {
       const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
-      if (!row.enabled)
-        throw new ApiError('conflict', 'This endpoint is disabled; enable it to send a test event.')
-      let delivery: DeliveryRow | undefined
-      deps.store.batch((w) => {
-        const event = deps.events.record(
-          deps,
-          w,
-          row.partner_id,
-          'webhook.test',
-          {
-            object: 'webhook_test',
-            webhook_id: row.id,
-            message: 'A test event from partner-sandbox.',
-          },
-          { fanOut: false },
-        )
-        delivery = deps.dispatcher.createDelivery(w, row, event)
-      })
-      return c.json({ delivery: publicDelivery(delivery as DeliveryRow) }, 202)
+      return c.json({ delivery: publicDelivery(sendTestEvent(deps, row)) }, 202)
     },
   )
 
@@ -320,17 +286,4 @@ export function webhookRoutes(deps: Deps) {
   )
 
   return app
-}
-
-function requireDelivery(
-  deps: Deps,
-  partnerId: string,
-  webhookId: string,
-  deliveryId: string,
-): DeliveryRow {
-  const row = deps.store.get('webhook_deliveries', deliveryId)
-  if (!row || row.partner_id !== partnerId || row.webhook_id !== webhookId) {
-    throw new ApiError('not_found', `No delivery ${deliveryId} for webhook endpoint ${webhookId}.`)
-  }
-  return row
 }

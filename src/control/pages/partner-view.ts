@@ -6,8 +6,8 @@ import { publicTransaction, transactionsOf } from '../../domain/ledger.js'
 import { onboardingsOf, onboardingView } from '../../domain/onboarding.js'
 import { newestFirst } from '../../domain/pagination.js'
 import { publicPartner } from '../../domain/partners.js'
-import { publicDelivery } from '../../routes/webhooks.js'
 import type { PartnerRow } from '../../store/records.js'
+import { publicDelivery } from '../../webhooks/deliveries.js'
 import { publicWebhook } from '../../webhooks/subscriptions.js'
 
 /** How many rows of each list the dashboard shows (newest first); the API pages the rest. */

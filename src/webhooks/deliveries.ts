@@ -1,0 +1,60 @@
+import type { Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
+import type { DeliveryRow, WebhookRow } from '../store/records.js'
+
+/**
+ * Deliveries as a partner sees them, and the test event it can send to one endpoint
+ * (redelivery is in redeliver.ts).
+ */
+
+/** What a partner sees of a delivery: its attempts, and how many were retries. */
+export const publicDelivery = (d: DeliveryRow) => ({
+  id: d.id,
+  webhook_id: d.webhook_id,
+  event_id: d.event_id,
+  event_type: d.event_type,
+  url: d.url,
+  status: d.status,
+  attempts: d.attempts,
+  retries: Math.max(0, d.attempts.length - 1),
+  next_attempt_at: d.next_attempt_at,
+  redelivery_of: d.redelivery_of,
+  created_at: d.created_at,
+  completed_at: d.completed_at,
+})
+
+export function requireDelivery(
+  deps: Deps,
+  partnerId: string,
+  webhookId: string,
+  deliveryId: string,
+): DeliveryRow {
+  const row = deps.store.get('webhook_deliveries', deliveryId)
+  if (!row || row.partner_id !== partnerId || row.webhook_id !== webhookId) {
+    throw new ApiError('not_found', `No delivery ${deliveryId} for webhook endpoint ${webhookId}.`)
+  }
+  return row
+}
+
+/** A `webhook.test` event delivered to this endpoint only (not fanned out to the others). */
+export function sendTestEvent(deps: Deps, webhook: WebhookRow): DeliveryRow {
+  if (!webhook.enabled)
+    throw new ApiError('conflict', 'This endpoint is disabled; enable it to send a test event.')
+  let delivery: DeliveryRow | undefined
+  deps.store.batch((w) => {
+    const event = deps.events.record(
+      deps,
+      w,
+      webhook.partner_id,
+      'webhook.test',
+      {
+        object: 'webhook_test',
+        webhook_id: webhook.id,
+        message: 'A test event from partner-sandbox.',
+      },
+      { fanOut: false },
+    )
+    delivery = deps.dispatcher.createDelivery(w, webhook, event)
+  })
+  return delivery as DeliveryRow
+}
