@@ -67,10 +67,15 @@ const parsedIfJson = (text: unknown) => {
   }
 }
 
-async function requestBody(cache: Capture['requestBody']): Promise<unknown> {
+async function requestBody(cache: Capture['requestBody'], type: string): Promise<unknown> {
   if (cache === 'too_large') return '(not kept: larger than 64 KiB)'
   if (cache.json) return redactValue(await cache.json.catch(() => null))
   if (cache.text) return redactValue(parsedIfJson(await cache.text.catch(() => null)))
+  // Bodies read as bytes (to check their encoding first) are shown when they are JSON or text.
+  if (cache.arrayBuffer && /json|text|urlencoded/.test(type)) {
+    const bytes = (await cache.arrayBuffer.catch(() => null)) as ArrayBuffer | null
+    return bytes && redactValue(parsedIfJson(new TextDecoder().decode(bytes)))
+  }
   if (cache.formData || cache.arrayBuffer || cache.blob) return '(binary or multipart: not kept)'
   return null
 }
@@ -100,9 +105,10 @@ export async function viewOf(entry: JournalEntry): Promise<JournalView> {
   let request: JournalView['request'] = null
   let response: JournalView['response'] = null
   if (kept) {
+    const headers = redactHeaders(kept.requestHeaders)
     request = {
-      headers: redactHeaders(kept.requestHeaders),
-      ...shownBody(await requestBody(kept.requestBody)),
+      headers,
+      ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
     }
     kept.shown ??= responseView(kept.response)
     response = await kept.shown

@@ -29,6 +29,12 @@ const SECRET_KEYS = new Set([
 
 const normalize = (key: string) => key.toLowerCase().replace(/[_-]/g, '')
 
+/** Any *token, *secret or *password field, whatever its prefix (connect_token, …). */
+const isSecretKey = (key: string) => {
+  const k = normalize(key)
+  return SECRET_KEYS.has(k) || /(token|secret|password)$/.test(k)
+}
+
 /** A one-time code: `code` is also the error code's field, so only digits are hidden. */
 const isOneTimeCode = (key: string, value: unknown) =>
   key === 'code' && typeof value === 'string' && /^\d{4,10}$/.test(value)
@@ -68,7 +74,7 @@ export function redactValue(value: unknown, depth = 0): unknown {
     const out: Record<string, unknown> = {}
     for (const [key, v] of Object.entries(value)) {
       out[key] =
-        SECRET_KEYS.has(normalize(key)) || isOneTimeCode(key, v)
+        isSecretKey(key) || isOneTimeCode(key, v)
           ? REDACTED
           : redactValue(v, depth + 1)
     }
@@ -84,7 +90,7 @@ export function redactHeaders(
   const out: Record<string, string> = {}
   const put = (name: string, value: string) => {
     const key = name.toLowerCase()
-    out[key] = SECRET_KEYS.has(normalize(key))
+    out[key] = isSecretKey(key)
       ? REDACTED
       : key === 'x-sandbox-scenario'
         ? (redactValue(value) as string)
