@@ -82,7 +82,7 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
     await tick()
     await call('POST', '/_sandbox/events', {
       creds: null,
-      body: { partner_id: other.id, type: 'webhook.test' },
+      body: { partner_id: other.id, type: 'webhook.test', object: {} },
     })
     expect((await pending).json.status).toBe('timeout')
   })
@@ -131,7 +131,7 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
     const other = await createPartner(call, { name: 'Other' })
     const foreign = await call('POST', '/_sandbox/events', {
       creds: null,
-      body: { partner_id: other.id, type: 'webhook.test' },
+      body: { partner_id: other.id, type: 'webhook.test', object: {} },
     })
     const bad = await wait({ after: foreign.json.event.id })
     expect(bad.status).toBe(400)

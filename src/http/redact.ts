@@ -73,10 +73,7 @@ export function redactValue(value: unknown, depth = 0): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [key, v] of Object.entries(value)) {
-      out[key] =
-        isSecretKey(key) || isOneTimeCode(key, v)
-          ? REDACTED
-          : redactValue(v, depth + 1)
+      out[key] = isSecretKey(key) || isOneTimeCode(key, v) ? REDACTED : redactValue(v, depth + 1)
     }
     return out
   }

@@ -79,10 +79,10 @@ export function createControlClient(url: string, options: ControlClientOptions =
     events: {
       list: (filter: { partner_id?: string; type?: string; limit?: number } = {}) =>
         req<ControlList<SandboxEventEnvelope>>('GET', '/_sandbox/events', { query: { ...filter } }),
-      trigger: async (partnerId: string, type: string, object: Record<string, unknown> = {}) =>
+      trigger: async (partnerId: string, type: string, object?: Record<string, unknown>) =>
         (
           await req<{ event: SandboxEventEnvelope }>('POST', '/_sandbox/events', {
-            body: { partner_id: partnerId, type, object },
+            body: { partner_id: partnerId, type, ...(object ? { object } : {}) },
           })
         ).event,
       waitFor: (partnerId: string, type: string | undefined, options: WaitForOptions = {}) =>

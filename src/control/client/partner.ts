@@ -101,10 +101,11 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
         })
         return data[0] ?? null
       },
-      trigger: async (type: string, object: Record<string, unknown> = {}) =>
+      /** Emits `type` with `object`, or without it a real one from the partner's state. */
+      trigger: async (type: string, object?: Record<string, unknown>) =>
         (
           await req<{ event: SandboxEventEnvelope }>('POST', '/_sandbox/events', {
-            body: { partner_id: id, type, object },
+            body: { partner_id: id, type, ...(object ? { object } : {}) },
           })
         ).event,
     },
