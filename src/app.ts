@@ -4,6 +4,7 @@ import { controlPlane } from './control/index.js'
 import type { AppEnv, Deps } from './deps.js'
 import { mountDocs } from './docs/routes.js'
 import { ApiError } from './errors.js'
+import { mountFavicon } from './hosted/favicon.js'
 import { allowedMethods } from './http/allowed-methods.js'
 import { apiGate } from './http/api-gate.js'
 import { bodyLimit } from './http/body-limit.js'
@@ -130,6 +131,7 @@ export function createApp(deps: Deps) {
   }
   app.get('/openapi.json', (c) => c.json(openapi()))
   mountDocs(app, deps)
+  mountFavicon(app)
   app.get('/', (c) => c.redirect('/docs'))
 
   const allowed = allowedMethods(app.routes)

@@ -178,12 +178,21 @@ describeWithBrowser('hosted onboarding result in a popup and in a plain tab', ()
       })
       expect(start.status, start.text).toBe(200)
       const tab = await context.newPage()
+      // No console error and no failed request (a missing favicon would be a 404 here).
+      const failures: string[] = []
+      tab.on('console', (m) => {
+        if (m.type() === 'error') failures.push(m.text())
+      })
+      tab.on('response', (r) => {
+        if (r.status() >= 400) failures.push(`${r.status()} ${r.url()}`)
+      })
       // An Android WebView's JavascriptInterface, as the page sees one.
       await tab.addInitScript(
         'window.bridged = []; window.PartnerSandboxAndroid = { postMessage: function (s) { window.bridged.push(s) } }',
       )
       await tab.goto(start.json.data.onboardingEmbedUrl)
       await walkFlow(tab)
+      expect(failures).toEqual([])
       const bridged = (await tab.evaluate('window.bridged')) as string[]
       expect(bridged).toHaveLength(1)
       expect(JSON.parse(bridged[0] as string)).toMatchObject({

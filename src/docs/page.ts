@@ -14,6 +14,7 @@ export const docsPage = (config: DocsConfig) => html`<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Partner Card Service API (sandbox) · reference</title>
+    <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
     <link rel="stylesheet" href="/docs/assets/swagger-ui.css" />
   </head>
   <body>

@@ -90,6 +90,7 @@ export function bankConnectPage(
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <title>Connect your bank</title>
 <style nonce="${nonce}">${raw(styles)}</style>
 </head>

@@ -82,6 +82,7 @@ export function onboardingPage(
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <title>${partnerName} · Card application</title>
 <style nonce="${nonce}">${raw(styles)}</style>
 </head>
@@ -152,6 +153,7 @@ export function embedErrorPage(title: string, message: string) {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <title>${title}</title>
 <style>body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#0f172a;background:#f8fafc}main{max-width:480px;margin:0 auto;padding:24px}h1{font-size:20px;color:#b91c1c}</style>
 </head>

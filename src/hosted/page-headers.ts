@@ -39,7 +39,10 @@ export function hostedErrorPage(
   message: string,
   status: ContentfulStatusCode,
 ) {
-  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
+  c.header(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'",
+  )
   c.header('Referrer-Policy', 'no-referrer')
   c.header('Cache-Control', 'no-store')
   return c.html(embedErrorPage(title, message), status)

@@ -10,7 +10,8 @@ export const ids = {
   user: '3b2f7c1a-9d4e-4a6b-8c2d-1e5f7a9b0c3d',
   onboarding: '8a1d3f5e-2b4c-4e6a-9f8b-7c5d3e1a2b4f',
   consumer: 'cons_5Hc9Rk2LmQ8vT1xZ',
-  providerConsumer: 'pcon_7Yw3Nq6Bd1Fs9Kx2',
+  /** Set on the user at approval: the consumer the onboarding created. */
+  providerConsumer: 'cons_5Hc9Rk2LmQ8vT1xZ',
   card: 'card_9dKq2mZx7TbL4wRp',
   funding: 'txn_Fq8Lm2Xc7Rb3Vn9K',
   purchase: 'txn_Pc4Hs8Wd2Mz6Qy1J',

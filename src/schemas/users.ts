@@ -94,7 +94,10 @@ export const User = z
     date_of_birth: z.string(),
     address: z.record(z.string(), z.unknown()),
     secondary_address: z.record(z.string(), z.unknown()),
-    provider_consumer_id: z.string().nullable(),
+    provider_consumer_id: z.string().nullable().openapi({
+      description:
+        "null until the user's card onboarding completes with a pass: the card provider creates its consumer only at approval. Then the onboarding's consumerId.",
+    }),
     kyc_status: z.string().openapi({ example: 'approved' }),
     metadata: z.record(z.string(), z.unknown()),
     is_active: z.boolean(),
