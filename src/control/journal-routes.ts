@@ -34,7 +34,21 @@ export const JournalEntryView = z
     }),
     response: Message.nullable(),
   })
-  .openapi('SandboxJournalEntry')
+  .openapi('SandboxJournalEntry', {
+    example: {
+      id: 'req_k3Jd9Qx2Lm0',
+      at: '2026-03-02T12:40:00.000Z',
+      method: 'POST',
+      path: '/api/v1/partner/cards/simulate-fund',
+      status: 200,
+      duration_ms: 3,
+      partner_id: '6f1c2b1e-6c8a-4d3e-9a51-2d7f0c9b8e10',
+      scenario: 'default',
+      fault: null,
+      request: null,
+      response: null,
+    },
+  })
 
 const Filters = z.object({
   partner_id: z.uuid().optional(),
@@ -69,7 +83,10 @@ export function journalRoutes(deps: Deps) {
       },
       responses: {
         200: jsonResponse(
-          z.object({ data: z.array(JournalEntryView), has_more: z.boolean() }),
+          z.object({
+            data: z.array(JournalEntryView),
+            has_more: z.boolean().openapi({ example: false }),
+          }),
           'Newest first.',
         ),
         ...errorResponses(400, 401),
@@ -89,7 +106,10 @@ export function journalRoutes(deps: Deps) {
       summary: 'How many journaled requests match (same filters as the list)',
       request: { query: Filters },
       responses: {
-        200: jsonResponse(z.object({ count: z.number().int() }), 'The count.'),
+        200: jsonResponse(
+          z.object({ count: z.number().int().openapi({ example: 12 }) }),
+          'The count.',
+        ),
         ...errorResponses(400, 401),
       },
     }),

@@ -38,7 +38,15 @@ export const RuntimeFault = z
       .openapi({ description: 'Left of `next`; null: no limit.' }),
     created_at: z.string(),
   })
-  .openapi('SandboxRuntimeFault')
+  .openapi('SandboxRuntimeFault', {
+    example: {
+      id: 'flt_3kq8e2',
+      partner_id: null,
+      rule: { route: 'POST /api/v1/partner/cards/simulate-fund', error_status: 503, next: 1 },
+      remaining: 1,
+      created_at: '2026-03-02T12:40:00.000Z',
+    },
+  })
 
 /** Control-plane routes of the scenario engine: scenarios and faults. */
 export function controlScenarioRoutes(deps: Deps) {

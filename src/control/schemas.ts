@@ -207,4 +207,14 @@ export const SandboxEvent = z
         .openapi({ description: 'The resource the event is about; its shape depends on type.' }),
     }),
   })
-  .openapi('SandboxEvent')
+  .openapi('SandboxEvent', {
+    example: {
+      id: 'evt_5Tz1Kq8Mw3Xd7Rb2',
+      object: 'event',
+      type: 'card.funded',
+      created: 1772447100,
+      livemode: false,
+      api_version: 'v1',
+      data: { object: { id: 'card_9dKq2mZx7TbL4wRp', available_balance: 100 } },
+    },
+  })

@@ -57,7 +57,10 @@ export function controlUserRoutes(deps: Deps) {
       request: { query: InboxQuery },
       responses: {
         200: jsonResponse(
-          z.object({ data: z.array(InboxMessage), has_more: z.boolean() }),
+          z.object({
+            data: z.array(InboxMessage),
+            has_more: z.boolean().openapi({ example: false }),
+          }),
           'The messages.',
         ),
         ...errorResponses(400, 401),

@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js'
 import { eventEnvelope } from '../domain/events.js'
 import { validationError } from '../errors.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
+import * as ex from '../schemas/examples.js'
 import { Delivery } from '../schemas/webhooks.js'
 import { publicDelivery } from '../webhooks/deliveries.js'
 import { EventWaiters, MAX_WAIT_MS } from './event-waits.js'
@@ -21,9 +22,24 @@ export const WaitResultSchema = z
     delivery: Delivery.nullable().openapi({
       description: 'With `delivered=true`: the delivery that succeeded.',
     }),
-    waited_ms: z.number().int(),
+    waited_ms: z.number().int().openapi({ example: 120 }),
   })
-  .openapi('SandboxWaitResult')
+  .openapi('SandboxWaitResult', {
+    example: {
+      status: 'matched',
+      event: {
+        id: 'evt_5Tz1Kq8Mw3Xd7Rb2',
+        object: 'event',
+        type: 'card.funded',
+        created: 1772447100,
+        livemode: false,
+        api_version: 'v1',
+        data: { object: { id: 'card_9dKq2mZx7TbL4wRp', available_balance: 100 } },
+      },
+      delivery: ex.delivery,
+      waited_ms: 120,
+    },
+  })
 
 const WaitQuery = z.object({
   type: z

@@ -85,7 +85,7 @@ export const SinkView = z
         responded_status: z.number(),
       }),
     ),
-    has_more: z.boolean(),
+    has_more: z.boolean().openapi({ example: false }),
   })
   .openapi('SandboxSink', {
     example: {
@@ -97,7 +97,8 @@ export const SinkView = z
         delay_ms: 0,
         signature_header: 'X-Service-Signature',
       },
-      requests: [
+      has_more: false,
+      data: [
         {
           id: 1,
           received_at: ex.times.funded,
@@ -184,7 +185,10 @@ export function controlWebhookRoutes(deps: Deps) {
       },
       responses: {
         200: jsonResponse(
-          z.object({ data: z.array(SandboxEvent), has_more: z.boolean() }),
+          z.object({
+            data: z.array(SandboxEvent),
+            has_more: z.boolean().openapi({ example: false }),
+          }),
           'Events.',
         ),
         ...errorResponses(400, 401),
