@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createPartner, registerAndLogin, startReceiver, testSandbox } from './helpers.js'
+import { responseSchema, schemaValidator } from './openapi-schema.js'
 
 const cleanup: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -73,6 +74,10 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
     expect(res.json).toMatchObject({ status: 'timeout', event: null, delivery: null })
     expect(res.json.waited_ms).toBeGreaterThanOrEqual(45)
     expect(sandbox.deps.events.listenerCount).toBe(before)
+    // A generated client validates this answer against the published schema: null must fit.
+    const doc = await (await sandbox.app.request('/openapi.json')).json()
+    const schema = responseSchema(doc, 'get', '/_sandbox/partners/{id}/events/wait', 200)
+    expect(schemaValidator(doc)(schema, res.json)).toEqual([])
   })
 
   it("does not answer with another partner's event", async () => {

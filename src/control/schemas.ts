@@ -192,6 +192,17 @@ export const SnapshotQuery = z.object({
 /** The answer of a control action that only confirms. */
 export const OkOnly = z.object({ ok: z.literal(true) }).openapi('SandboxOkOnly')
 
+/** One event as the control plane shows it; also the example of a matched wait. */
+export const sandboxEventExample = {
+  id: 'evt_5Tz1Kq8Mw3Xd7Rb2',
+  object: 'event' as const,
+  type: 'card.funded' as const,
+  created: 1772447100,
+  livemode: false as const,
+  api_version: 'v1' as const,
+  data: { object: { id: 'card_9dKq2mZx7TbL4wRp', available_balance: 100 } },
+}
+
 /** An event as delivered to endpoints (DESIGN.md section 3). */
 export const SandboxEvent = z
   .object({
@@ -207,14 +218,4 @@ export const SandboxEvent = z
         .openapi({ description: 'The resource the event is about; its shape depends on type.' }),
     }),
   })
-  .openapi('SandboxEvent', {
-    example: {
-      id: 'evt_5Tz1Kq8Mw3Xd7Rb2',
-      object: 'event',
-      type: 'card.funded',
-      created: 1772447100,
-      livemode: false,
-      api_version: 'v1',
-      data: { object: { id: 'card_9dKq2mZx7TbL4wRp', available_balance: 100 } },
-    },
-  })
+  .openapi('SandboxEvent', { example: sandboxEventExample })

@@ -9,7 +9,7 @@ import { Delivery } from '../schemas/webhooks.js'
 import { publicDelivery } from '../webhooks/deliveries.js'
 import { EventWaiters, MAX_WAIT_MS } from './event-waits.js'
 import { controlRoute, controlRouter } from './router.js'
-import { PartnerIdParam, SandboxEvent } from './schemas.js'
+import { PartnerIdParam, SandboxEvent, sandboxEventExample } from './schemas.js'
 
 const DEFAULT_WAIT_MS = 10_000
 
@@ -18,24 +18,19 @@ export const WaitResultSchema = z
     status: z.enum(['matched', 'timeout']).openapi({
       description: '`matched`: `event` is the first match. `timeout`: none came in time.',
     }),
-    event: SandboxEvent.nullable(),
-    delivery: Delivery.nullable().openapi({
-      description: 'With `delivered=true`: the delivery that succeeded.',
+    // A union, not .nullable(): OpenAPI 3.1 renders it anyOf [ref, null], which admits null.
+    event: z.union([SandboxEvent, z.null()]).openapi({
+      description: 'The first matching event; null at a timeout.',
+    }),
+    delivery: z.union([Delivery, z.null()]).openapi({
+      description: 'With `delivered=true`: the delivery that succeeded; otherwise null.',
     }),
     waited_ms: z.number().int().openapi({ example: 120 }),
   })
   .openapi('SandboxWaitResult', {
     example: {
       status: 'matched',
-      event: {
-        id: 'evt_5Tz1Kq8Mw3Xd7Rb2',
-        object: 'event',
-        type: 'card.funded',
-        created: 1772447100,
-        livemode: false,
-        api_version: 'v1',
-        data: { object: { id: 'card_9dKq2mZx7TbL4wRp', available_balance: 100 } },
-      },
+      event: sandboxEventExample,
       delivery: ex.delivery,
       waited_ms: 120,
     },
