@@ -8,22 +8,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeDataFile } from './data.mjs'
 import {
-  assertLoopback,
   fmt,
   fmtRatio,
-  httpGet,
   isMain,
   killAllChildren,
-  killChild,
   median,
-  partnerHeaders,
   printTable,
   ratios,
-  sleep,
-  spawnNode,
+  SANDBOX_BANNER_URL,
   spread,
+  timeToFirst200,
   verdict,
-  waitForStdout,
 } from './lib.mjs'
 import { prismArgs } from './prism.mjs'
 
@@ -33,29 +28,9 @@ const LARGE = Number(process.env.BENCH_LARGE_USERS ?? 100_000)
 const TARGET_MS = 400
 const RESTART_TARGET_MS = 1000
 const DEADLINE_MS = 30_000
-const SANDBOX_URL = /^ {2}API {7}(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m
 const PRISM_URL = /listening on (http:\/\/127\.0\.0\.1:\d+)/
 
-/** Spawns `args`, waits for its URL on stdout, then polls until the first 200. */
-async function once(args, pattern) {
-  const t0 = performance.now()
-  const child = spawnNode(args)
-  try {
-    const { match } = await waitForStdout(child, pattern, DEADLINE_MS)
-    const url = `${assertLoopback(match[1])}/api/v1/partner/me`
-    let last
-    while (performance.now() - t0 < DEADLINE_MS) {
-      last = await httpGet(url, partnerHeaders, DEADLINE_MS).catch((error) => ({ error }))
-      if (last.status === 200) break
-      await sleep(2)
-    }
-    if (last?.status !== 200)
-      throw new Error(`no 200 from ${url} within ${DEADLINE_MS} ms: ${last?.status ?? last?.error}`)
-    return performance.now() - t0
-  } finally {
-    await killChild(child, 10_000)
-  }
-}
+const once = (args, pattern) => timeToFirst200(args, pattern, DEADLINE_MS)
 
 const cli = (...extra) => ['dist/bundle/cli.js', '--port', '0', '--log-level', 'silent', ...extra]
 
@@ -65,14 +40,14 @@ export async function run() {
     const sandbox = []
     const prism = []
     for (let i = 0; i < RUNS; i++) {
-      sandbox.push(await once(cli(), SANDBOX_URL))
+      sandbox.push(await once(cli(), SANDBOX_BANNER_URL))
       prism.push(await once(await prismArgs(), PRISM_URL))
     }
     const file = join(dir, 'data.json')
     writeDataFile(file, LARGE)
     const restart = []
     for (let i = 0; i < RESTART_RUNS; i++)
-      restart.push(await once(cli('--data', file), SANDBOX_URL))
+      restart.push(await once(cli('--data', file), SANDBOX_BANNER_URL))
 
     const cold = { median: median(sandbox), max: Math.max(...sandbox) }
     const vsPrism = spread(ratios(sandbox, prism))

@@ -8,25 +8,20 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  assertLoopback,
   fmt,
-  httpGet,
   isMain,
   killAllChildren,
-  killChild,
   median,
-  partnerHeaders,
   printTable,
   root,
-  sleep,
-  spawnNode,
-  waitForStdout,
+  SANDBOX_BANNER_URL,
+  timeToFirst200,
+  verdict,
 } from './lib.mjs'
 
 const RUNS = Number(process.env.BENCH_INSTALLED_RUNS ?? 5)
 const TARGET_MS = 500
 const DEADLINE_MS = 10_000
-const BANNER = /^ {2}API {7}(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m
 
 /** Packs and installs the package; answers the installed command's path and the temp folder. */
 function install() {
@@ -44,24 +39,8 @@ function install() {
   return { dir, bin: join(app, 'node_modules', 'partner-sandbox', 'bin', 'partner-sandbox.mjs') }
 }
 
-async function once(bin) {
-  const t0 = performance.now()
-  const child = spawnNode([bin, '--port', '0', '--log-level', 'silent'])
-  try {
-    const { match } = await waitForStdout(child, BANNER, DEADLINE_MS)
-    const url = `${assertLoopback(match[1])}/api/v1/partner/me`
-    let last
-    while (performance.now() - t0 < DEADLINE_MS) {
-      last = await httpGet(url, partnerHeaders, DEADLINE_MS).catch((error) => ({ error }))
-      if (last.status === 200) break
-      await sleep(5)
-    }
-    if (last?.status !== 200) throw new Error(`no 200 from ${url}: ${last?.status ?? last?.error}`)
-    return performance.now() - t0
-  } finally {
-    await killChild(child)
-  }
-}
+const once = (bin) =>
+  timeToFirst200([bin, '--port', '0', '--log-level', 'silent'], SANDBOX_BANNER_URL, DEADLINE_MS)
 
 export async function run() {
   const installStarted = performance.now()
@@ -76,7 +55,6 @@ export async function run() {
   }
   const med = median(runs)
   const max = Math.max(...runs)
-  const verdict = (ok) => (ok ? 'PASS' : 'MISS')
   printTable(
     `Installed package: spawn its partner-sandbox command -> first authenticated 200 (${RUNS} runs)`,
     ['run', 'to first 200 ms'],

@@ -262,3 +262,30 @@ export function printTable(title, header, rows, notes = []) {
   for (const note of notes) out.push(`  ${note}`)
   console.log(out.join('\n'))
 }
+
+/** The API line of the sandbox's banner; its group is the base URL. */
+export const SANDBOX_BANNER_URL = /^ {2}API {7}(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m
+
+/**
+ * Spawns `args`, waits for its URL on stdout (`pattern`'s first group), then polls an
+ * authenticated GET /api/v1/partner/me until the first 200. Answers the milliseconds taken.
+ */
+export async function timeToFirst200(args, pattern, deadlineMs) {
+  const t0 = performance.now()
+  const child = spawnNode(args)
+  try {
+    const { match } = await waitForStdout(child, pattern, deadlineMs)
+    const url = `${assertLoopback(match[1])}/api/v1/partner/me`
+    let last
+    while (performance.now() - t0 < deadlineMs) {
+      last = await httpGet(url, partnerHeaders, deadlineMs).catch((error) => ({ error }))
+      if (last.status === 200) break
+      await sleep(2)
+    }
+    if (last?.status !== 200)
+      throw new Error(`no 200 from ${url} within ${deadlineMs} ms: ${last?.status ?? last?.error}`)
+    return performance.now() - t0
+  } finally {
+    await killChild(child, 10_000)
+  }
+}
