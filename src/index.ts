@@ -130,7 +130,12 @@ export async function createSandbox(options: SandboxOptions = {}) {
   const retention = new Retention(deps)
   deps.sweeper.add((scope) => retention.run(scope))
   deps.dispatcher = new Dispatcher(deps)
-  store.onReplace(() => deps.dispatcher.reload())
+  // A whole-state reset or restore also drops the inbox: its codes belong to the old state
+  // (the per-partner counterparts drop that partner's messages).
+  store.onReplace(() => {
+    deps.dispatcher.reload()
+    deps.inbox.clear()
+  })
   const app = createApp(deps)
   primeDefaultCredentials(deps)
   return {

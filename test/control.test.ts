@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { acme, testSandbox } from './helpers.js'
+import { acme, FIXTURE_PASSWORD, testSandbox } from './helpers.js'
 
 describe('control plane /_sandbox', () => {
   it('health reports the version, storage, scenario and sandbox time', async () => {
@@ -102,6 +102,23 @@ describe('control plane /_sandbox', () => {
     expect(res.status).toBe(200)
     expect((await call('GET', '/api/v1/partner/me')).json.partner.display_name).toBe('Acme Fintech')
     expect((await call('GET', '/_sandbox/partners', { creds: null })).json.data).toHaveLength(2)
+  })
+
+  it('reset and restore empty the inbox: no code of the old state is left to read', async () => {
+    const { call } = await testSandbox()
+    const email = 'jamil.kreiger@example.com'
+    const inbox = async () =>
+      (await call('GET', `/_sandbox/inbox?email=${email}`, { creds: null })).json.data
+    const snap = (await call('GET', '/_sandbox/snapshot', { creds: null })).json
+    const login = { email, password: FIXTURE_PASSWORD }
+    expect((await call('POST', '/api/v1/partner/auth/login', { body: login })).status).toBe(200)
+    expect(await inbox()).toHaveLength(1)
+    await call('POST', '/_sandbox/reset', { creds: null })
+    expect(await inbox()).toEqual([])
+    await call('POST', '/api/v1/partner/auth/login', { body: login })
+    expect(await inbox()).toHaveLength(1)
+    await call('POST', '/_sandbox/snapshot', { creds: null, body: snap })
+    expect(await inbox()).toEqual([])
   })
 
   it('a snapshot exported and restored brings the state back exactly', async () => {
