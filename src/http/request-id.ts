@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { AppEnv } from '../deps.js'
+import { SerializedJson } from './serialized-json.js'
 
 type HeadersInit = NonNullable<ConstructorParameters<typeof Headers>[0]>
 
@@ -57,7 +58,7 @@ function withHeader(
       headers === undefined &&
       (arg === undefined || typeof arg === 'number')
     ) {
-      return new Response(JSON.stringify(data), {
+      return new Response(data instanceof SerializedJson ? data.text : JSON.stringify(data), {
         status: (arg as number | undefined) ?? 200,
         headers: { 'content-type': 'application/json', [HEADER]: id },
       })

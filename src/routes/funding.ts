@@ -5,6 +5,7 @@ import { publicTransaction, transactionsOf } from '../domain/ledger.js'
 import { ListQuery, newestFirst, pageOf, paginate } from '../domain/pagination.js'
 import { setCardFrozen, simulatePurchase } from '../domain/purchases.js'
 import { ApiError } from '../errors.js'
+import { serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import { Card, envelope } from '../schemas/cards.js'
 import {
@@ -31,6 +32,7 @@ const bodyErrors = [400, ...orgErrors, 409, 413, 415] as const
 /** The card group's money routes: simulate-fund, deposits, card transactions, purchases, freeze. */
 export function fundingRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const transactionPages = serializedCache(() => deps.store.version)
 
   app.openapi(
     route({
@@ -146,17 +148,17 @@ export function fundingRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      return c.json(
-        {
+      const userId = c.get('user').id
+      const query = c.req.valid('query')
+      // Read far more often than written: the serialized page is kept until the next write.
+      const page = transactionPages(
+        `${userId}\n${query.limit}\n${query.starting_after ?? ''}`,
+        () => ({
           success: true as const,
-          data: paginate(
-            transactionsOf(deps, c.get('user').id),
-            c.req.valid('query'),
-            publicTransaction,
-          ),
-        },
-        200,
+          data: paginate(transactionsOf(deps, userId), query, publicTransaction),
+        }),
       )
+      return c.json(page, 200)
     },
   )
 

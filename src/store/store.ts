@@ -117,6 +117,14 @@ export class Store {
     this.rebuildIndex(index)
   }
 
+  /**
+   * Rises with every write, reset and restore: whatever is derived from the rows alone (a
+   * serialized page) is current for as long as this has not moved.
+   */
+  get version(): number {
+    return this.seq
+  }
+
   get<K extends CollectionName>(collection: K, id: string): Collections[K] | undefined {
     // Own rows only: an id like `__proto__` or `constructor` from a URL is not a row.
     const rows = this.data[collection]

@@ -1,0 +1,49 @@
+/**
+ * A JSON text made earlier, sent by `c.json` as it is (request-id.ts) instead of being
+ * serialized again. Anything else that serializes it (hono's own c.json, when a route set
+ * headers of its own) gets the same JSON through `toJSON`.
+ */
+export class SerializedJson {
+  constructor(readonly text: string) {}
+
+  toJSON(): unknown {
+    return JSON.parse(this.text)
+  }
+}
+
+/** At most this many answers, and this many characters in all, are kept. */
+const MAX_ENTRIES = 256
+const MAX_CHARS = 4 * 1024 * 1024
+
+/**
+ * Serialized answers kept while `version()` (the store's write counter) stands still, so a
+ * page read again and again is serialized once: for a 20-row page, serializing is most of
+ * the request, and every fresh 11 KB body outlives the request in the request journal,
+ * which makes the garbage collector copy it. Any write anywhere moves the version, so an
+ * answer can never be older than the rows it was made from; it must depend on the rows and
+ * `key` alone (no clock, no request origin). Bounded in entries and characters: over either
+ * bound the cache starts over.
+ */
+export function serializedCache(version: () => number) {
+  const cache = new Map<string, { version: number; json: SerializedJson }>()
+  let chars = 0
+  return <T>(key: string, build: () => T): T => {
+    const now = version()
+    const hit = cache.get(key)
+    if (hit?.version === now) return hit.json as unknown as T
+    if (hit) {
+      cache.delete(key)
+      chars -= hit.json.text.length
+    }
+    const json = new SerializedJson(JSON.stringify(build()))
+    if (cache.size >= MAX_ENTRIES || chars + json.text.length > MAX_CHARS) {
+      cache.clear()
+      chars = 0
+    }
+    if (json.text.length <= MAX_CHARS) {
+      cache.set(key, { version: now, json })
+      chars += json.text.length
+    }
+    return json as unknown as T
+  }
+}

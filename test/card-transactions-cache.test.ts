@@ -1,0 +1,155 @@
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { serializedCache } from '../src/http/serialized-json.js'
+import { acme, type Call, connectBank, onboardedUser, testSandbox } from './helpers.js'
+
+/**
+ * GET /partner/cards/transactions keeps its serialized page until the next write (see
+ * src/http/serialized-json.ts). Every kind of write that changes a card's money must show on
+ * the very next read: each step reads the cached list before the write, then checks it
+ * against GET /partner/transactions (built from the rows on every request) after it.
+ */
+
+const API = '/api/v1/partner'
+const CARD_TXNS = `${API}/cards/transactions`
+
+async function setup() {
+  const t = await testSandbox()
+  onTestFinished(() => t.sandbox.close())
+  return t
+}
+
+async function cardholder(call: Call) {
+  const u = await onboardedUser(call)
+  const as = (method: string, path: string, body?: unknown) =>
+    call(method, path, { creds: acme, headers: u.bearer, body })
+  /** The card list (cached) and the transaction list (not), which must agree. */
+  const lists = async (query = 'limit=100') => {
+    const cached = await as('GET', `${CARD_TXNS}?${query}`)
+    const fresh = await as('GET', `${API}/transactions?${query}`)
+    expect(cached.status, cached.text).toBe(200)
+    expect(fresh.status, fresh.text).toBe(200)
+    expect(cached.json.data).toEqual(fresh.json.data)
+    return cached.json.data.data as { id: string; status: string; refunded_amount: number }[]
+  }
+  return { ...u, as, lists }
+}
+
+describe('the card transaction list after every kind of write', () => {
+  it('shows funding, purchases, clearing, reversal, refunds, disputes and deposits at once', async () => {
+    const { call } = await setup()
+    const u = await cardholder(call)
+    expect(await u.lists()).toEqual([])
+
+    await u.as('POST', `${API}/cards/simulate-fund`, { amount: 100 })
+    expect((await u.lists()).map((t) => t.status)).toEqual(['posted'])
+
+    const buy = async () =>
+      (
+        await u.as('POST', `${API}/cards/simulate-purchase`, {
+          amount: 10,
+          merchant: { name: 'S' },
+        })
+      ).json.data.id as string
+    const first = await buy()
+    expect((await u.lists())[0]).toMatchObject({ id: first, status: 'pending' })
+
+    await u.as('POST', `${API}/transactions/${first}/simulate-clearing`)
+    expect((await u.lists())[0]).toMatchObject({ id: first, status: 'posted' })
+
+    await u.as('POST', `${API}/transactions/${first}/simulate-refund`, { amount: 2.5 })
+    const afterRefund = await u.lists()
+    expect(afterRefund.find((t) => t.id === first)?.refunded_amount).toBe(2.5)
+
+    const second = await buy()
+    await u.lists()
+    await u.as('POST', `${API}/transactions/${second}/simulate-reversal`)
+    expect((await u.lists()).find((t) => t.id === second)?.status).toBe('reversed')
+
+    const before = (await u.lists()).length
+    const dispute = await u.as('POST', `${API}/disputes`, {
+      transaction_id: first,
+      reason: 'fraudulent',
+    })
+    expect(dispute.status, dispute.text).toBe(201)
+    expect((await u.lists()).length).toBeGreaterThan(before)
+
+    const bank = await connectBank(call, u.bearer)
+    const deposit = await u.as('POST', `${API}/cards/deposits`, {
+      amount: 25,
+      external_bank_account_id: bank,
+    })
+    expect(deposit.status, deposit.text).toBe(201)
+    const txnId = deposit.json.data.transaction_id
+    expect((await u.lists()).find((t) => t.id === txnId)?.status).toBe('pending')
+    // Settled by the clock, not by a request of the user's.
+    const advanced = await call('POST', '/_sandbox/clock/advance', {
+      creds: null,
+      body: { by: '31m' },
+    })
+    expect(advanced.status, advanced.text).toBe(200)
+    expect((await u.lists()).find((t) => t.id === txnId)?.status).toBe('posted')
+  })
+
+  it('pages are kept apart by limit and cursor', async () => {
+    const { call } = await setup()
+    const u = await cardholder(call)
+    await u.as('POST', `${API}/cards/simulate-fund`, { amount: 50 })
+    for (let i = 0; i < 3; i++)
+      await u.as('POST', `${API}/cards/simulate-purchase`, { amount: 1, merchant: { name: 'S' } })
+    const all = await u.lists()
+    const firstTwo = await u.lists('limit=2')
+    expect(firstTwo.map((t) => t.id)).toEqual(all.slice(0, 2).map((t) => t.id))
+    const rest = await u.lists(`limit=2&starting_after=${firstTwo[1]?.id}`)
+    expect(rest.map((t) => t.id)).toEqual(all.slice(2, 4).map((t) => t.id))
+  })
+
+  it('a reset or a restored snapshot is never answered from before', async () => {
+    const { call } = await setup()
+    const u = await cardholder(call)
+    const snapshot = await call('GET', '/_sandbox/snapshot', { creds: null })
+    await u.as('POST', `${API}/cards/simulate-fund`, { amount: 5 })
+    expect(await u.lists()).toHaveLength(1)
+    const restored = await call('POST', '/_sandbox/snapshot', { creds: null, body: snapshot.json })
+    expect(restored.status, restored.text).toBe(200)
+    expect(await u.lists()).toHaveLength(0)
+    await u.as('POST', `${API}/cards/simulate-fund`, { amount: 5 })
+    expect(await u.lists()).toHaveLength(1)
+    const reset = await call('POST', '/_sandbox/reset', { creds: null })
+    expect(reset.status, reset.text).toBe(200)
+    expect((await u.as('GET', CARD_TXNS)).status).toBe(401)
+  })
+})
+
+describe('serializedCache', () => {
+  it('serializes again once the version moves, and only then', () => {
+    let version = 1
+    let builds = 0
+    const cache = serializedCache(() => version)
+    const read = (key: string) =>
+      (
+        cache(key, () => {
+          builds++
+          return { key, version }
+        }) as unknown as { text: string }
+      ).text
+    expect(read('a')).toBe('{"key":"a","version":1}')
+    expect(read('a')).toBe('{"key":"a","version":1}')
+    expect(builds).toBe(1)
+    version = 2
+    expect(read('a')).toBe('{"key":"a","version":2}')
+    expect(read('b')).toBe('{"key":"b","version":2}')
+    expect(builds).toBe(3)
+  })
+
+  it('c.json sends a kept answer as the same JSON, with the request id', async () => {
+    const { sandbox, call } = await setup()
+    const u = await cardholder(call)
+    await u.as('POST', `${API}/cards/simulate-fund`, { amount: 1 })
+    const a = await u.as('GET', CARD_TXNS)
+    const b = await u.as('GET', CARD_TXNS)
+    expect(b.text).toBe(a.text)
+    expect(b.headers.get('content-type')).toBe('application/json')
+    expect(b.headers.get('x-request-id')).not.toBe(a.headers.get('x-request-id'))
+    expect(sandbox.deps.store.version).toBeGreaterThan(0)
+  })
+})
