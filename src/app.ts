@@ -11,6 +11,7 @@ import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
 import { requestJournal } from './http/request-journal.js'
 import { requestLog } from './http/request-log.js'
+import { CachedRouter } from './http/route-cache.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
 import { packageVersion } from './package-root.js'
@@ -36,7 +37,7 @@ const description = [
 
 /** Composes middleware and routers. Never listens: `startSandbox` or the CLI binds a port. */
 export function createApp(deps: Deps) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, router: new CachedRouter() })
   // Request ids: a per-run random prefix and a counter, cheap on the hot path. The prefix
   // comes from its own stream so that --seed keeps entity ids independent of request counts.
   const prefix = createRandom(

@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js'
 import { applyFault } from './faults.js'
 import { isPublicRoute } from './partner-auth.js'
 import { createRateLimiter } from './rate-limit.js'
+import { requestHeader } from './request-headers.js'
 import { requestedScenario } from './request-scenario.js'
 import { attachSession } from './user-session.js'
 
@@ -24,8 +25,8 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
     if (isPublicRoute(c.req.method, c.req.path)) return next()
     const authenticated = authenticatePartner(
       deps,
-      c.req.header('x-partner-key'),
-      c.req.header('x-partner-secret'),
+      requestHeader(c, 'x-partner-key'),
+      requestHeader(c, 'x-partner-secret'),
     )
     const partner = authenticated instanceof Promise ? await authenticated : authenticated
     c.set('partner', partner)

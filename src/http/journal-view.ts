@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import type { AppEnv } from '../deps.js'
 import { redactHeaders, redactValue } from './redact.js'
+import { requestHeader } from './request-headers.js'
 import type { JournalEntry } from './request-journal.js'
 
 /** Request bodies declared larger than this are not kept (the JSON limit is 1 MiB). */
@@ -36,7 +37,7 @@ export function capture(c: Context<AppEnv>): ((c: Context<AppEnv>) => Capture) |
   if (c.req.path.startsWith('/_sandbox')) return undefined
   return (done) => {
     const incoming = (done.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
-    const length = Number(done.req.header('content-length') ?? 0)
+    const length = Number(requestHeader(done, 'content-length') ?? 0)
     return {
       requestHeaders: incoming?.headers ?? done.req.raw.headers,
       requestBody:

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../deps.js'
 import { ApiError } from '../errors.js'
 import type { FaultRule } from '../scenarios/faults.js'
+import { requestHeader } from './request-headers.js'
 
 /** The statuses `Prefer: code=` can force: the fault engine's error answers. */
 export const PREFERABLE_CODES = [429, 500, 502, 503, 504] as const
@@ -17,7 +18,7 @@ const headerError = (message: string) =>
  * journal). Other preferences in the header (`return=minimal`…) are ignored, per RFC 7240.
  */
 export function preferredFault(c: Context<AppEnv>): FaultRule | undefined {
-  const header = c.req.header('prefer')
+  const header = requestHeader(c, 'prefer')
   if (!header) return undefined
   const match = /(?:^|[,;\s])code\s*=\s*"?([^",;\s]*)"?/i.exec(header)
   if (!match) return undefined

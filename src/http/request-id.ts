@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { AppEnv } from '../deps.js'
+import { requestHeader } from './request-headers.js'
 import { SerializedJson } from './serialized-json.js'
 
 type HeadersInit = NonNullable<ConstructorParameters<typeof Headers>[0]>
@@ -17,7 +18,7 @@ const validId = /^[\w\-.:]{1,255}$/
  * soon as a response has a second header.
  */
 export function assignRequestId(c: Context<AppEnv>, generate: () => string): void {
-  const given = c.req.header(HEADER)
+  const given = requestHeader(c, 'x-request-id')
   const id = given && validId.test(given) ? given : generate()
   c.set('requestId', id)
   let headersTouched = false

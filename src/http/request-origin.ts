@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../deps.js'
+import { requestHeader } from './request-headers.js'
 
 /**
  * The base of every link the sandbox returns (embed URL, connect URL, picture URL).
@@ -79,16 +80,40 @@ export function requestOrigins(publicUrl: string | undefined, listenUrl: string)
   let shared = 0
   /** Origins by their raw headers: computing one parses the URL and runs two regexes. */
   const known = new Map<string, string | undefined>()
+  /** The latest request's inputs and origin: the next one nearly always has the same. */
+  let last = {
+    proto: '',
+    forwarded: '',
+    host: '',
+    authority: '',
+    origin: undefined as string | undefined,
+  }
   const originFor = (c: Context<AppEnv>) => {
-    const proto = c.req.header('x-forwarded-proto')
-    const forwarded = c.req.header('x-forwarded-host')
-    const url = c.req.url
     // Everything originOf reads: the three headers and the scheme and authority of the URL.
-    const key = `${proto} ${forwarded} ${c.req.header('host')} ${url.slice(0, url.indexOf('/', url.indexOf('//') + 2))}`
-    if (known.has(key)) return known.get(key)
-    const origin = originOf((name) => c.req.header(name), url)
-    if (known.size >= 256) known.clear()
-    known.set(key, origin)
+    const proto = requestHeader(c, 'x-forwarded-proto') ?? ''
+    const forwarded = requestHeader(c, 'x-forwarded-host') ?? ''
+    const host = requestHeader(c, 'host') ?? ''
+    const url = c.req.url
+    const end = url.indexOf('/', url.indexOf('//') + 2)
+    if (
+      proto === last.proto &&
+      forwarded === last.forwarded &&
+      host === last.host &&
+      end === last.authority.length &&
+      url.startsWith(last.authority)
+    ) {
+      return last.origin
+    }
+    const authority = url.slice(0, end)
+    const key = `${proto} ${forwarded} ${host} ${authority}`
+    let origin: string | undefined
+    if (known.has(key)) origin = known.get(key)
+    else {
+      origin = originOf((name) => requestHeader(c, name), url)
+      if (known.size >= 256) known.clear()
+      known.set(key, origin)
+    }
+    last = { proto, forwarded, host, authority, origin }
     return origin
   }
   return {

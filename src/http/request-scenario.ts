@@ -3,6 +3,7 @@ import type { AppEnv, Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { describeIssues } from '../scenarios/loader.js'
 import { type Scenario, scenarioSchema } from '../scenarios/schema.js'
+import { requestHeader } from './request-headers.js'
 
 const HEADER = 'x-sandbox-scenario'
 
@@ -17,7 +18,7 @@ const headerError = (message: string) =>
  */
 export function requestedScenario(deps: Deps, c: Context<AppEnv>): Scenario | undefined {
   {
-    const value = c.req.header(HEADER)
+    const value = requestHeader(c, HEADER)
     const partner = c.get('partner')
     if (!value || !partner) return undefined
     let scenario: Scenario

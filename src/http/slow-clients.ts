@@ -31,7 +31,9 @@ export function slowClientServerOptions(limits: SlowClientLimits): ServerOptions
 /** Arms a body timer on each request whose body has not fully arrived with its headers. */
 export function guardSlowBodies(server: Server, limits: SlowClientLimits): void {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (req.complete) return
+    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112
+    // §6.3), though Node marks it complete only after this event: no timer for a plain GET.
+    if (req.complete || !hasBody(req)) return
     const timer = setTimeout(() => {
       if (req.complete || res.writableEnded) return
       ;(req as unknown as Record<symbol, boolean>)[TIMED_OUT] = true
@@ -55,3 +57,7 @@ export function bodyTimedOut(env: unknown): boolean {
   const incoming = (env as { incoming?: Record<symbol, unknown> } | undefined)?.incoming
   return incoming?.[TIMED_OUT] === true
 }
+
+const hasBody = (req: IncomingMessage) =>
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')

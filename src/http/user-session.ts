@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
 import { isPublicRoute } from './partner-auth.js'
+import { requestHeader } from './request-headers.js'
 
 /** The Org + User routes of spec section 5's table, as path prefixes under /api/v1. */
 const sessionPrefixes = [
@@ -25,7 +26,7 @@ export function requiresSession(method: string, path: string): boolean {
 /** Layer 2 of spec section 5: `Authorization: Bearer <sessionToken>` after the org credentials. */
 export function attachSession(deps: Deps, c: Context<AppEnv>): Promise<void> | undefined {
   if (!requiresSession(c.req.method, c.req.path)) return undefined
-  const found = deps.sessions.authenticate(c.req.header('authorization'), c.get('partner'))
+  const found = deps.sessions.authenticate(requestHeader(c, 'authorization'), c.get('partner'))
   const attach = ({ user, session }: Awaited<typeof found>) => {
     c.set('user', user)
     c.set('session', session)
