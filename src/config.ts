@@ -20,13 +20,15 @@ function duration(fallback: string) {
       }
     })
 }
+/** A number, or its text (from a flag or an environment variable): the input type says so. */
+const numeric = () => z.coerce.number<number | string>()
 const completionDefault = z.union([
   z.literal('off'),
   z.string().regex(/^[\w.:-]{1,128}$/, 'must be an id (letters, digits, _ . : -) or off'),
 ])
 
 export const sandboxOptionsSchema = z.object({
-  port: z.coerce.number().int().min(0).max(65535).default(4010),
+  port: numeric().int().min(0).max(65535).default(4010),
   host: z.string().min(1).default('127.0.0.1'),
   /** JSON data file; state is kept in memory when absent. */
   data: z.string().min(1).optional(),
@@ -37,9 +39,9 @@ export const sandboxOptionsSchema = z.object({
     .union([z.string().min(1), z.custom<Scenario>((v) => typeof v === 'object' && v !== null)])
     .default('default'),
   /** Makes every generated id and value reproducible. */
-  seed: z.coerce.number().int().nonnegative().optional(),
+  seed: numeric().int().nonnegative().optional(),
   /** Overrides every partner's rate_limit (requests per minute), or turns limiting off. */
-  rateLimit: z.union([z.literal('off'), z.coerce.number().int().positive()]).optional(),
+  rateLimit: z.union([z.literal('off'), numeric().int().positive()]).optional(),
   logLevel: z.enum(logLevels).default('info'),
   /** pretty: readable lines (coloured on a TTY); json: one JSON object per line for collectors. */
   logFormat: z.enum(logFormats).default('pretty'),
@@ -50,8 +52,7 @@ export const sandboxOptionsSchema = z.object({
   /** Guards `/_sandbox/*` when set. */
   adminToken: z.string().min(1).optional(),
   /** Largest JSON request body, bytes. */
-  bodyLimit: z.coerce
-    .number()
+  bodyLimit: numeric()
     .int()
     .positive()
     .default(1024 * 1024),
@@ -59,8 +60,7 @@ export const sandboxOptionsSchema = z.object({
    * Largest snapshot restore (`POST /_sandbox/snapshot` and a partner's), bytes: a whole
    * state is larger than any API body, but it is still read into memory, so it has a cap.
    */
-  snapshotLimit: z.coerce
-    .number()
+  snapshotLimit: numeric()
     .int()
     .positive()
     .default(16 * 1024 * 1024),
@@ -73,8 +73,7 @@ export const sandboxOptionsSchema = z.object({
   /** Session lifetime: a duration (`30m`, `24h`) or milliseconds. Output: milliseconds. */
   sessionTtl: duration('24h'),
   /** Largest profile picture, bytes; larger uploads get 413. */
-  pictureLimit: z.coerce
-    .number()
+  pictureLimit: numeric()
     .int()
     .positive()
     .default(2 * 1024 * 1024),
@@ -96,7 +95,7 @@ export const sandboxOptionsSchema = z.object({
     .default(false),
 })
 
-export type SandboxOptions = z.input<typeof sandboxOptionsSchema>
+export type { SandboxOptions } from './sandbox-options.js'
 export type SandboxConfig = z.output<typeof sandboxOptionsSchema>
 
 /** The environment variables the CLI reads, each matching a flag. */

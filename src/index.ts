@@ -1,9 +1,9 @@
 import type { Server } from 'node:http'
-import { type ServerType, serve } from '@hono/node-server'
+import { serve } from '@hono/node-server'
 import type { z } from 'zod'
 import { createApp } from './app.js'
 import { createClock } from './clock.js'
-import { type SandboxConfig, type SandboxOptions, sandboxOptionsSchema } from './config.js'
+import { type SandboxConfig, sandboxOptionsSchema } from './config.js'
 import { createControlClient } from './control/client/index.js'
 import type { Deps } from './deps.js'
 import { CredentialCache } from './domain/credential-cache.js'
@@ -24,6 +24,8 @@ import { requestOrigins } from './http/request-origin.js'
 import { guardSlowBodies, slowClientServerOptions } from './http/slow-clients.js'
 import { createLogger } from './logger.js'
 import { createRandom } from './random.js'
+import type { SandboxOptions } from './sandbox-options.js'
+import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
@@ -34,8 +36,10 @@ import { Store } from './store/store.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { SinkRegistry } from './webhooks/sink.js'
 
-export type { SandboxOptions } from './config.js'
+export type { Clock, ClockState } from './clock.js'
 export * from './control/client/index.js'
+export type { SandboxOptions } from './sandbox-options.js'
+export type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 export { ScenarioError } from './scenarios/loader.js'
 export { DEFAULT_PARTNER } from './store/default-credentials.js'
 export { DataFileError } from './store/snapshot-file.js'
@@ -54,6 +58,7 @@ export class ConfigError extends Error {
 /** An IPv6 address in a URL needs brackets. */
 const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)
 
+/** @internal Validates options into the config (the CLI and tests use it). */
 export function parseOptions(options: SandboxOptions): SandboxConfig {
   const parsed = sandboxOptionsSchema.safeParse(options)
   if (!parsed.success) {
@@ -71,7 +76,7 @@ export function parseOptions(options: SandboxOptions): SandboxConfig {
  * Builds a sandbox without listening: use `sandbox.app.request()` in tests, or
  * `sandbox.fetch` with any server. Call `close()` to flush the data file.
  */
-export async function createSandbox(options: SandboxOptions = {}) {
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const config = parseOptions(options)
   const logger = createLogger({
     level: config.logLevel,
@@ -145,16 +150,10 @@ export async function createSandbox(options: SandboxOptions = {}) {
     store,
     fetch: app.fetch,
     request: app.request,
-    /** The typed control-plane client, calling this sandbox in process (no socket needed). */
     control: inProcessControl(app, deps.baseUrl(), config.adminToken),
-    /**
-     * Sets the base URL of links made outside any request (done by startSandbox); within a
-     * request, links follow its Host unless a public URL is configured.
-     */
     setBaseUrl(url: string) {
       origins.setListenUrl(url)
     },
-    /** The bundled default partner's credentials, when the fixtures in use define it. */
     defaultCredentials() {
       const partner = store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key)[0]
       return partner
@@ -170,7 +169,7 @@ export async function createSandbox(options: SandboxOptions = {}) {
 }
 
 const inProcessControl = (
-  app: { fetch: (request: Request) => Response | Promise<Response> },
+  app: Pick<SandboxApp, 'fetch'>,
   url: string,
   adminToken: string | undefined,
 ) => createControlClient(url, { adminToken, fetch: (request) => app.fetch(request) })
@@ -187,20 +186,12 @@ function primeDefaultCredentials(deps: Deps): void {
     .catch(() => {})
 }
 
-export type Sandbox = Awaited<ReturnType<typeof createSandbox>>
-
-export interface RunningSandbox extends Sandbox {
-  url: string
-  port: number
-  server: ServerType
-  close(): Promise<void>
-}
-
 /** Creates a sandbox and listens (port 0 picks a free one). Resolves once it accepts connections. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const sandbox = await createSandbox(options)
   const { host, port } = sandbox.deps.config
-  const server = await new Promise<ServerType>((resolve, reject) => {
+  const server = await new Promise<Server>((resolve, reject) => {
+    // Without a createServer option, serve() makes a node:http Server.
     const s = serve(
       {
         fetch: sandbox.fetch,
@@ -208,7 +199,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         port,
         serverOptions: slowClientServerOptions(sandbox.deps.config),
       },
-      () => resolve(s),
+      () => resolve(s as Server),
     )
     s.once('error', reject)
     guardSlowBodies(s as Server, sandbox.deps.config)

@@ -1,5 +1,5 @@
 import { type ControlClientOptions, createTransport } from './http.js'
-import { partnerHandle } from './partner.js'
+import { partnerHandle, type SandboxPartnerHandle } from './partner.js'
 import type {
   ControlList,
   CreatedSandboxPartner,
@@ -45,13 +45,14 @@ export function createControlClient(url: string, options: ControlClientOptions =
     restore: (snapshot: SandboxSnapshot) => ok('POST', '/_sandbox/snapshot', snapshot),
 
     /** A new partner with fresh test credentials, and helpers scoped to it. */
-    createPartner: async (partner: CreatePartnerOptions) =>
+    createPartner: async (partner: CreatePartnerOptions): Promise<SandboxPartnerHandle> =>
       partnerHandle(
         transport,
         await req<CreatedSandboxPartner>('POST', '/_sandbox/partners', { body: partner }),
       ),
     /** Helpers for a partner created elsewhere (its credentials are known only to you). */
-    partner: (created: CreatedSandboxPartner) => partnerHandle(transport, created),
+    partner: (created: CreatedSandboxPartner): SandboxPartnerHandle =>
+      partnerHandle(transport, created),
     partners: {
       list: () => req<ControlList<SandboxPartnerRecord>>('GET', '/_sandbox/partners'),
     },

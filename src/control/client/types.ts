@@ -21,30 +21,31 @@ import type { InboxMessage } from '../user-routes.js'
 import type { WaitResultSchema } from '../wait-routes.js'
 import type { SinkConfigBody, SinkView } from '../webhook-routes.js'
 
-/**
- * The control plane's request and response types, inferred from the zod schemas its routes
- * validate and document with: the client can never drift from the server.
- */
-export type SandboxHealth = z.infer<typeof Health>
-export type CreatePartnerOptions = z.input<typeof CreatePartnerBody>
-export type CreatedSandboxPartner = z.infer<typeof CreatedPartner>
-export type SandboxPartnerRecord = z.infer<typeof SandboxPartner>
-export type PartnerPatch = z.input<typeof PatchSandboxPartner>
-export type SandboxSnapshot = z.infer<typeof SnapshotDoc>
-export type SandboxPartnerSnapshot = z.infer<typeof PartnerSnapshotDoc>
-export type SandboxClockState = z.infer<typeof ClockState>
-export type SandboxOk = z.infer<typeof Ok>
-export type SandboxEventEnvelope = z.infer<typeof SandboxEvent>
-export type SandboxDelivery = z.infer<typeof Delivery>
-export type SandboxInboxMessage = z.infer<typeof InboxMessage>
-export type SandboxJournalEntry = z.infer<typeof JournalEntryView>
-export type SandboxFault = z.infer<typeof RuntimeFault>
+// The control plane's request and response types, inferred from the zod schemas its routes
+// validate and document with: the client can never drift from the server. Interfaces, not
+// aliases, so declarations name them rather than repeat their shape. The published
+// declarations carry them expanded into plain TypeScript (scripts/public-types.mjs): users
+// have no zod installed.
+export interface SandboxHealth extends z.infer<typeof Health> {}
+export interface CreatePartnerOptions extends z.input<typeof CreatePartnerBody> {}
+export interface CreatedSandboxPartner extends z.infer<typeof CreatedPartner> {}
+export interface SandboxPartnerRecord extends z.infer<typeof SandboxPartner> {}
+export interface PartnerPatch extends z.input<typeof PatchSandboxPartner> {}
+export interface SandboxSnapshot extends z.infer<typeof SnapshotDoc> {}
+export interface SandboxPartnerSnapshot extends z.infer<typeof PartnerSnapshotDoc> {}
+export interface SandboxClockState extends z.infer<typeof ClockState> {}
+export interface SandboxOk extends z.infer<typeof Ok> {}
+export interface SandboxEventEnvelope extends z.infer<typeof SandboxEvent> {}
+export interface SandboxDelivery extends z.infer<typeof Delivery> {}
+export interface SandboxInboxMessage extends z.infer<typeof InboxMessage> {}
+export interface SandboxJournalEntry extends z.infer<typeof JournalEntryView> {}
+export interface SandboxFault extends z.infer<typeof RuntimeFault> {}
 export type SandboxFaultRule = FaultRule
-export type SandboxScenarioSummary = z.infer<typeof ScenarioSummary>
+export interface SandboxScenarioSummary extends z.infer<typeof ScenarioSummary> {}
 export type SandboxScenarioDocument = Scenario
-export type SandboxSink = z.infer<typeof SinkView>
-export type SandboxSinkConfig = z.input<typeof SinkConfigBody>
-export type SandboxWaitResult = z.infer<typeof WaitResultSchema>
+export interface SandboxSink extends z.infer<typeof SinkView> {}
+export interface SandboxSinkConfig extends z.input<typeof SinkConfigBody> {}
+export interface SandboxWaitResult extends z.infer<typeof WaitResultSchema> {}
 
 /** Every control list: the items, and whether the limit cut the list. */
 export interface ControlList<T> {
@@ -53,7 +54,7 @@ export interface ControlList<T> {
 }
 
 /** A partner's own clock (per-partner offset and freeze over the sandbox clock). */
-export type PartnerClockState = z.infer<typeof PartnerClockSchema>
+export interface PartnerClockState extends z.infer<typeof PartnerClockSchema> {}
 
 /** A duration: milliseconds, or `90s`, `10m`, `1h30m`, `2d`. */
 export type Duration = number | string
