@@ -1,13 +1,15 @@
 // Bundles the CLI and the library entry into dist/bundle/ with esbuild (shared code in one
 // chunk). One file instead of hundreds of modules halves the import time, which is most of
-// the cold start; `tsc` still emits dist/src for the type declarations.
+// the cold start; `tsc` still emits dist/src, from which scripts/public-types.mjs makes the
+// published declarations.
 //
 // What the published package holds (package.json `files`, checked by test/package.test.ts):
 // - the bundle, which inlines every runtime dependency: hence no `dependencies` at all (they
 //   are devDependencies), and nothing installed twice;
 // - no source maps (the bundle is not minified: stack traces name the real functions, and
 //   esbuild's `// src/...` comments say where each part comes from);
-// - the type declarations (dist/src/**/*.d.ts);
+// - the type declarations, one self-contained file (dist/types/index.d.ts), and the partner
+//   API's generated types (dist/openapi/partner-api.d.ts);
 // - runtime static assets, read relative to the package root (src/package-root.ts):
 //   fixtures/, scenarios/ and dist/docs-assets (made by scripts/copy-docs-assets.mjs).
 //   A NEW ASSET READ AT RUNTIME (pages, templates, docs) must be listed in `files` in
