@@ -1,11 +1,20 @@
 /**
  * The package as a user gets it: `npm pack`, installed from the local tarball into an empty
  * folder (offline: the bundle inlines every dependency, so there is nothing to fetch), then
- * `npx partner-sandbox` there serves the API. Also: the tarball holds no source maps and no
- * install script, and killing that npx leaves no sandbox behind.
+ * `npx partner-sandbox` there serves the API, and a TypeScript suite there type-checks with
+ * every type real. Also: the tarball holds no source maps and no install script, and killing
+ * that npx leaves no sandbox behind.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process'
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -68,14 +77,17 @@ describe('the packed package', () => {
     const files = listFiles(pkgDir)
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([])
     expect(files).toContain('dist/bundle/cli.js')
-    expect(files).toContain('dist/src/index.d.ts')
     expect(files).toContain('fixtures/default.json')
     expect(files).toContain('scenarios/default.json')
-    // Only declarations from tsc: the code ships once, as the bundle.
-    expect(files.filter((f) => f.startsWith('dist/src/') && !f.endsWith('.d.ts'))).toEqual([])
+    // The code ships once, as the bundle; the types as one declaration file per entry point
+    // (the package's, and the generated partner API types of partner-sandbox/openapi).
+    expect(files.filter((f) => f.startsWith('dist/src/'))).toEqual([])
+    expect(files.filter((f) => f.endsWith('.d.ts')).sort()).toEqual([
+      'dist/openapi/partner-api.d.ts',
+      'dist/types/index.d.ts',
+    ])
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false)
-    // The generated partner API types (partner-sandbox/openapi) ship; the examples do not.
-    expect(files).toContain('dist/openapi/partner-api.d.ts')
+    // The examples do not ship.
     expect(files.some((f) => f.startsWith('examples/'))).toBe(false)
   })
 
@@ -129,5 +141,50 @@ describe('the packed package', () => {
       if (up) await new Promise((resolve) => setTimeout(resolve, 100))
     }
     expect(up, 'the sandbox still answers after npx was killed').toBe(false)
+  }, 60_000)
+
+  it('types a TypeScript suite fully: strict, lib check on, no `any` (test/consumer/consumer.ts)', () => {
+    // A project outside the repository (module resolution cannot climb into its node_modules)
+    // holding what a user's would: the package as installed, and @types/node.
+    const project = join(dir, 'consumer')
+    const modules = join(project, 'node_modules')
+    mkdirSync(join(modules, '@types'), { recursive: true })
+    cpSync(join(installed, 'node_modules', 'partner-sandbox'), join(modules, 'partner-sandbox'), {
+      recursive: true,
+    })
+    const typesNode = join(repoRoot, 'node_modules', '@types', 'node')
+    cpSync(typesNode, join(modules, '@types', 'node'), { recursive: true })
+    const nodeTypesDeps = JSON.parse(readFileSync(join(typesNode, 'package.json'), 'utf8'))
+    for (const name of Object.keys(nodeTypesDeps.dependencies ?? {}))
+      cpSync(join(repoRoot, 'node_modules', name), join(modules, name), { recursive: true })
+    writeFileSync(join(project, 'package.json'), '{ "private": true, "type": "module" }\n')
+    cpSync(join(repoRoot, 'test', 'consumer', 'consumer.ts'), join(project, 'consumer.ts'))
+
+    // Node's own resolution, and a bundler's (Vite, esbuild, Playwright's loader).
+    const resolutions = {
+      nodenext: { module: 'NodeNext', moduleResolution: 'NodeNext' },
+      bundler: { module: 'Preserve', moduleResolution: 'Bundler' },
+    }
+    for (const [name, resolution] of Object.entries(resolutions)) {
+      const compilerOptions = {
+        ...resolution,
+        target: 'ES2022',
+        lib: ['ES2023'],
+        types: ['node'],
+        strict: true,
+        noImplicitAny: true,
+        skipLibCheck: false,
+        noEmit: true,
+      }
+      const config = join(project, `tsconfig.${name}.json`)
+      writeFileSync(config, JSON.stringify({ compilerOptions, files: ['consumer.ts'] }, null, 2))
+      const tsc = spawnSync(
+        process.execPath,
+        [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config],
+        { cwd: project, encoding: 'utf8' },
+      )
+      expect(`${tsc.stdout}${tsc.stderr}`, `tsc with ${name} resolution`).toBe('')
+      expect(tsc.status).toBe(0)
+    }
   }, 60_000)
 })
