@@ -30,6 +30,7 @@ import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
+import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
 import { defineIndexes } from './store/indexes.js'
 import { Store } from './store/store.js'
@@ -93,7 +94,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const fixtures = await loadFixtures(config.fixtures ?? defaultFixturesPath, random, clock.iso())
   const store = await Store.open({
     file: config.data,
-    seed: () => structuredClone(fixtures),
+    seed: fixtureSeed(fixtures),
     fsync: config.fsync,
     now: clock.iso,
     onWarning: logger.warn,
