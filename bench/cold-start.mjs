@@ -44,7 +44,7 @@ export async function run() {
       prism.push(await once(await prismArgs(), PRISM_URL))
     }
     const file = join(dir, 'data.json')
-    writeDataFile(file, LARGE)
+    await writeDataFile(file, LARGE)
     const restart = []
     for (let i = 0; i < RESTART_RUNS; i++)
       restart.push(await once(cli('--data', file), SANDBOX_BANNER_URL))

@@ -1,12 +1,13 @@
 // Builds large data sets for the benchmarks directly (never committed, never through the API,
-// so 100k users take about a second): a data file in the sandbox's snapshot format, or a
-// fixtures file for a sandbox without a data file. Every user belongs to the bundled default
+// so 100k users take about a second): a data file written by the sandbox's own snapshot writer
+// (the file a restart reads), or a fixtures file for a sandbox without a data file. Every user belongs to the bundled default
 // partner, so the benchmarks' requests run against a partner that really has N users.
 import { randomUUID } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { collectionNames } from '../dist/src/store/records.js'
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT } from '../dist/src/store/snapshot-file.js'
+import { captureSnapshot, writeSnapshot } from '../dist/src/store/snapshot-writer.js'
 import { root } from './lib.mjs'
 
 const FIRST = ['Jamil', 'Jaeden', 'Maria', 'Wei', 'Amara', 'Lukas', 'Priya', 'Diego']
@@ -57,20 +58,14 @@ function rows(count) {
   return { partners, users: [...users, ...extra] }
 }
 
-/** Writes a data file (snapshot, no journal) holding `count` users. */
-export function writeDataFile(file, count) {
+/** Writes a data file (snapshot, no journal) holding `count` users, as the sandbox writes one. */
+export async function writeDataFile(file, count) {
   const { partners, users } = rows(count)
   const collections = Object.fromEntries(collectionNames.map((name) => [name, {}]))
   for (const p of partners) collections.partners[p.id] = { scenario: null, ...p }
   for (const u of users) collections.users[u.id] = u
-  const doc = {
-    format: SNAPSHOT_FORMAT,
-    schema_version: SCHEMA_VERSION,
-    seq: 0,
-    saved_at: NOW,
-    collections,
-  }
-  writeFileSync(file, JSON.stringify(doc))
+  const head = { format: SNAPSHOT_FORMAT, schema_version: SCHEMA_VERSION, seq: 0, saved_at: NOW }
+  await writeSnapshot(file, captureSnapshot(head, collections))
 }
 
 /** Writes a fixtures file (the `fixtures` option) holding `count` users. */

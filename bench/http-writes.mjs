@@ -88,7 +88,7 @@ export async function run() {
       const options = {}
       if (c.data) {
         options.data = join(dir, `${c.key}.json`)
-        writeDataFile(options.data, c.users)
+        await writeDataFile(options.data, c.users)
       } else {
         options.fixtures = join(dir, `${c.key}.fixtures.json`)
         writeFixturesFile(options.fixtures, c.users)

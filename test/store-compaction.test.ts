@@ -79,12 +79,18 @@ describe('data file: compaction under writes', () => {
     expect(await reopened(file)).toEqual(live)
   })
 
-  it('writes the same text as one JSON.stringify of the state', async () => {
+  it('writes the text of one JSON.stringify of the state, one row per line', async () => {
     const store = await Store.open({ file, seed, now: () => '2026-01-15T09:00:00.000Z' })
     for (let n = 1; n <= 500; n++) store.put('users', user(n))
     store.remove('users', 'u-7')
     await store.compact()
-    expect(readFileSync(file, 'utf8')).toBe(JSON.stringify(store.export()))
+    const text = readFileSync(file, 'utf8')
+    // JSON.stringify never writes a line break (not even inside a string: it escapes them).
+    expect(text.replaceAll('\n', '')).toBe(JSON.stringify(store.export()))
+    const lines = text.split('\n')
+    expect(lines).toContain(`"u-1":${JSON.stringify(user(1))},`)
+    expect(lines).toContain(`"u-500":${JSON.stringify(user(500))}`)
+    expect(lines.filter((line) => line.startsWith('"u-'))).toHaveLength(499)
     await store.close()
   })
 })

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs'
 import { Low } from 'lowdb'
 import { DataFile } from 'lowdb/node'
 import { z } from 'zod'
 import { type CollectionsData, collectionNames, emptyCollections } from './records.js'
+import { readSnapshotLines } from './snapshot-lines.js'
 
 /**
  * The snapshot half of the data file: a lowdb JSON document written atomically (temp file +
@@ -62,6 +64,11 @@ export function parseSnapshot(text: string, source: string): SnapshotDoc {
         'restore it from a backup or point --data at a new file.',
     )
   }
+  return checkSnapshot(raw, source, false)
+}
+
+/** Checks a parsed document; `rowsChecked` when snapshot-lines.ts checked its rows already. */
+function checkSnapshot(raw: unknown, source: string, rowsChecked: boolean): SnapshotDoc {
   const parsed = envelope.safeParse(raw)
   if (!parsed.success) {
     const first = parsed.error.issues[0]
@@ -70,7 +77,7 @@ export function parseSnapshot(text: string, source: string): SnapshotDoc {
         'It was left untouched.',
     )
   }
-  const badRow = checkRows(parsed.data.collections)
+  const badRow = rowsChecked ? undefined : checkRows(parsed.data.collections)
   if (badRow) {
     throw new DataFileError(
       `${source} is not a partner-sandbox data file (${badRow}). It was left untouched.`,
@@ -92,7 +99,11 @@ export function parseSnapshot(text: string, source: string): SnapshotDoc {
   return { ...parsed.data, format: SNAPSHOT_FORMAT, collections }
 }
 
-/** Reads the snapshot through lowdb; writes go through snapshot-writer.ts, a slice at a time. */
+/**
+ * Reads the snapshot a block of rows at a time when it has the layout this version writes
+ * (snapshot-lines.ts), else (a file of an earlier version, or hand-edited) as one document
+ * through lowdb. Writes go through snapshot-writer.ts, a slice at a time.
+ */
 export function openSnapshotFile(path: string) {
   const adapter = new DataFile<SnapshotDoc | null>(path, {
     parse: (text) => (text.trim() === '' ? null : parseSnapshot(text, path)),
@@ -102,6 +113,11 @@ export function openSnapshotFile(path: string) {
   return {
     /** Reads the snapshot; null when the file does not exist yet or is empty. */
     async read(): Promise<SnapshotDoc | null> {
+      const lines = existsSync(path) ? readSnapshotLines(path) : undefined
+      if (lines) {
+        const collections = Object.fromEntries(lines.collections)
+        return checkSnapshot({ ...lines.head, collections }, path, true)
+      }
       await db.read()
       return db.data
     },

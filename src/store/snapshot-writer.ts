@@ -10,6 +10,10 @@ import { FILE_MODE, type SnapshotDoc } from './snapshot-file.js'
  * the loop for about a second and built a 70 MB string; this holds it for at most a slice and
  * never keeps more than one chunk of text.
  *
+ * The layout (snapshot-lines.ts) is one JSON document, as `JSON.stringify` would write it but
+ * with a line break before each collection, each row and each closing brace, so a reader can
+ * parse it a block of rows at a time instead of as one string of the whole file.
+ *
  * What is written: the ids each collection held when `captureSnapshot` ran, each with the row
  * it holds when its slice is serialised. A row replaced or removed meanwhile was replaced by a
  * journal entry after `seq`, which a replay applies again; replaying a put or a delete twice
@@ -39,14 +43,17 @@ export function captureSnapshot(
   }
 }
 
-/** Same text as `JSON.stringify(doc)` of the captured state; resolves once renamed into place. */
+/**
+ * The text of `JSON.stringify(doc)` of the captured state with line breaks between rows (see
+ * snapshot-lines.ts); resolves once renamed into place.
+ */
 export async function writeSnapshot(path: string, capture: SnapshotCapture): Promise<number> {
   const temp = join(dirname(path), `.${basename(path)}.tmp`)
   // Owner only from its first byte (and if a crash left one behind with another mode).
   const file = await open(temp, 'w', FILE_MODE)
   await file.chmod(FILE_MODE)
   let bytes = 0
-  let chunk = `${JSON.stringify(capture.head).slice(0, -1)},"collections":{`
+  let chunk = `${JSON.stringify(capture.head).slice(0, -1)},"collections":{\n`
   const flush = async () => {
     const buffer = Buffer.from(chunk)
     chunk = ''
@@ -56,13 +63,13 @@ export async function writeSnapshot(path: string, capture: SnapshotCapture): Pro
   try {
     let sliceStart = performance.now()
     for (const [c, { name, rows, ids }] of capture.collections.entries()) {
-      chunk += `${c > 0 ? ',' : ''}${JSON.stringify(name)}:{`
+      chunk += `${c > 0 ? ',\n' : ''}${JSON.stringify(name)}:{`
       let first = true
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i] as string
         const row = rows[id]
         if (row === undefined) continue
-        chunk += `${first ? '' : ','}${JSON.stringify(id)}:${JSON.stringify(row)}`
+        chunk += `${first ? '\n' : ',\n'}${JSON.stringify(id)}:${JSON.stringify(row)}`
         first = false
         const due = chunk.length > CHUNK_CHARS || performance.now() - sliceStart > SLICE_MS
         if ((i & 63) === 63 && due) {
@@ -70,9 +77,9 @@ export async function writeSnapshot(path: string, capture: SnapshotCapture): Pro
           sliceStart = performance.now()
         }
       }
-      chunk += '}'
+      chunk += '\n}'
     }
-    chunk += '}}'
+    chunk += '}}\n'
     await flush()
     await file.close()
   } catch (error) {
