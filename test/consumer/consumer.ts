@@ -9,11 +9,14 @@
  * unresolved import itself). `typed()` also refuses a value declared `any`.
  */
 import {
+  ConfigError,
   ControlPlaneError,
   type CreatedSandboxPartner,
   createControlClient,
   createSandbox,
+  DEFAULT_PARTNER,
   type SandboxEventEnvelope,
+  type SandboxScenarioDocument,
   startSandbox,
   WaitTimeoutError,
 } from 'partner-sandbox'
@@ -136,12 +139,27 @@ export async function partnerSuite(): Promise<void> {
   }
   is<string>(control.partner(created).apiBase)
 
+  // The sandbox-wide helpers: faults, scenarios, sinks, events.
+  const fault = typed(await control.faults.add({ route: 'POST /api/v1/*', error_status: 503 }))
+  is<number | null>(fault.remaining)
+  // @ts-expect-error error_status is one of the statuses a fault can force
+  await control.faults.add({ route: 'POST /api/v1/*', error_status: 418 })
+  const scenario: SandboxScenarioDocument = { name: 'slow-kyc', otp: { code: '123456' } }
+  is<string>(typed(await control.scenarios.load(scenario)).name)
+  // @ts-expect-error a scenario document needs its name
+  await control.scenarios.load({ otp: { code: '123456' } })
+  await startSandbox({ scenario, port: '4010' })
+  is<number>(typed(await control.sinks.configure('app', { fail_next: 2 })).fail_next)
+  is<string[]>((await control.events.list({ type: 'card.*' })).data.map((e) => e.type))
+
   try {
     await control.reset()
   } catch (error) {
     if (error instanceof ControlPlaneError) is<number>(typed(error.status))
     if (error instanceof WaitTimeoutError) is<number>(typed(error.timeoutMs))
+    if (error instanceof ConfigError) is<string[]>(error.problems.map((p) => p.option))
   }
+  is<'pk_test_acme_sandbox_default_key'>(typed(DEFAULT_PARTNER.api_key))
 
   // The partner API's generated types (partner-sandbox/openapi), as openapi-fetch reads them.
   type Login = paths['/api/v1/partner/auth/login']['post']
