@@ -120,7 +120,52 @@ describe('the card transaction list after every kind of write', () => {
   })
 })
 
+describe('the records kept serialized: /partner/me and /partner/users/me', () => {
+  it('show an update on the next read', async () => {
+    const { call } = await setup()
+    const u = await cardholder(call)
+    expect((await u.as('GET', `${API}/me`)).json.partner.display_name).not.toBe('Renamed')
+    const patched = await u.as('PATCH', `${API}/me`, { display_name: 'Renamed' })
+    expect(patched.status, patched.text).toBe(200)
+    expect((await u.as('GET', `${API}/me`)).json.partner.display_name).toBe('Renamed')
+
+    expect((await u.as('GET', `${API}/users/me`)).json.first_name).not.toBe('Changed')
+    const edited = await u.as('PATCH', `${API}/users/me`, { first_name: 'Changed' })
+    expect(edited.status, edited.text).toBe(200)
+    expect((await u.as('GET', `${API}/users/me`)).json.first_name).toBe('Changed')
+  })
+
+  it('a picture link follows the Host of each request', async () => {
+    const { sandbox, call } = await setup()
+    const u = await cardholder(call)
+    const form = new FormData()
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')
+    form.append('profile_picture', new File([png], 'a.png', { type: 'image/png' }))
+    const upload = await sandbox.app.request(`${API}/users/me/profile-picture`, {
+      method: 'PATCH',
+      body: form,
+      headers: { 'x-partner-key': acme.key, 'x-partner-secret': acme.secret, ...u.bearer },
+    })
+    expect(upload.status, await upload.clone().text()).toBe(200)
+    const pictureOf = async (host: string) =>
+      (await call('GET', `${API}/users/me`, { headers: { ...u.bearer, host } })).json
+        .profile_picture_url as string
+    expect(await pictureOf('one.example:1')).toMatch(/^http:\/\/one\.example:1\/files\//)
+    expect(await pictureOf('two.example:2')).toMatch(/^http:\/\/two\.example:2\/files\//)
+  })
+})
+
 describe('serializedCache', () => {
+  it('an answer counts only for the row object it was made from', () => {
+    const cache = serializedCache(() => 1)
+    const read = (row: { name: string }) =>
+      (cache('k', () => row, row) as unknown as { text: string }).text
+    const first = { name: 'first' }
+    expect(read(first)).toBe('{"name":"first"}')
+    // Same version, but another row (read before a write that landed meanwhile).
+    expect(read({ name: 'second' })).toBe('{"name":"second"}')
+  })
+
   it('serializes again once the version moves, and only then', () => {
     let version = 1
     let builds = 0

@@ -21,16 +21,22 @@ const MAX_CHARS = 4 * 1024 * 1024
  * the request, and every fresh 11 KB body outlives the request in the request journal,
  * which makes the garbage collector copy it. Any write anywhere moves the version, so an
  * answer can never be older than the rows it was made from; it must depend on the rows and
- * `key` alone (no clock, no request origin). Bounded in entries and characters: over either
- * bound the cache starts over.
+ * `key` alone (no clock; the request origin, if used, in the key). When `build` works from a
+ * row read earlier in the request (before an await, during which another request may have
+ * written), that row is the `basis`: an answer counts only for the very same row object
+ * (a write puts a new one). Bounded in entries and characters: over either bound the cache
+ * starts over.
  */
 export function serializedCache(version: () => number) {
-  const cache = new Map<string, { version: number; json: SerializedJson }>()
+  const cache = new Map<
+    string,
+    { version: number; basis: object | undefined; json: SerializedJson }
+  >()
   let chars = 0
-  return <T>(key: string, build: () => T): T => {
+  return <T>(key: string, build: () => T, basis?: object): T => {
     const now = version()
     const hit = cache.get(key)
-    if (hit?.version === now) return hit.json as unknown as T
+    if (hit?.version === now && hit.basis === basis) return hit.json as unknown as T
     if (hit) {
       cache.delete(key)
       chars -= hit.json.text.length
@@ -41,7 +47,7 @@ export function serializedCache(version: () => number) {
       chars = 0
     }
     if (json.text.length <= MAX_CHARS) {
-      cache.set(key, { version: now, json })
+      cache.set(key, { version: now, basis, json })
       chars += json.text.length
     }
     return json as unknown as T

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { publicPartner, rotateCredentials, updatePartner, usage } from '../domain/partners.js'
+import { serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import {
   errorResponses,
@@ -72,7 +73,14 @@ const getUsage = createRoute({
 export function partnerRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
-  app.openapi(getMe, (c) => c.json({ partner: publicPartner(c.get('partner')) }, 200))
+  const answers = serializedCache(() => deps.store.version)
+  app.openapi(getMe, (c) => {
+    const partner = c.get('partner')
+    return c.json(
+      answers(partner.id, () => ({ partner: publicPartner(partner) }), partner),
+      200,
+    )
+  })
 
   app.openapi(patchMe, (c) => {
     const updated = updatePartner(deps, c.get('partner'), c.req.valid('json'))

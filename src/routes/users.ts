@@ -3,6 +3,7 @@ import type { AppEnv, Deps } from '../deps.js'
 import { assertAdult } from '../domain/age.js'
 import { setProfilePicture } from '../domain/profile-pictures.js'
 import { publicUser, updateProfile } from '../domain/users.js'
+import { serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import {
   errorResponses,
@@ -17,6 +18,7 @@ const tags = ['User profile']
 
 export function userRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  const answers = serializedCache(() => deps.store.version)
 
   app.openapi(
     createRoute({
@@ -31,7 +33,15 @@ export function userRoutes(deps: Deps) {
         ...errorResponses(...orgErrors),
       },
     }),
-    (c) => c.json(publicUser(deps, c.get('user')), 200),
+    (c) => {
+      const user = c.get('user')
+      // The picture's link is made from the request's origin: part of the key.
+      const key = `${user.id}\n${deps.baseUrl()}`
+      return c.json(
+        answers(key, () => publicUser(deps, user), user),
+        200,
+      )
+    },
   )
 
   app.openapi(
