@@ -9,7 +9,7 @@ import { allowedMethods } from './http/allowed-methods.js'
 import { apiGate } from './http/api-gate.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
-import { requestJournal } from './http/request-journal.js'
+import { type FrontDoor, requestJournal } from './http/request-journal.js'
 import { requestLog } from './http/request-log.js'
 import { CachedRouter } from './http/route-cache.js'
 import { validationHook } from './http/validation.js'
@@ -44,24 +44,27 @@ export function createApp(deps: Deps) {
     deps.config.seed === undefined ? undefined : deps.config.seed + 1,
   ).token(10)
   let requests = 0
-  // Origin tracking runs inside the journal's layer, around everything after it, so links
-  // made anywhere in the request use its Host.
-  app.use(
-    '*',
-    requestJournal(
-      deps,
-      () => `req_${prefix}${(requests++).toString(36)}`,
-      deps.origins.middleware,
-    ),
-  )
-  if (deps.logger.enabled('info')) app.use('*', requestLog(deps.logger))
-  // The API's body limit and gate share one layer (the limit first: 413 before 401).
+  // The API's body limit and gate (the limit first: 413 before 401), run by the first layer
+  // itself rather than as a layer of their own (see request-journal.ts).
   const apiLimit = bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024)
   const gate = apiGate(deps)
-  app.use('/api/*', (c, next) =>
-    c.req.path === '/api/v1' || c.req.path.startsWith('/api/v1/')
+  const api: FrontDoor['gate'] = (c, next) => {
+    const path = c.req.path
+    if (path !== '/api' && !path.startsWith('/api/')) return next()
+    return path === '/api/v1' || path.startsWith('/api/v1/')
       ? apiLimit(c, () => gate(c, next) as Promise<void>)
-      : apiLimit(c, next),
+      : apiLimit(c, next)
+  }
+  // Origin tracking runs around everything after the first layer, so links made anywhere in
+  // the request use its Host.
+  app.use(
+    '*',
+    requestJournal(deps, () => `req_${prefix}${(requests++).toString(36)}`, {
+      origins: deps.origins,
+      log: deps.logger.enabled('info') ? requestLog(deps.logger) : undefined,
+      gate: api,
+      onError: (error, c) => renderError(error, c, deps.logger),
+    }),
   )
   app.use('/embed/*', bodyLimit(64 * 1024))
   // The control plane takes the API's limit; only a snapshot restore, a whole state, more.

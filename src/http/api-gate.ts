@@ -1,7 +1,8 @@
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler, Next } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
 import { authenticatePartner } from '../domain/partner-auth.js'
 import { ApiError } from '../errors.js'
+import type { PartnerRow } from '../store/records.js'
 import { applyFault } from './faults.js'
 import { isPublicRoute } from './partner-auth.js'
 import { createRateLimiter } from './rate-limit.js'
@@ -19,43 +20,60 @@ import { attachSession } from './user-session.js'
 export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
   // Each step answers a promise only when it has something to wait for (a first scrypt, a
-  // first JWT check, an injected latency): on the usual request the gate awaits nothing but
-  // the route.
-  return async (c, next) => {
+  // first JWT check, an injected latency), and no step is an async function of its own: on
+  // the usual request the gate adds no promise and no tick to the route's.
+  const proceed = (c: Context<AppEnv>, next: Next, partner: PartnerRow) => {
+    if (limit) return proceedCounted(c, next, limit(partner))
+    const fault = applyFault(deps, c)
+    if (fault) return fault.then(() => withSession(c, next))
+    return withSession(c, next)
+  }
+  const withSession = (c: Context<AppEnv>, next: Next) => {
+    const session = attachSession(deps, c)
+    return session ? session.then(() => next()) : next()
+  }
+  /** With a rate limit: its headers go on the answer, and on a refusal too. */
+  const proceedCounted = async (
+    c: Context<AppEnv>,
+    next: Next,
+    limitHeaders: Record<string, string>,
+  ) => {
+    try {
+      const fault = applyFault(deps, c)
+      if (fault) await fault
+      const session = attachSession(deps, c)
+      if (session) await session
+    } catch (error) {
+      // A refused request still tells the client where it stands with its rate limit.
+      if (error instanceof ApiError) {
+        throw new ApiError(error.code, error.message, {
+          details: error.details,
+          headers: { ...limitHeaders, ...error.headers },
+        })
+      }
+      throw error
+    }
+    await next()
+    for (const [name, value] of Object.entries(limitHeaders)) c.res.headers.set(name, value)
+  }
+  const admitted = (c: Context<AppEnv>, next: Next, partner: PartnerRow) => {
+    c.set('partner', partner)
+    // A partner whose scenario was lost gets a 503 that says so, not the default's answers.
+    deps.scenarios.requireOwnScenario(partner)
+    const scenario = requestedScenario(deps, c)
+    if (!scenario) return proceed(c, next, partner)
+    c.set('scenario', scenario.name)
+    return deps.scenarios.withRequestScenario(scenario, () => proceed(c, next, partner))
+  }
+  return (c, next) => {
     if (isPublicRoute(c.req.method, c.req.path)) return next()
     const authenticated = authenticatePartner(
       deps,
       requestHeader(c, 'x-partner-key'),
       requestHeader(c, 'x-partner-secret'),
     )
-    const partner = authenticated instanceof Promise ? await authenticated : authenticated
-    c.set('partner', partner)
-    // A partner whose scenario was lost gets a 503 that says so, not the default's answers.
-    deps.scenarios.requireOwnScenario(partner)
-    const run = async () => {
-      const limitHeaders = limit?.(partner)
-      try {
-        const fault = applyFault(deps, c)
-        if (fault) await fault
-        const session = attachSession(deps, c)
-        if (session) await session
-      } catch (error) {
-        // A refused request still tells the client where it stands with its rate limit.
-        if (limitHeaders && error instanceof ApiError) {
-          throw new ApiError(error.code, error.message, {
-            details: error.details,
-            headers: { ...limitHeaders, ...error.headers },
-          })
-        }
-        throw error
-      }
-      await next()
-      if (limitHeaders)
-        for (const [name, value] of Object.entries(limitHeaders)) c.res.headers.set(name, value)
-    }
-    const scenario = requestedScenario(deps, c)
-    if (!scenario) return run()
-    c.set('scenario', scenario.name)
-    return deps.scenarios.withRequestScenario(scenario, run)
+    return authenticated instanceof Promise
+      ? authenticated.then((partner) => admitted(c, next, partner))
+      : admitted(c, next, authenticated)
   }
 }

@@ -30,24 +30,22 @@ export type JournalView = Omit<JournalEntry, 'at' | 'capture'> & {
 }
 
 /**
- * Called before the route runs; returns what to take once it has answered. The control
- * plane is not captured: its answers contain earlier journal entries and snapshots.
+ * What the journal keeps of an answered request. The control plane is not captured: its
+ * answers contain earlier journal entries and snapshots.
  */
-export function capture(c: Context<AppEnv>): ((c: Context<AppEnv>) => Capture) | undefined {
+export function capture(c: Context<AppEnv>): Capture | undefined {
   if (c.req.path.startsWith('/_sandbox')) return undefined
-  return (done) => {
-    const incoming = (done.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
-    const length = Number(requestHeader(done, 'content-length') ?? 0)
-    return {
-      requestHeaders: incoming?.headers ?? done.req.raw.headers,
-      requestBody:
-        length > KEEP_REQUEST_BYTES
-          ? 'too_large'
-          : (done.req.bodyCache as Record<string, Promise<unknown>>),
-      // @hono/node-server's responses keep their body string and can be read again later;
-      // a plain Response (app.request) is read by the caller, so the journal needs a copy.
-      response: incoming ? done.res : done.res.clone(),
-    }
+  const incoming = (c.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
+  const length = Number(requestHeader(c, 'content-length') ?? 0)
+  return {
+    requestHeaders: incoming?.headers ?? c.req.raw.headers,
+    requestBody:
+      length > KEEP_REQUEST_BYTES
+        ? 'too_large'
+        : (c.req.bodyCache as Record<string, Promise<unknown>>),
+    // @hono/node-server's responses keep their body string and can be read again later;
+    // a plain Response (app.request) is read by the caller, so the journal needs a copy.
+    response: incoming ? c.res : c.res.clone(),
   }
 }
 

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { AppEnv } from '../deps.js'
 import { redactBody } from '../log-redact.js'
 import type { Logger } from '../logger.js'
@@ -6,25 +6,27 @@ import type { Logger } from '../logger.js'
 /**
  * One line per request: method, path (no query: it may carry tokens), status, time, partner, id.
  * At debug the line also carries the request and response bodies, secrets redacted; reading
- * them costs a clone of each body, so it happens only at that level.
+ * them costs a clone of each body, so it happens only at that level. Called by the request's
+ * first layer (request-journal.ts): `start` before the rest of the request runs, `done` once
+ * it is answered, with the time it started.
  */
-export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
+export interface RequestLog {
+  start(c: Context<AppEnv>): Promise<unknown> | undefined
+  done(
+    c: Context<AppEnv>,
+    started: number,
+    requestBody: Promise<unknown> | undefined,
+  ): Promise<void> | undefined
+}
+
+export function requestLog(logger: Logger): RequestLog {
   const debug = logger.enabled('debug')
   const json = logger.format === 'json'
-  return async (c, next) => {
-    const started = performance.now()
-    const requestBody = debug ? readBody(c.req.raw) : undefined
-    await next()
+  const write = (c: Context<AppEnv>, started: number, bodies?: Record<string, unknown>) => {
     const ms = Math.round((performance.now() - started) * 10) / 10
     const partner = c.get('partner')?.slug ?? '-'
     const { method, path } = c.req
     const status = c.res.status
-    const bodies = debug
-      ? {
-          request_body: await requestBody,
-          response_body: await readBody(c.res),
-        }
-      : undefined
     if (json) {
       logger.info(`${method} ${path} ${status}`, {
         method,
@@ -42,6 +44,19 @@ export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
         ...bodies,
       })
     }
+  }
+  return {
+    start: (c) => (debug ? readBody(c.req.raw) : undefined),
+    done(c, started, requestBody) {
+      if (!debug) {
+        write(c, started)
+        return undefined
+      }
+      return (async () => {
+        const bodies = { request_body: await requestBody, response_body: await readBody(c.res) }
+        write(c, started, bodies)
+      })()
+    },
   }
 }
 

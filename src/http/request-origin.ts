@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context } from 'hono'
 import type { AppEnv } from '../deps.js'
 import { requestHeader } from './request-headers.js'
 
@@ -55,8 +55,15 @@ export interface RequestOrigins {
   baseUrl(): string
   /** Sets the fallback once the server listens. No effect with a public URL. */
   setListenUrl(url: string): void
-  /** Records each request's origin; undefined (nothing to mount) with a public URL. */
-  middleware: MiddlewareHandler<AppEnv> | undefined
+  /**
+   * Records a request's origin before the rest of it runs (called by its first layer, see
+   * request-journal.ts). Answers `true` when the request was counted among those sharing one
+   * origin (call `leave()` once it is answered), an origin when the rest must run with its
+   * own (`run(origin, rest)`), or undefined when there is nothing to undo.
+   */
+  enter(c: Context<AppEnv>): true | string | undefined
+  leave(): void
+  run<T>(origin: string, rest: () => T): T
 }
 
 /**
@@ -70,7 +77,13 @@ export interface RequestOrigins {
 export function requestOrigins(publicUrl: string | undefined, listenUrl: string): RequestOrigins {
   if (publicUrl) {
     const fixed = publicUrl.replace(/\/+$/, '')
-    return { baseUrl: () => fixed, setListenUrl: () => {}, middleware: undefined }
+    return {
+      baseUrl: () => fixed,
+      setListenUrl: () => {},
+      enter: () => undefined,
+      leave: () => {},
+      run: (_origin, rest) => rest(),
+    }
   }
   const current = new AsyncLocalStorage<string>()
   let fallback = linkableListenUrl(listenUrl)
@@ -121,18 +134,18 @@ export function requestOrigins(publicUrl: string | undefined, listenUrl: string)
     setListenUrl(url) {
       fallback = linkableListenUrl(url)
     },
-    middleware: async (c, next) => {
+    enter(c) {
       const origin = originFor(c)
-      if (!origin) return next()
+      if (!origin) return undefined
       latest = origin
-      if (shared > 0 && origin !== sharedOrigin) return current.run(origin, next)
+      if (shared > 0 && origin !== sharedOrigin) return origin
       sharedOrigin = origin
       shared++
-      try {
-        await next()
-      } finally {
-        if (--shared === 0) sharedOrigin = undefined
-      }
+      return true
     },
+    leave() {
+      if (--shared === 0) sharedOrigin = undefined
+    },
+    run: (origin, rest) => current.run(origin, rest),
   }
 }
