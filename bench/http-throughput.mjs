@@ -3,7 +3,9 @@
 // route and nothing else. Every server is a child process; autocannon runs here. Each round
 // runs every target once, in an order that rotates from round to round so machine drift
 // favours none; a ratio is taken within each round, and the median of those per-round ratios
-// is the figure (min and max beside it).
+// is the figure (min and max beside it). Every measured run follows an unmeasured warm-up run
+// on the same target (BENCH_ROUND_WARMUP seconds, bare Hono and Prism alike), so a figure is
+// not taken while 50 fresh connections open and the server recovers from serving another.
 import { call, flow } from './flow.mjs'
 import {
   fmt,
@@ -27,6 +29,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2) // per target per round
 const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 5))
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1)
+// autocannon runs whole seconds: 1 is its shortest run.
+const ROUND_WARMUP = Number(process.env.BENCH_ROUND_WARMUP ?? 1)
 const TRANSACTIONS = 20
 
 const routes = [
@@ -100,6 +104,13 @@ export async function run() {
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < targets.length; k++) {
         const t = targets[(k + round) % targets.length]
+        if (ROUND_WARMUP > 0) {
+          await loadTest(t.url, {
+            headers: t.headers,
+            connections: CONNECTIONS,
+            duration: ROUND_WARMUP,
+          })
+        }
         t.runs.push(
           await loadTest(t.url, {
             headers: t.headers,
@@ -128,7 +139,7 @@ export async function run() {
     })
     const bareRps = median(rps('bare'))
     printTable(
-      `HTTP throughput (autocannon in this process: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per target after ${WARMUP} s warm-up; each server a child process)`,
+      `HTTP throughput (autocannon in this process: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, each after a ${ROUND_WARMUP} s warm-up run on that target; each server a child process)`,
       [
         'target',
         'median req/s',
@@ -158,7 +169,14 @@ export async function run() {
           .map((t) => `WARNING: ${t.label} had non-2xx answers or errors; its figure is suspect`),
       ],
     )
-    return { connections: CONNECTIONS, rounds: ROUNDS, seconds: SECONDS, bareRps, routes: figures }
+    return {
+      connections: CONNECTIONS,
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      roundWarmup: ROUND_WARMUP,
+      bareRps,
+      routes: figures,
+    }
   } finally {
     for (const child of [bare.child, sandbox.child, prism.child]) await killChild(child)
     await killAllChildren()
