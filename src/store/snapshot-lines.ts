@@ -40,10 +40,14 @@ export interface SnapshotLines {
 
 class NotThisLayout extends Error {}
 
-export function readSnapshotLines(path: string): SnapshotLines | undefined {
+/** `onCollection` hears of each collection once it is read whole (see StoreOptions). */
+export function readSnapshotLines(
+  path: string,
+  onCollection?: (name: string, rows: Record<string, unknown>) => void,
+): SnapshotLines | undefined {
   const fd = openSync(path, 'r')
   try {
-    return read(fd)
+    return read(fd, onCollection)
   } catch (error) {
     if (error instanceof NotThisLayout || error instanceof SyntaxError) return undefined
     throw error
@@ -52,24 +56,35 @@ export function readSnapshotLines(path: string): SnapshotLines | undefined {
   }
 }
 
-function read(fd: number): SnapshotLines {
+function read(
+  fd: number,
+  onCollection?: (name: string, rows: Record<string, unknown>) => void,
+): SnapshotLines {
   let buf = Buffer.allocUnsafe(BLOCK)
-  let filled = 0
+  // Byte 0 stays free: a block of rows is parsed in place, between a `{` written over the
+  // byte before its first line and a `}` over the byte after its last (no string concatenation).
+  let filled = 1
   let position = 0
   let head: Record<string, unknown> | undefined
   const collections = new Map<string, Record<string, unknown>>()
   let rows: Record<string, unknown> | undefined
+  let name = ''
   // What the previous line was: a row or a collection's end may be followed by more only
   // when it ended with a comma, as in the one JSON document the file must be.
   let previous: 'head' | 'open' | 'row' | 'row,' | 'close,' | 'end' = 'head'
 
+  const partnerIds = new Map<string, string>()
+
   /** Rows from `start` to `end` (whole lines, the last one without its comma), put in place. */
   const putRows = (start: number, end: number) => {
     const into = rows as Record<string, unknown>
-    const parsed = JSON.parse(`{${buf.toString('utf8', start, end)}}`) as Record<string, unknown>
+    buf[start - 1] = OPEN
+    buf[end] = CLOSE
+    const parsed = JSON.parse(buf.toString('utf8', start - 1, end + 1)) as Record<string, unknown>
     for (const id in parsed) {
-      const row = parsed[id] as { id?: unknown } | null
+      const row = parsed[id] as Row | null
       if (!row || typeof row !== 'object' || row.id !== id) throw new NotThisLayout()
+      shareStrings(row, id, partnerIds)
       // A key named like an Object.prototype member stays an own property, as JSON.parse made it.
       if (id === '__proto__') Object.defineProperty(into, id, { value: row, ...OWN })
       else into[id] = row
@@ -80,7 +95,7 @@ function read(fd: number): SnapshotLines {
     const read = readSync(fd, buf, filled, buf.length - filled, position)
     position += read
     const end = filled + read
-    let start = 0
+    let start = 1
     let batchStart = -1
     let batchEnd = -1
     for (let nl = buf.indexOf(NL, start); nl !== -1 && nl < end; nl = buf.indexOf(NL, start)) {
@@ -100,12 +115,14 @@ function read(fd: number): SnapshotLines {
         const line = buf.toString('latin1', start, nl)
         if (line === '},' || line === '}}}') {
           if (previous !== 'open' && previous !== 'row') throw new NotThisLayout()
+          onCollection?.(name, rows as Record<string, unknown>)
           rows = undefined
           previous = line === '},' ? 'close,' : 'end'
         } else if (buf[start] === QUOTE && buf[nl - 2] === COLON && buf[nl - 1] === OPEN) {
           if (previous !== 'head' && previous !== 'close,') throw new NotThisLayout()
-          const name = JSON.parse(buf.toString('utf8', start, nl - 2)) as unknown
-          if (typeof name !== 'string') throw new NotThisLayout()
+          const parsedName = JSON.parse(buf.toString('utf8', start, nl - 2)) as unknown
+          if (typeof parsedName !== 'string') throw new NotThisLayout()
+          name = parsedName
           rows = {}
           collections.set(name, rows)
           previous = 'open'
@@ -121,14 +138,35 @@ function read(fd: number): SnapshotLines {
     }
     // Keep the unfinished line; a line longer than the buffer (a large scenario) grows it,
     // but a first line that long is no header of this layout (an earlier version's file).
-    filled = end - start
+    filled = 1 + end - start
     if (!head) throw new NotThisLayout()
-    if (start === 0) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)])
-    else buf.copy(buf, 0, start, end)
+    if (start === 1) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)])
+    else buf.copy(buf, 1, start, end)
   }
 }
 
 const OWN = { enumerable: true, writable: true, configurable: true }
+
+type Row = { id?: unknown; partner_id?: unknown; created_at?: unknown; updated_at?: unknown }
+
+/**
+ * JSON.parse makes a string per value, so equal values repeat in memory: the id (also the
+ * row's key), the partner id (every row of a partner), and `updated_at` of a row never
+ * updated (its `created_at`). Pointing them at one string is invisible to readers (same
+ * values) and saves about 150 bytes per row, 15 MB at 100k users. A string dropped here dies
+ * young, so the collector never copies it either.
+ */
+function shareStrings(row: Row, id: string, partnerIds: Map<string, string>): void {
+  row.id = id
+  const partnerId = row.partner_id
+  if (typeof partnerId === 'string') {
+    const shared = partnerIds.get(partnerId)
+    if (shared === undefined) partnerIds.set(partnerId, partnerId)
+    else row.partner_id = shared
+  }
+  if (row.updated_at === row.created_at && row.created_at !== undefined)
+    row.updated_at = row.created_at
+}
 
 const HEADER_END = ',"collections":{'
 
