@@ -33,6 +33,7 @@ import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
 import { defineIndexes } from './store/indexes.js'
+import type { PartnerRow } from './store/records.js'
 import { Store } from './store/store.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { SinkRegistry } from './webhooks/sink.js'
@@ -92,12 +93,17 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       : parseScenario(config.scenario, 'options.scenario')
   const clock = createClock({ start: scenario.clock?.start, frozen: scenario.clock?.frozen })
   const fixtures = await loadFixtures(config.fixtures ?? defaultFixturesPath, random, clock.iso())
+  const credentials = new CredentialCache()
   const store = await Store.open({
     file: config.data,
     seed: fixtureSeed(fixtures),
     fsync: config.fsync,
     now: clock.iso,
     onWarning: logger.warn,
+    // The default partner's scrypt check runs on the thread pool while the users are read.
+    onCollectionRead: (name, rows) => {
+      if (name === 'partners') primeFromRows(credentials, rows as Record<string, PartnerRow>)
+    },
   })
   defineIndexes(store)
 
@@ -113,7 +119,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     random,
     scenarios: new ScenarioRegistry(scenario),
     logger,
-    credentials: new CredentialCache(),
+    credentials,
     events: new EventBus(),
     inbox: new Inbox(),
     sessions: undefined as unknown as SessionVerifier,
@@ -185,6 +191,16 @@ function primeDefaultCredentials(deps: Deps): void {
   deps.credentials
     .verify(partner.id, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
     .catch(() => {})
+}
+
+function primeFromRows(credentials: CredentialCache, partners: Record<string, PartnerRow>): void {
+  for (const id in partners) {
+    const partner = partners[id] as PartnerRow
+    if (partner.api_key !== DEFAULT_PARTNER.api_key) continue
+    credentials
+      .verify(partner.id, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
+      .catch(() => {})
+  }
 }
 
 /** Creates a sandbox and listens (port 0 picks a free one). Resolves once it accepts connections. */

@@ -113,3 +113,22 @@ describe('data file layout', () => {
     await expect(Store.open({ file, seed })).rejects.toThrow(/is not valid JSON/)
   })
 })
+
+describe('data file read order', () => {
+  it('hands each collection over as soon as it is read, partners before users', async () => {
+    const store = await Store.open({ file, seed })
+    store.put('partners', { id: 'p-1', name: 'P' } as never)
+    for (let n = 1; n <= 3; n++) store.put('users', user(n))
+    await store.close()
+    const seen: [string, string[]][] = []
+    const reopened = await Store.open({
+      file,
+      seed,
+      onCollectionRead: (name, rows) => seen.push([name, Object.keys(rows)]),
+    })
+    expect(seen.map(([name]) => name).slice(0, 3)).toEqual(['meta', 'partners', 'users'])
+    expect(seen[1]).toEqual(['partners', ['p-1']])
+    expect(seen[2]).toEqual(['users', ['u-1', 'u-2', 'u-3']])
+    await reopened.close()
+  })
+})

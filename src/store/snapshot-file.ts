@@ -112,13 +112,18 @@ export function openSnapshotFile(path: string) {
   const db = new Low<SnapshotDoc | null>(adapter, null)
   return {
     /** Reads the snapshot; null when the file does not exist yet or is empty. */
-    async read(): Promise<SnapshotDoc | null> {
-      const lines = existsSync(path) ? readSnapshotLines(path) : undefined
+    async read(
+      onCollection?: (name: string, rows: Record<string, unknown>) => void,
+    ): Promise<SnapshotDoc | null> {
+      const lines = existsSync(path) ? readSnapshotLines(path, onCollection) : undefined
       if (lines) {
         const collections = Object.fromEntries(lines.collections)
         return checkSnapshot({ ...lines.head, collections }, path, true)
       }
       await db.read()
+      if (db.data && onCollection) {
+        for (const [name, rows] of Object.entries(db.data.collections)) onCollection(name, rows)
+      }
       return db.data
     },
     path,

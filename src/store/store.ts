@@ -45,6 +45,11 @@ export interface StoreOptions {
   compactAfterBytes?: number
   now?: () => string
   onWarning?: (message: string) => void
+  /**
+   * Called with each collection of the data file as soon as it is read, before the rest of
+   * the file (partners come before users): work that needs only those rows can start early.
+   */
+  onCollectionRead?: (name: string, rows: Record<string, unknown>) => void
 }
 
 export class Store {
@@ -90,7 +95,7 @@ export class Store {
 
   private async loadFile(file: string) {
     this.snapshotFile = openSnapshotFile(file)
-    const snapshot = await this.snapshotFile.read()
+    const snapshot = await this.snapshotFile.read(this.options.onCollectionRead)
     const replay = Journal.replay(`${file}.journal`)
     if (replay.droppedTornLine) {
       this.options.onWarning?.(
