@@ -6,6 +6,7 @@ import { type CollectionsData, emptyCollections, type UserRow } from '../src/sto
 import { DataFileError, SCHEMA_VERSION, SNAPSHOT_FORMAT } from '../src/store/snapshot-file.js'
 import { readSnapshotLines } from '../src/store/snapshot-lines.js'
 import { Store } from '../src/store/store.js'
+import { bearer, registerAndLogin, testSandbox } from './helpers.js'
 
 // The data file is one JSON document with a row per line (snapshot-writer.ts), read a block of
 // rows at a time (snapshot-lines.ts). A file of an earlier version (the same document on one
@@ -130,5 +131,34 @@ describe('data file read order', () => {
     expect(seen[1]).toEqual(['partners', ['p-1']])
     expect(seen[2]).toEqual(['users', ['u-1', 'u-2', 'u-3']])
     await reopened.close()
+  })
+})
+
+describe('rows read back from the data file', () => {
+  it('take profile changes like any other row (metadata, addresses), and only their own', async () => {
+    const data = join(dir, 'api.json')
+    const first = await testSandbox({ data })
+    const alice = await registerAndLogin(first.call)
+    const bob = await registerAndLogin(first.call)
+    await first.sandbox.close()
+
+    const { sandbox, call } = await testSandbox({ data })
+    const me = '/api/v1/partner/users/me'
+    const patched = await call('PATCH', me, {
+      headers: bearer(alice.token),
+      body: { metadata: { plan: 'gold' }, secondary_address: { line1: '1 Main St' } },
+    })
+    expect(patched.status).toBe(200)
+    const aliceRow = sandbox.store.get('users', alice.userId)
+    const bobRow = sandbox.store.get('users', bob.userId)
+    expect(aliceRow?.metadata).toEqual({ plan: 'gold' })
+    expect(aliceRow?.secondary_address).toMatchObject({ line1: '1 Main St' })
+    expect(bobRow?.metadata).toEqual({})
+    expect(bobRow?.secondary_address).toEqual({})
+    await sandbox.close()
+    const again = await testSandbox({ data })
+    expect(again.sandbox.store.get('users', alice.userId)?.metadata).toEqual({ plan: 'gold' })
+    expect(again.sandbox.store.get('users', bob.userId)?.metadata).toEqual({})
+    await again.sandbox.close()
   })
 })
