@@ -34,6 +34,9 @@ export async function createSession(deps: Deps, user: UserRow, writer?: Writer) 
     .sign(await jwtKey(deps))
   if (writer) writer.put('sessions', session)
   else deps.store.put('sessions', session)
+  // Signed here a moment ago: its first use needs no HMAC check (the stored session, read on
+  // every request, still decides whether it counts).
+  deps.sessions.remember(token, { sub: user.id, pid: user.partner_id, sid: session.id })
   return { session, token, expiresAt }
 }
 
@@ -74,6 +77,12 @@ export class SessionVerifier {
     return this.verify(token, partner.id).then((claims) => this.admit(claims, partner))
   }
 
+  /** A token this sandbox has just signed, with its claims. */
+  remember(token: string, claims: Claims): void {
+    if (this.verified.size >= 10_000) this.verified.clear()
+    this.verified.set(token, claims)
+  }
+
   private admit(claims: Claims, partner: PartnerRow): Authenticated {
     const session = this.deps.store.get('sessions', claims.sid)
     if (!session)
@@ -108,8 +117,7 @@ export class SessionVerifier {
       if (typeof payload.sid !== 'string' || typeof payload.pid !== 'string')
         throw unauthorized('Invalid session token.')
       const claims = { sub: payload.sub as string, pid: payload.pid, sid: payload.sid }
-      if (this.verified.size >= 10_000) this.verified.clear()
-      this.verified.set(token, claims)
+      this.remember(token, claims)
       return claims
     } catch (error) {
       if (error instanceof ApiError) throw error
