@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { newUser, northwind, testSandbox } from './helpers.js'
+import { loginSession, newUser, northwind, testSandbox } from './helpers.js'
 
 const usersOf = async (call: Awaited<ReturnType<typeof testSandbox>>['call'], creds = undefined) =>
   (await call('GET', '/api/v1/partner/usage', { creds })).json.totals.users as number
@@ -85,6 +85,16 @@ describe('POST /partner/auth/register', () => {
     expect(b.status).toBe(201)
     expect(a.json.userId).not.toBe(b.json.userId)
     expect(await usersOf(call, northwind as never)).toBe(3)
+    // Each partner finds its own user by that e-mail, whichever registered first.
+    const again = await call('POST', '/api/v1/partner/auth/register', {
+      creds: northwind,
+      body: user,
+    })
+    expect(again.status).toBe(409)
+    const asAcme = await loginSession(call, 'shared@example.com', user.password)
+    const asNorthwind = await loginSession(call, 'shared@example.com', user.password, northwind)
+    expect(asAcme.user.id).toBe(a.json.userId)
+    expect(asNorthwind.user.id).toBe(b.json.userId)
   })
 
   it('records a user.created event without the SSN', async () => {

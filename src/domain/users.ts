@@ -31,11 +31,10 @@ export function publicUser(deps: Pick<Deps, 'baseUrl'>, u: UserRow) {
 }
 
 export function findUserByEmail(deps: Deps, partnerId: string, email: string): UserRow | undefined {
-  return deps.store.lookup(
-    'users',
-    'users_by_partner_email',
-    `${partnerId}:${email.toLowerCase()}`,
-  )[0]
+  for (const user of deps.store.scan('users', 'users_by_email', email.toLowerCase())) {
+    if (user.partner_id === partnerId) return user
+  }
+  return undefined
 }
 
 export interface Registration {

@@ -5,10 +5,10 @@ import type { Store } from './store.js'
 export function defineIndexes(store: Store): void {
   store.defineIndex('partners_by_api_key', { collection: 'partners', key: (p) => p.api_key })
   store.defineIndex('users_by_partner', { collection: 'users', key: (u) => u.partner_id })
-  store.defineIndex('users_by_partner_email', {
-    collection: 'users',
-    key: (u) => `${u.partner_id}:${u.email.toLowerCase()}`,
-  })
+  // By e-mail alone, of every partner (findUserByEmail keeps the partner's own): a key built
+  // as `partner:email` was a new string per user, 64 bytes each at 100k users; the lowercase
+  // e-mail is the row's own string.
+  store.defineIndex('users_by_email', { collection: 'users', key: (u) => u.email.toLowerCase() })
   store.defineIndex('sessions_by_user', { collection: 'sessions', key: (s) => s.user_id })
   store.defineIndex('webhooks_by_partner', { collection: 'webhooks', key: (w) => w.partner_id })
   store.defineIndex('deliveries_by_webhook', {
