@@ -55,6 +55,13 @@ export interface AppEnv {
     session: SessionRow
     /** The request's own scenario (X-Sandbox-Scenario), for the request journal. */
     scenario: string
+    /**
+     * Headers for the answer, known before the route runs (the rate limit's): a plain c.json
+     * answer carries them (request-id.ts) and is remembered as `extraHeadersSent`; any other
+     * answer gets them set afterwards.
+     */
+    extraHeaders: Record<string, string>
+    extraHeadersSent: Response
     /** An injected fault, for the request journal. */
     fault: {
       type: 'latency' | 'error' | 'drop_connection'

@@ -30,6 +30,18 @@ describe('rate limit per partner', () => {
     expect(over.headers.get('x-ratelimit-remaining')).toBe('0')
   })
 
+  it('refusals by the route carry the headers too: a 404 and a 400', async () => {
+    const { call } = await limitedSandbox(5)
+    const missing = await call('GET', '/api/v1/partner/webhooks/wh_nope')
+    expect(missing.status, missing.text).toBe(404)
+    expect(missing.headers.get('x-ratelimit-remaining')).toBe('4')
+    expect(missing.headers.get('x-request-id')).toBe(missing.json.requestId)
+    const invalid = await call('PATCH', '/api/v1/partner/me', { body: { display_name: 7 } })
+    expect(invalid.status, invalid.text).toBe(400)
+    expect(invalid.headers.get('x-ratelimit-remaining')).toBe('3')
+    expect(invalid.headers.get('x-ratelimit-limit')).toBe('5')
+  })
+
   it('a 429 changes no state', async () => {
     const { call } = await limitedSandbox(1)
     await call('GET', '/api/v1/partner/me')

@@ -59,10 +59,18 @@ function withHeader(
       headers === undefined &&
       (arg === undefined || typeof arg === 'number')
     ) {
-      return new Response(data instanceof SerializedJson ? data.text : JSON.stringify(data), {
-        status: (arg as number | undefined) ?? 200,
-        headers: { 'content-type': 'application/json', [HEADER]: id },
-      })
+      const extra = c.get('extraHeaders' as never) as Record<string, string> | undefined
+      const response = new Response(
+        data instanceof SerializedJson ? data.text : JSON.stringify(data),
+        {
+          status: (arg as number | undefined) ?? 200,
+          headers: extra
+            ? { 'content-type': 'application/json', [HEADER]: id, ...extra }
+            : { 'content-type': 'application/json', [HEADER]: id },
+        },
+      )
+      if (extra) c.set('extraHeadersSent' as never, response as never)
+      return response
     }
     if (arg !== undefined && typeof arg === 'object' && arg !== null) {
       // c.json(data, init): add the header to init.headers.
