@@ -65,6 +65,8 @@ export class Store {
   private readonly indexesOf = new Map<string, IndexMap[]>()
   /** Indexes defined but not filled yet (see defineIndex). */
   private unfilled: IndexMap[] = []
+  /** Collections with an index in `unfilled`. */
+  private readonly unfilledOf = new Set<string>()
   private readonly options: StoreOptions
   private readonly replaceListeners: (() => void)[] = []
 
@@ -116,9 +118,10 @@ export class Store {
   }
 
   /**
-   * Adds an index. It is filled on its first use, together with every other index defined
-   * since, in one pass over each collection's rows (at 100k users, one walk instead of one
-   * per index).
+   * Adds an index. It is filled on the first use of its collection's indexes, together with
+   * that collection's other indexes, in one pass over the rows (at 100k users, one walk
+   * instead of one per index). Other collections wait for their own first use: a restart
+   * answers its first request (a partner's key looked up) without first indexing every user.
    */
   defineIndex<K extends CollectionName>(name: string, def: IndexDef<K>): void {
     const index = new IndexMap(def as unknown as IndexDef<CollectionName>)
@@ -127,6 +130,7 @@ export class Store {
     if (siblings) siblings.push(index)
     else this.indexesOf.set(def.collection, [index])
     this.unfilled.push(index)
+    this.unfilledOf.add(def.collection)
   }
 
   /**
@@ -203,7 +207,7 @@ export class Store {
   }
 
   private indexEntry(collection: CollectionName, index: string): IndexMap {
-    if (this.unfilled.length > 0) this.fillIndexes(this.unfilled)
+    if (this.unfilledOf.has(collection)) this.fillCollection(collection)
     const entry = this.indexes.get(index)
     if (!entry || entry.def.collection !== collection)
       throw new Error(`no index ${index} on ${collection}`)
@@ -291,7 +295,7 @@ export class Store {
    * lookup lists rows in the order they were created (lists rely on it for ties in time).
    */
   private reindex(collection: string, id: string, before: Row | undefined, after: Row | undefined) {
-    if (this.unfilled.length > 0) this.fillIndexes(this.unfilled)
+    if (this.unfilledOf.has(collection)) this.fillCollection(collection)
     const indexes = this.indexesOf.get(collection)
     if (!indexes) return
     for (const index of indexes) {
@@ -303,9 +307,16 @@ export class Store {
     }
   }
 
+  /** Fills the indexes of `collection` not filled yet. */
+  private fillCollection(collection: string) {
+    this.fillIndexes(this.unfilled.filter((index) => index.def.collection === collection))
+  }
+
   /** Empties and refills `indexes`, walking each collection's rows once for all of its indexes. */
   private fillIndexes(indexes: IndexMap[]) {
     this.unfilled = this.unfilled.filter((index) => !indexes.includes(index))
+    this.unfilledOf.clear()
+    for (const index of this.unfilled) this.unfilledOf.add(index.def.collection)
     const byCollection = new Map<CollectionName, IndexMap[]>()
     for (const index of indexes) {
       index.clear()
