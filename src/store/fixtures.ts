@@ -6,6 +6,7 @@ import { hashSecret, PASSWORD_COST } from '../domain/secret-hash.js'
 import { packageRoot } from '../package-root.js'
 import type { Random } from '../random.js'
 import { describeIssues } from '../scenarios/loader.js'
+import { readFixturesFile } from './fixtures-text.js'
 import { type CollectionsData, emptyCollections, partnerRow, userRow } from './records.js'
 import { shareValues } from './shared-values.js'
 
@@ -64,7 +65,7 @@ function readFixtureFiles(path: string): { file: string; raw: unknown }[] {
     : [path]
   return files.map((file) => {
     try {
-      return { file, raw: JSON.parse(fileText(file)) }
+      return { file, raw: readFixturesFile(file) ?? JSON.parse(fileText(file)) }
     } catch (error) {
       throw new Error(`fixtures file ${file} is not valid JSON: ${(error as Error).message}`)
     }
