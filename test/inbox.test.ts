@@ -36,6 +36,8 @@ describe('inbox', () => {
     expect(even.every((m) => m.to === 'even@example.com')).toBe(true)
     expect(inbox.list({ email: 'odd@x.com', limit: 1 })).toEqual([all[0]])
     expect(inbox.list({ email: 'nobody@example.com' })).toEqual([])
+    // `?email=` with nothing after it filters nothing (GET /_sandbox/inbox?email=).
+    expect(inbox.list({ email: '' })).toEqual(all)
   })
 
   it("reads only the recipient's messages when listing by e-mail, however full it is", () => {

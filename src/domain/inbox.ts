@@ -68,7 +68,8 @@ export class Inbox {
   /** Newest first. */
   list(filter: InboxFilter = {}): InboxMessage[] {
     const limit = filter.limit ?? 50
-    const email = filter.email?.toLowerCase()
+    // An empty e-mail filters nothing, as before the per-recipient lists.
+    const email = filter.email?.toLowerCase() || undefined
     const from = email === undefined ? this.messages : (this.byEmail.get(email) ?? [])
     const stop = email === undefined ? this.start : 0
     const out: InboxMessage[] = []
