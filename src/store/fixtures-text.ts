@@ -145,8 +145,8 @@ function findRowLists(fd: number): RowList[] | undefined {
         after = 'colon'
         continue
       }
-      if (was === 'colon' && b === 0x5b && ROW_LISTS.has(keyName(fd, keyStart, keyEnd))) {
-        const name = keyName(fd, keyStart, keyEnd)
+      const name = was === 'colon' && b === 0x5b ? keyName(fd, keyStart, keyEnd) : ''
+      if (ROW_LISTS.has(name)) {
         if (lists.some((l) => l.name === name)) return undefined
         list = { name, open: at, close: -1, batches: [] }
         lists.push(list)
