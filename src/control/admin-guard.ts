@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../deps.js'
 import { digest } from '../domain/secret-hash.js'
 import { ApiError } from '../errors.js'
@@ -17,15 +17,20 @@ const isOpenControlRoute = (method: string, path: string) =>
     (path === '/_sandbox' || path === '/_sandbox/' || path.startsWith('/_sandbox/assets/'))) ||
   ((method === 'GET' || method === 'HEAD') && path === '/_sandbox/health')
 
+/** The admin token a request presents: X-Sandbox-Admin-Token, or a Bearer token. */
+export const presentedAdminToken = (c: Context): string | undefined =>
+  c.req.header('x-sandbox-admin-token') ?? c.req.header('authorization')?.replace(/^Bearer\s+/i, '')
+
+/** Whether `given` is the token whose digest is `expected` (compared in constant time). */
+export const isAdminToken = (given: string | undefined, expected: Buffer): boolean =>
+  given !== undefined && given !== '' && timingSafeEqual(digest(given), expected)
+
 /** When an admin token is configured, `/_sandbox/*` needs it as a Bearer token or X-Sandbox-Admin-Token. */
 export function adminGuard(token: string | undefined): MiddlewareHandler<AppEnv> {
   const expected = token ? digest(token) : undefined
   return async (c, next) => {
     if (!expected || isOpenControlRoute(c.req.method, c.req.path)) return next()
-    const given =
-      c.req.header('x-sandbox-admin-token') ??
-      c.req.header('authorization')?.replace(/^Bearer\s+/i, '')
-    if (!given || !timingSafeEqual(digest(given), expected)) {
+    if (!isAdminToken(presentedAdminToken(c), expected)) {
       throw new ApiError(
         'unauthorized',
         'The sandbox control plane needs the admin token: send it as Authorization: Bearer <token> or X-Sandbox-Admin-Token.',

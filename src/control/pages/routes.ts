@@ -1,9 +1,9 @@
-import { timingSafeEqual } from 'node:crypto'
 import { Hono } from 'hono'
 import { html } from 'hono/html'
 import type { AppEnv, Deps } from '../../deps.js'
 import { digest } from '../../domain/secret-hash.js'
 import { DEFAULT_PARTNER } from '../../store/default-credentials.js'
+import { isAdminToken, presentedAdminToken } from '../admin-guard.js'
 import { clockSection } from './clock-section.js'
 import { inboxSection } from './inbox-section.js'
 import { journalSection } from './journal-section.js'
@@ -39,11 +39,8 @@ export function dashboardRoutes(deps: Deps) {
     c.header('Content-Security-Policy', csp)
     c.header('Cache-Control', 'no-store')
     c.header('Referrer-Policy', 'no-referrer')
-    const given =
-      c.req.query('token') ??
-      c.req.header('x-sandbox-admin-token') ??
-      c.req.header('authorization')?.replace(/^Bearer\s+/i, '')
-    if (expected && !(given && timingSafeEqual(digest(given), expected)))
+    const given = c.req.query('token') ?? presentedAdminToken(c)
+    if (expected && !isAdminToken(given, expected))
       return c.html(loginPage(given !== undefined), 401)
     const token = expected ? given : undefined
     const partners = deps.store.all('partners')
