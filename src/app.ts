@@ -9,7 +9,7 @@ import { allowedMethods } from './http/allowed-methods.js'
 import { apiGate } from './http/api-gate.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
-import { type FrontDoor, requestJournal } from './http/request-journal.js'
+import { type FrontDoor, frontDoor } from './http/front-door.js'
 import { requestLog } from './http/request-log.js'
 import { CachedRouter } from './http/route-cache.js'
 import { validationHook } from './http/validation.js'
@@ -45,7 +45,7 @@ export function createApp(deps: Deps) {
   ).token(10)
   let requests = 0
   // The API's body limit and gate (the limit first: 413 before 401), run by the first layer
-  // itself rather than as a layer of their own (see request-journal.ts).
+  // itself rather than as a layer of their own (see front-door.ts).
   const apiLimit = bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024)
   const gate = apiGate(deps)
   const api: FrontDoor['gate'] = (c, next) => {
@@ -59,7 +59,7 @@ export function createApp(deps: Deps) {
   // the request use its Host.
   app.use(
     '*',
-    requestJournal(deps, () => `req_${prefix}${(requests++).toString(36)}`, {
+    frontDoor(deps, () => `req_${prefix}${(requests++).toString(36)}`, {
       origins: deps.origins,
       log: deps.logger.enabled('info') ? requestLog(deps.logger) : undefined,
       gate: api,
