@@ -71,10 +71,23 @@ export async function run() {
   const bare = await startBenchServer('bare')
   const sandbox = await startBenchServer('sandbox')
   const prism = await startPrism()
+  let barePage
   try {
     const bearer = await cardHolder(sandbox.url)
+    const pageRoute = routes.find((r) => r.name === 'transactions')
+    const page = await httpGet(
+      sandbox.url + pageRoute.path,
+      { ...partnerHeaders, ...bearer },
+      5_000,
+    )
+    barePage = await startBenchServer('bare-page', { BENCH_PAGE: page.body })
     const targets = [
       { key: 'bare', label: 'bare Hono  GET /ok (one JSON route)', url: `${bare.url}/ok` },
+      {
+        key: 'barePage',
+        label: `bare Hono  GET /page (the same ${fmt(page.body.length)}-byte page, pre-serialized; context)`,
+        url: `${barePage.url}/page`,
+      },
       ...routes.flatMap((r) => {
         const headers = { ...partnerHeaders, ...(r.session ? bearer : {}) }
         return [
@@ -138,6 +151,11 @@ export async function run() {
       }
     })
     const bareRps = median(rps('bare'))
+    const samePage = {
+      rps: median(rps('barePage')),
+      vsBare: spread(ratios(rps('barePage'), rps('bare'))),
+      sandboxVsSamePage: spread(ratios(rps('sandbox.transactions'), rps('barePage'))),
+    }
     printTable(
       `HTTP throughput (autocannon in this process: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, each after a ${ROUND_WARMUP} s warm-up run on that target; each server a child process)`,
       [
@@ -164,6 +182,7 @@ export async function run() {
           `${f.route} vs bare Hono: ${fmtRatio(f.vsBare)}  (target >= ${f.vsBareTarget}x)  ${verdict(f.vsBarePass)}`,
           `${f.route} vs Prism:     ${fmtRatio(f.vsPrism, 1)}  (target >= ${VS_PRISM}x)  ${verdict(f.vsPrismPass)}`,
         ]),
+        `context, no target: bare Hono sending the same transactions page runs at ${fmtRatio(samePage.vsBare)} of bare Hono; the sandbox's page at ${fmtRatio(samePage.sandboxVsSamePage)} of that`,
         ...targets
           .filter((t) => t.runs.some((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0))
           .map((t) => `WARNING: ${t.label} had non-2xx answers or errors; its figure is suspect`),
@@ -176,9 +195,12 @@ export async function run() {
       roundWarmup: ROUND_WARMUP,
       bareRps,
       routes: figures,
+      samePage,
     }
   } finally {
-    for (const child of [bare.child, sandbox.child, prism.child]) await killChild(child)
+    for (const child of [bare.child, sandbox.child, prism.child, barePage?.child]) {
+      if (child) await killChild(child)
+    }
     await killAllChildren()
   }
 }

@@ -43,6 +43,18 @@ try {
       `>= ${r.vsBareTarget}x`,
       verdict(r.vsBarePass),
     ]),
+    [
+      'Context: bare Hono sending that same transactions page, pre-serialized, vs bare Hono',
+      fmtRatio(http.samePage.vsBare),
+      'none',
+      '-',
+    ],
+    [
+      'GET /partner/cards/transactions vs that same-page bare Hono',
+      fmtRatio(http.samePage.sandboxVsSamePage),
+      'none',
+      '-',
+    ],
     ...http.routes.map((r) => [
       `${r.route} vs Prism`,
       fmtRatio(r.vsPrism, 1),
