@@ -3,12 +3,15 @@
 // at a steady pace of RATE events/s for SECONDS. Each event carries the time it was asked
 // for, so the receiver measures the event -> delivery delay. Throughput (deliveries/s, from
 // the first ask to the last delivery) and the p50 delay come from the same phase: the p50 is
-// the one at the rate reported as throughput, never one of an easier, slower phase.
+// the one at the rate reported as throughput, never one of an easier, slower phase. ROUNDS
+// measured phases (at least 3) follow a warm-up; the figures are their medians, each round
+// printed: one hiccup of a 2-core machine queues every later delivery of its phase behind it.
 import {
   fmt,
   isMain,
   killAllChildren,
   killChild,
+  median,
   partnerHeaders,
   printTable,
   startBenchServer,
@@ -19,6 +22,7 @@ import {
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 5)
 const RATE = Number(process.env.BENCH_EVENT_RATE ?? 440) // events/s; x5 = 2,200 deliveries/s
 const SECONDS = Number(process.env.BENCH_EVENT_SECONDS ?? 4)
+const ROUNDS = Math.max(3, Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 3))
 const TARGET_RATE = 2000
 const TARGET_P50_MS = 20
 
@@ -85,11 +89,25 @@ export async function run() {
       })
     }
     await phase(sandbox, receiver, me.partner.id, 100, RATE) // warm-up (connections, JIT)
-    const r = await phase(sandbox, receiver, me.partner.id, Math.round(RATE * SECONDS), RATE)
+    const rounds = []
+    for (let i = 0; i < ROUNDS; i++) {
+      rounds.push(await phase(sandbox, receiver, me.partner.id, Math.round(RATE * SECONDS), RATE))
+    }
+    const r = {
+      count: median(rounds.map((x) => x.count)),
+      seconds: median(rounds.map((x) => x.seconds)),
+      rate: median(rounds.map((x) => x.rate)),
+      askedIn: median(rounds.map((x) => x.askedIn)),
+      p50: median(rounds.map((x) => x.p50)),
+      p90: median(rounds.map((x) => x.p90)),
+      p99: median(rounds.map((x) => x.p99)),
+      max: Math.max(...rounds.map((x) => x.max)),
+    }
     const pass = r.rate >= TARGET_RATE && r.p50 < TARGET_P50_MS
     printTable(
-      `Webhook fan-out: ${fmt(RATE)} events/s × ${ENDPOINTS} endpoints for ${SECONDS} s to a local receiver; sandbox and receiver are child processes`,
+      `Webhook fan-out: ${fmt(RATE)} events/s × ${ENDPOINTS} endpoints for ${SECONDS} s, ${ROUNDS} rounds, to a local receiver; sandbox and receiver are child processes`,
       [
+        'round',
         'deliveries',
         'seconds',
         'deliveries/s',
@@ -99,23 +117,28 @@ export async function run() {
         'p99 ms',
         'max ms',
       ],
+      [...rounds.map((x, i) => [String(i + 1), x]), ['median', r]].map(([label, x]) => [
+        label,
+        fmt(x.count),
+        fmt(x.seconds, 2),
+        fmt(x.rate),
+        fmt(x.askedIn, 2),
+        fmt(x.p50),
+        fmt(x.p90),
+        fmt(x.p99),
+        fmt(x.max),
+      ]),
       [
-        [
-          fmt(r.count),
-          fmt(r.seconds, 2),
-          fmt(r.rate),
-          fmt(r.askedIn, 2),
-          fmt(r.p50),
-          fmt(r.p90),
-          fmt(r.p99),
-          fmt(r.max),
-        ],
-      ],
-      [
-        `deliveries/s ${fmt(r.rate)} (target >= ${fmt(TARGET_RATE)}) with p50 event -> delivery ${fmt(r.p50)} ms at that rate (target < ${TARGET_P50_MS} ms)   ${verdict(pass)}`,
+        `deliveries/s ${fmt(r.rate)} (target >= ${fmt(TARGET_RATE)}) with p50 event -> delivery ${fmt(r.p50)} ms at that rate (target < ${TARGET_P50_MS} ms), medians of ${ROUNDS} rounds (max: the largest of any round)   ${verdict(pass)}`,
       ],
     )
-    return { ...r, targetRate: TARGET_RATE, targetP50: TARGET_P50_MS, pass }
+    return {
+      ...r,
+      rounds,
+      targetRate: TARGET_RATE,
+      targetP50: TARGET_P50_MS,
+      pass,
+    }
   } finally {
     await killChild(sandbox.child)
     await killChild(receiver.child)
