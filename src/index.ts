@@ -100,9 +100,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     fsync: config.fsync,
     now: clock.iso,
     onWarning: logger.warn,
-    // The default partner's scrypt check runs on the thread pool while the users are read.
+    // From a data file, the default partner's scrypt check runs while the users are read.
     onCollectionRead: (name, rows) => {
-      if (name === 'partners') primeFromRows(credentials, rows as Record<string, PartnerRow>)
+      if (name !== 'partners') return
+      for (const id in rows) primeDefaultPartner(credentials, rows[id] as PartnerRow)
     },
   })
   defineIndexes(store)
@@ -149,7 +150,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     deps.inbox.clear()
   })
   const app = createApp(deps)
-  primeDefaultCredentials(deps)
+  // Seeded from fixtures (or already primed while reading: the check is shared, not rerun).
+  primeDefaultPartner(
+    credentials,
+    store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key)[0],
+  )
   return {
     app,
     deps,
@@ -183,24 +188,14 @@ const inProcessControl = (
 
 /**
  * The bundled default partner's secret is public (README, banner), so its scrypt check can
- * run in the background at start-up instead of inside the first request.
+ * run in the background at start-up instead of inside the first request. Any other row (or
+ * none) is left alone.
  */
-function primeDefaultCredentials(deps: Deps): void {
-  const partner = deps.store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key)[0]
-  if (!partner) return
-  deps.credentials
+function primeDefaultPartner(credentials: CredentialCache, partner: PartnerRow | undefined): void {
+  if (partner?.api_key !== DEFAULT_PARTNER.api_key) return
+  credentials
     .verify(partner.id, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
     .catch(() => {})
-}
-
-function primeFromRows(credentials: CredentialCache, partners: Record<string, PartnerRow>): void {
-  for (const id in partners) {
-    const partner = partners[id] as PartnerRow
-    if (partner.api_key !== DEFAULT_PARTNER.api_key) continue
-    credentials
-      .verify(partner.id, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
-      .catch(() => {})
-  }
 }
 
 /** Creates a sandbox and listens (port 0 picks a free one). Resolves once it accepts connections. */

@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8'
  * about 5% more CPU per request (more, smaller collections). Only the CLI does this: a
  * sandbox started in-process (`startSandbox`) leaves its host's V8 settings alone.
  */
-export const HEAP_GROWING_PERCENT = 50
+const HEAP_GROWING_PERCENT = 50
 
 /** The V8 flag to set, or undefined when node was started with its own growing percent. */
 export function heapPolicyFlag(execArgv: readonly string[]): string | undefined {
