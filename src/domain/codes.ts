@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Deps } from '../deps.js'
 import { decideOtpCode } from '../scenarios/otp.js'
+import { openCodeKey } from '../store/indexes.js'
 import type { CodePurpose, UserRow, VerificationCodeRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
 import { codeHash } from './signing-key.js'
@@ -15,15 +16,16 @@ export const CODE_TTL_MS = 10 * 60_000
 export const RESET_TOKEN_TTL_MS = 15 * 60_000
 export const MAX_ATTEMPTS = 5
 
+/**
+ * The user's codes of `purpose` still usable, oldest first. Read from the index of codes not
+ * yet ended (store/indexes.ts): a login costs the same after 5,000 earlier codes as after
+ * none. What it holds beyond the live code are codes that expired unused, each of which a
+ * newer code would have replaced within its 10 minutes; retention removes them a day later.
+ */
 function liveCodes(deps: Deps, userId: string, purpose: CodePurpose): VerificationCodeRow[] {
   return deps.store
-    .lookup('verification_codes', 'codes_by_user', userId)
-    .filter(
-      (c) =>
-        c.purpose === purpose &&
-        !c.ended_at &&
-        Date.parse(c.expires_at) > deps.clocks.nowOf(c.partner_id),
-    )
+    .lookup('verification_codes', 'open_codes_by_user', openCodeKey(userId, purpose))
+    .filter((c) => Date.parse(c.expires_at) > deps.clocks.nowOf(c.partner_id))
 }
 
 /** Stores a new secret value (only its HMAC), ending any live one of the same purpose. */

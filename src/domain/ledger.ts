@@ -4,7 +4,7 @@ import type { CardRow } from '../store/records.js'
 import type { Merchant, TransactionRow, TransactionType } from '../store/records-money.js'
 import type { Writer } from '../store/store.js'
 import { cardOf, toDollars } from './cards.js'
-import { newestFirst } from './pagination.js'
+import { indexPage } from './pagination.js'
 
 /**
  * The one ledger. A card's ledger balance is the sum of its posted credits minus its posted
@@ -164,14 +164,25 @@ export function publicTransaction(t: TransactionRow) {
   }
 }
 
-/** Every transaction of the user's cards, newest first. */
+/** Every transaction of the user's cards, newest first (the dashboard's full list). */
 export function transactionsOf(deps: Deps, userId: string): TransactionRow[] {
-  return newestFirst(
-    deps.store
-      .lookup('cards', 'cards_by_user', userId)
-      .flatMap((card) => deps.store.lookup('transactions', 'transactions_by_card', card.id)),
-  )
+  return [...deps.store.scan('transactions', 'transactions_by_user', userId, { reverse: true })]
 }
+
+/** A page of the user's transactions, newest first, reading only the page (see indexPage). */
+export function transactionPage(
+  deps: Deps,
+  userId: string,
+  query: { limit: number; starting_after?: string },
+  keep?: (row: TransactionRow) => boolean,
+) {
+  const where = { collection: 'transactions', index: 'transactions_by_user', key: userId } as const
+  return indexPage(deps.store, where, query, publicTransaction, keep)
+}
+
+/** The store version of the user's last transaction change: their pages are current until it moves. */
+export const transactionsVersion = (deps: Deps, userId: string) =>
+  deps.store.keyVersion('transactions', 'transactions_by_user', userId)
 
 /** A transaction of this user, or 404 (also for another user's or partner's id). */
 export function requireTransaction(deps: Deps, userId: string, id: string): TransactionRow {

@@ -24,8 +24,10 @@ const MAX_CHARS = 4 * 1024 * 1024
  * `key` alone (no clock; the request origin, if used, in the key). When `build` works from a
  * row read earlier in the request (before an await, during which another request may have
  * written), that row is the `basis`: an answer counts only for the very same row object
- * (a write puts a new one). Bounded in entries and characters: over either bound the cache
- * starts over.
+ * (a write puts a new one). A call may give its own `version` instead, one that moves with
+ * every change of what the answer depends on and never goes back (Store.keyVersion: the last
+ * write to one user's transactions), so writes elsewhere do not discard it. Bounded in
+ * entries and characters: over either bound the cache starts over.
  */
 export function serializedCache(version: () => number) {
   const cache = new Map<
@@ -33,8 +35,8 @@ export function serializedCache(version: () => number) {
     { version: number; basis: object | undefined; json: SerializedJson }
   >()
   let chars = 0
-  return <T>(key: string, build: () => T, basis?: object): T => {
-    const now = version()
+  return <T>(key: string, build: () => T, basis?: object, ownVersion?: number): T => {
+    const now = ownVersion ?? version()
     const hit = cache.get(key)
     if (hit?.version === now && hit.basis === basis) return hit.json as unknown as T
     if (hit) {

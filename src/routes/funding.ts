@@ -1,8 +1,8 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { createDeposit, publicDeposit, simulateFund } from '../domain/funding.js'
-import { publicTransaction, transactionsOf } from '../domain/ledger.js'
-import { ListQuery, newestFirst, pageOf, paginate } from '../domain/pagination.js'
+import { publicTransaction, transactionPage, transactionsVersion } from '../domain/ledger.js'
+import { indexPage, ListQuery, pageOf } from '../domain/pagination.js'
 import { setCardFrozen, simulatePurchase } from '../domain/purchases.js'
 import { ApiError } from '../errors.js'
 import { serializedCache } from '../http/serialized-json.js'
@@ -102,11 +102,13 @@ export function fundingRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      const rows = newestFirst(deps.store.lookup('deposits', 'deposits_by_user', c.get('user').id))
-      return c.json(
-        { success: true as const, data: paginate(rows, c.req.valid('query'), publicDeposit) },
-        200,
-      )
+      const where = {
+        collection: 'deposits' as const,
+        index: 'deposits_by_user',
+        key: c.get('user').id,
+      }
+      const page = indexPage(deps.store, where, c.req.valid('query'), publicDeposit)
+      return c.json({ success: true as const, data: page }, 200)
     },
   )
 
@@ -150,13 +152,13 @@ export function fundingRoutes(deps: Deps) {
     (c) => {
       const userId = c.get('user').id
       const query = c.req.valid('query')
-      // Read far more often than written: the serialized page is kept until the next write.
+      // Read far more often than written: the serialized page is kept until the user's
+      // transactions next change (other users' writes leave it current).
       const page = transactionPages(
         `${userId}\n${query.limit}\n${query.starting_after ?? ''}`,
-        () => ({
-          success: true as const,
-          data: paginate(transactionsOf(deps, userId), query, publicTransaction),
-        }),
+        () => ({ success: true as const, data: transactionPage(deps, userId, query) }),
+        undefined,
+        transactionsVersion(deps, userId),
       )
       return c.json(page, 200)
     },

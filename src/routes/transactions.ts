@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
-import { publicTransaction, requireTransaction, transactionsOf } from '../domain/ledger.js'
-import { ListQuery, paginate } from '../domain/pagination.js'
+import { publicTransaction, requireTransaction, transactionPage } from '../domain/ledger.js'
+import { ListQuery } from '../domain/pagination.js'
 import { clearPurchase, refundPurchase, reversePurchase } from '../domain/purchases.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
@@ -35,10 +35,13 @@ export function transactionRoutes(deps: Deps) {
     }),
     (c) => {
       const q = c.req.valid('query')
-      const rows = transactionsOf(deps, c.get('user').id).filter(
-        (t) => (!q.type || t.type === q.type) && (!q.status || t.status === q.status),
-      )
-      return c.json({ success: true as const, data: paginate(rows, q, publicTransaction) }, 200)
+      const keep =
+        q.type || q.status
+          ? (t: { type: string; status: string }) =>
+              (!q.type || t.type === q.type) && (!q.status || t.status === q.status)
+          : undefined
+      const page = transactionPage(deps, c.get('user').id, q, keep)
+      return c.json({ success: true as const, data: page }, 200)
     },
   )
 

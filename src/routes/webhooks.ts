@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
-import { filter, ListQuery, newestFirst, paginate, paginateInOrder } from '../domain/pagination.js'
+import { indexPage, ListQuery, newestFirst, paginate } from '../domain/pagination.js'
 import { validationHook } from '../http/validation.js'
 import {
   errorResponses,
@@ -228,17 +228,20 @@ export function webhookRoutes(deps: Deps) {
     (c) => {
       const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
       const query = c.req.valid('query')
-      // Newest first is creation order reversed: the page reads only the rows it shows.
-      const rows = deps.store.scan('webhook_deliveries', 'deliveries_by_webhook', row.id, {
-        reverse: true,
-      })
-      const matching = filter(
-        rows,
-        (d) =>
-          (!query.status || d.status === query.status) &&
-          (!query.event_type || d.event_type === query.event_type),
-      )
-      return c.json(paginateInOrder(matching, query, publicDelivery), 200)
+      // The index is in time order: the page reads only the rows it shows (and those the
+      // filters skip), and the cursor is found through it.
+      const where = {
+        collection: 'webhook_deliveries' as const,
+        index: 'deliveries_by_webhook',
+        key: row.id,
+      }
+      const keep =
+        query.status || query.event_type
+          ? (d: { status: string; event_type: string }) =>
+              (!query.status || d.status === query.status) &&
+              (!query.event_type || d.event_type === query.event_type)
+          : undefined
+      return c.json(indexPage(deps.store, where, query, publicDelivery, keep), 200)
     },
   )
 

@@ -1,27 +1,50 @@
+import { OrderedIds } from './ordered-ids.js'
 import type { CollectionName, Collections } from './records.js'
 
 export interface IndexDef<K extends CollectionName> {
   collection: K
   key: (row: Collections[K]) => string | undefined
+  /**
+   * Keeps each key's rows sorted by this (`created_at`), ties in the order they were added:
+   * a list read newest first from the index is then in time order even after a clock moved
+   * back, without sorting the whole history on each read.
+   */
+  order?: (row: Collections[K]) => string
+  /**
+   * Tracks the store version of each key's last change (see Store.keyVersion), so a cache of
+   * what a key's rows make (a user's page of transactions) outlives writes to other keys.
+   */
+  versioned?: boolean
 }
 
 /**
  * One secondary index: key -> ids of the rows with that key, in the order they were added
- * (lists rely on it for ties in time). Most keys name one row (an e-mail, a user's card), so
- * a lone id is kept as a plain string and becomes a Set only at the second: at 100k users a
- * Set per key cost more memory than the rows' own strings.
+ * (lists rely on it for ties in time), or in `order`. Most keys name one row (an e-mail, a
+ * user's card), so a lone id is kept as a plain string and becomes an OrderedIds only at the
+ * second: at 100k users a structure per key cost more memory than the rows' own strings.
  */
 export class IndexMap {
-  private readonly map = new Map<string, string | Set<string>>()
+  private readonly map = new Map<string, string | OrderedIds>()
+  private readonly versions = new Map<string, number>()
+  /** The store version when the index was last filled: no key has changed less recently. */
+  private filledAt = 0
 
-  constructor(readonly def: IndexDef<CollectionName>) {}
+  /** `orderOf` gives the order value of a stored row's id (when a lone id gets company). */
+  constructor(
+    readonly def: IndexDef<CollectionName>,
+    private readonly orderOf: (id: string) => string = () => '',
+  ) {}
 
-  add(key: string, id: string): void {
+  add(key: string, id: string, orderValue?: string): void {
     const ids = this.map.get(key)
     if (ids === undefined) this.map.set(key, id)
     else if (typeof ids === 'string') {
-      if (ids !== id) this.map.set(key, new Set([ids, id]))
-    } else ids.add(id)
+      if (ids === id) return
+      const many = new OrderedIds(this.def.order !== undefined)
+      many.add(ids, this.def.order ? this.orderOf(ids) : undefined)
+      many.add(id, orderValue)
+      this.map.set(key, many)
+    } else ids.add(id, orderValue)
   }
 
   delete(key: string, id: string): void {
@@ -32,21 +55,31 @@ export class IndexMap {
       return
     }
     ids.delete(id)
-    if (ids.size === 1) for (const last of ids) this.map.set(key, last)
+    if (ids.size === 1) for (const last of ids.walk()) this.map.set(key, last)
   }
 
-  /** The ids under `key`, oldest first. */
-  ids(key: string): readonly string[] | Set<string> {
+  /**
+   * The ids under `key`, oldest first (newest first with `reverse`); with `after`, only those
+   * that come after that id in the walk's direction (none when it is not under `key`).
+   */
+  *walk(key: string, reverse = false, after?: string): Generator<string> {
     const ids = this.map.get(key)
-    if (ids === undefined) return []
-    return typeof ids === 'string' ? [ids] : ids
+    if (ids === undefined) return
+    if (typeof ids !== 'string') {
+      yield* ids.walk(reverse, after)
+      return
+    }
+    if (after === undefined) yield ids
+  }
+
+  has(key: string, id: string): boolean {
+    const ids = this.map.get(key)
+    return typeof ids === 'string' ? ids === id : (ids?.has(id) ?? false)
   }
 
   first(key: string): string | undefined {
     const ids = this.map.get(key)
-    if (typeof ids !== 'object') return ids
-    for (const id of ids) return id
-    return undefined
+    return typeof ids === 'object' ? ids.first() : ids
   }
 
   /** Every key, in the order each first appeared. */
@@ -60,7 +93,26 @@ export class IndexMap {
     return typeof ids === 'string' ? 1 : ids.size
   }
 
-  clear(): void {
+  /** Notes that a row under `key` changed in the write numbered `version`. */
+  touch(key: string, version: number): void {
+    if (this.def.versioned) this.versions.set(key, version)
+  }
+
+  /** The number of the last write that changed a row under `key` since the index was filled. */
+  version(key: string): number {
+    return this.versions.get(key) ?? this.filledAt
+  }
+
+  /** After a bulk fill: each key's ids in `order` (a snapshot may hold rows out of time order). */
+  sortAll(): void {
+    if (!this.def.order) return
+    for (const ids of this.map.values()) if (typeof ids !== 'string') ids.sort()
+  }
+
+  /** Empties the index before a fill at store version `version`. */
+  clear(version: number): void {
     this.map.clear()
+    this.versions.clear()
+    this.filledAt = version
   }
 }

@@ -11,19 +11,46 @@ export function defineIndexes(store: Store): void {
   store.defineIndex('users_by_email', { collection: 'users', key: (u) => u.email.toLowerCase() })
   store.defineIndex('sessions_by_user', { collection: 'sessions', key: (s) => s.user_id })
   store.defineIndex('webhooks_by_partner', { collection: 'webhooks', key: (w) => w.partner_id })
+  // Lists read newest first from these, a page at a time, so they are kept in time order.
+  const byTime = { order: (row: { created_at: string }) => row.created_at }
   store.defineIndex('deliveries_by_webhook', {
     collection: 'webhook_deliveries',
     key: (d) => d.webhook_id,
+    ...byTime,
   })
   store.defineIndex('deliveries_by_partner', {
     collection: 'webhook_deliveries',
     key: (d) => d.partner_id,
+    ...byTime,
   })
-  store.defineIndex('events_by_partner', { collection: 'events', key: (e) => e.partner_id })
+  // Finished deliveries (nothing left to attempt), oldest first: what the per-partner cap
+  // may remove, found without reading past the ones still retrying.
+  store.defineIndex('deliveries_done_by_partner', {
+    collection: 'webhook_deliveries',
+    key: (d) => (d.next_attempt_at ? undefined : d.partner_id),
+    ...byTime,
+  })
+  store.defineIndex('events_by_partner', {
+    collection: 'events',
+    key: (e) => e.partner_id,
+    ...byTime,
+  })
   store.defineIndex('onboardings_by_user', { collection: 'onboardings', key: (o) => o.user_id })
   store.defineIndex('cards_by_user', { collection: 'cards', key: (c) => c.user_id })
   store.defineIndex('transactions_by_card', { collection: 'transactions', key: (t) => t.card_id })
-  store.defineIndex('deposits_by_user', { collection: 'deposits', key: (d) => d.user_id })
+  // A user's transactions of every card, in time order, with the version of the user's last
+  // change: a page and its cache cost the same at 10 and at 10,000 transactions.
+  store.defineIndex('transactions_by_user', {
+    collection: 'transactions',
+    key: (t) => t.user_id,
+    ...byTime,
+    versioned: true,
+  })
+  store.defineIndex('deposits_by_user', {
+    collection: 'deposits',
+    key: (d) => d.user_id,
+    ...byTime,
+  })
   store.defineIndex('disputes_by_user', { collection: 'disputes', key: (d) => d.user_id })
   store.defineIndex('bank_accounts_by_user', { collection: 'bank_accounts', key: (b) => b.user_id })
   // Rows still waiting on the clock, so the once-a-second sweep reads only those: all of
@@ -46,6 +73,12 @@ export function defineIndexes(store: Store): void {
   waiting('deposits_pending', 'deposits', (d) => d.status === 'pending')
   waiting('disputes_under_review', 'disputes', (d) => d.status === 'under_review')
   store.defineIndex('codes_by_user', { collection: 'verification_codes', key: (c) => c.user_id })
+  // The codes of a user and purpose not yet used, burnt or replaced: a login reads these few,
+  // not every code the user ever had.
+  store.defineIndex('open_codes_by_user', {
+    collection: 'verification_codes',
+    key: (c) => (c.ended_at ? undefined : openCodeKey(c.user_id, c.purpose)),
+  })
   // History by partner and the hour (codes, sessions) or day (events, deliveries) it ends or
   // began, in that partner's time, so retention (domain/retention.ts) reads only the buckets
   // it prunes; and by partner, oldest first, for the per-partner caps.
@@ -61,7 +94,6 @@ export function defineIndexes(store: Store): void {
     collection: 'events',
     key: (e) => bucketKey(e.partner_id, dayOf(e.created_at)),
   })
-  store.defineIndex('events_by_partner', { collection: 'events', key: (e) => e.partner_id })
   store.defineIndex('deliveries_by_day', {
     collection: 'webhook_deliveries',
     key: (d) => bucketKey(d.partner_id, dayOf(d.created_at)),
@@ -71,6 +103,9 @@ export function defineIndexes(store: Store): void {
     key: (d) => (d.next_attempt_at ? d.event_id : undefined),
   })
 }
+
+/** `<user id>|<purpose>`: a user's open codes of one purpose. */
+export const openCodeKey = (userId: string, purpose: string) => `${userId}|${purpose}`
 
 /** `<partner id>|<bucket>`: a partner's rows of one hour or day. */
 export const bucketKey = (partnerId: string, bucket: string) => `${partnerId}|${bucket}`

@@ -109,7 +109,7 @@ export class Store {
     this.seq = snapshot?.seq ?? 0
     for (const entry of replay.entries) {
       if (entry.s <= this.seq) continue
-      this.apply(entry.o)
+      this.apply(entry.o, entry.s)
       this.seq = entry.s
     }
     this.journal = new Journal(`${file}.journal`)
@@ -124,7 +124,10 @@ export class Store {
    * answers its first request (a partner's key looked up) without first indexing every user.
    */
   defineIndex<K extends CollectionName>(name: string, def: IndexDef<K>): void {
-    const index = new IndexMap(def as unknown as IndexDef<CollectionName>)
+    const order = def.order
+    const index = new IndexMap(def as unknown as IndexDef<CollectionName>, (id) =>
+      order ? order(this.data[def.collection][id] as Collections[K]) : '',
+    )
     this.indexes.set(name, index)
     const siblings = this.indexesOf.get(def.collection)
     if (siblings) siblings.push(index)
@@ -155,7 +158,7 @@ export class Store {
   lookup<K extends CollectionName>(collection: K, index: string, key: string): Collections[K][] {
     const rows = this.data[collection]
     const out: Collections[K][] = []
-    for (const id of this.indexEntry(collection, index).ids(key))
+    for (const id of this.indexEntry(collection, index).walk(key))
       out.push(rows[id] as Collections[K])
     return out
   }
@@ -172,29 +175,36 @@ export class Store {
 
   /**
    * Rows whose index key equals `key`, one at a time, oldest first (or newest first with
-   * `reverse`): a page or a prune reads only the rows it needs, not the whole key.
+   * `reverse`), from just after the row `after` when given (nothing when that row is not under
+   * `key`: check with `has`): a page or a prune reads only the rows it needs, not the whole
+   * key. Rows may be written while a scan is under way; removed ones are skipped.
    */
   *scan<K extends CollectionName>(
     collection: K,
     index: string,
     key: string,
-    options: { reverse?: boolean } = {},
+    options: { reverse?: boolean; after?: string } = {},
   ): Generator<Collections[K]> {
-    const ids = this.indexEntry(collection, index).ids(key)
+    const ids = this.indexEntry(collection, index).walk(key, options.reverse, options.after)
     const rows = this.data[collection]
-    if (!options.reverse) {
-      // A Set stays well-defined when rows are removed while it is walked.
-      for (const id of ids) {
-        const row = rows[id]
-        if (row) yield row as Collections[K]
-      }
-      return
-    }
-    const list = [...ids]
-    for (let i = list.length - 1; i >= 0; i--) {
-      const row = rows[list[i] as string]
+    for (const id of ids) {
+      const row = rows[id]
       if (row) yield row as Collections[K]
     }
+  }
+
+  /** Whether the row `id` is under `key` (a page cursor that names a row of this list). */
+  has(collection: CollectionName, index: string, key: string, id: string): boolean {
+    return this.indexEntry(collection, index).has(key, id)
+  }
+
+  /**
+   * The number of the last write that changed a row under `key` of a `versioned` index (or
+   * a later one): what is derived from those rows alone is current while it stands still,
+   * whatever else is written meanwhile.
+   */
+  keyVersion(collection: CollectionName, index: string, key: string): number {
+    return this.indexEntry(collection, index).version(key)
   }
 
   /** The keys an index holds (time buckets, partners), in the order they first appeared. */
@@ -266,25 +276,25 @@ export class Store {
     const entry: JournalEntry = { s: this.seq + 1, o: ops }
     // Journal first: if the write fails (disk full), memory is unchanged and the caller sees it.
     this.journal?.append(entry, this.options.fsync)
-    this.apply(ops)
+    this.apply(ops, entry.s)
     this.seq = entry.s
     this.maybeCompact()
   }
 
-  private apply(ops: JournalOp[]) {
+  private apply(ops: JournalOp[], seq: number) {
     for (const op of ops) {
       if (op[0] === 'replace') {
         const next = emptyCollections()
         for (const name of collectionNames) Object.assign(next[name], op[1][name] ?? {})
         this.data = next
-        this.fillIndexes([...this.indexes.values()])
+        this.fillIndexes([...this.indexes.values()], seq)
         continue
       }
       const collection = this.data[op[1] as CollectionName] as Record<string, Row>
       const id = op[0] === 'put' ? op[2].id : op[2]
       const before = collection[id]
       const after = op[0] === 'put' ? op[2] : undefined
-      this.reindex(op[1], id, before, after)
+      this.reindex(op[1], id, before, after, seq)
       if (after) collection[id] = after
       else delete collection[id]
     }
@@ -294,32 +304,43 @@ export class Store {
    * Moves a row between index keys. A row whose key did not change keeps its place, so a
    * lookup lists rows in the order they were created (lists rely on it for ties in time).
    */
-  private reindex(collection: string, id: string, before: Row | undefined, after: Row | undefined) {
+  private reindex(
+    collection: string,
+    id: string,
+    before: Row | undefined,
+    after: Row | undefined,
+    seq: number,
+  ) {
     if (this.unfilledOf.has(collection)) this.fillCollection(collection)
     const indexes = this.indexesOf.get(collection)
     if (!indexes) return
     for (const index of indexes) {
       const from = before ? index.def.key(before as never) : undefined
       const to = after ? index.def.key(after as never) : undefined
+      if (from !== undefined) index.touch(from, seq)
+      if (to !== undefined && to !== from) index.touch(to, seq)
       if (from === to) continue
       if (from !== undefined) index.delete(from, id)
-      if (to !== undefined) index.add(to, id)
+      if (to !== undefined) index.add(to, id, index.def.order?.(after as never))
     }
   }
 
   /** Fills the indexes of `collection` not filled yet. */
   private fillCollection(collection: string) {
-    this.fillIndexes(this.unfilled.filter((index) => index.def.collection === collection))
+    this.fillIndexes(
+      this.unfilled.filter((index) => index.def.collection === collection),
+      this.seq,
+    )
   }
 
   /** Empties and refills `indexes`, walking each collection's rows once for all of its indexes. */
-  private fillIndexes(indexes: IndexMap[]) {
+  private fillIndexes(indexes: IndexMap[], seq: number) {
     this.unfilled = this.unfilled.filter((index) => !indexes.includes(index))
     this.unfilledOf.clear()
     for (const index of this.unfilled) this.unfilledOf.add(index.def.collection)
     const byCollection = new Map<CollectionName, IndexMap[]>()
     for (const index of indexes) {
-      index.clear()
+      index.clear(seq)
       const list = byCollection.get(index.def.collection)
       if (list) list.push(index)
       else byCollection.set(index.def.collection, [index])
@@ -330,10 +351,11 @@ export class Store {
         const row = rows[id] as never
         for (const index of list) {
           const key = index.def.key(row)
-          if (key !== undefined) index.add(key, id)
+          if (key !== undefined) index.add(key, id, index.def.order?.(row))
         }
       }
     }
+    for (const index of indexes) index.sortAll()
   }
 
   private maybeCompact() {

@@ -1,0 +1,131 @@
+/**
+ * The ids under one index key, in order, each with its place: a walk starts at either end or
+ * just after any id without reading what comes before it (a page of a long history, a cursor).
+ * Removal leaves a hole, swept once holes outnumber ids, so adding and removing stay O(1)
+ * amortised. A compaction or an insertion in the middle makes new arrays instead of changing
+ * the one a walk in progress reads; the walk skips ids no longer here.
+ *
+ * With `order` values (a row's `created_at`), the ids are kept sorted by them, ties in the
+ * order they were added: rows nearly always come in order, so that is an append; a row dated
+ * earlier than the last (a clock moved back) is put in its place, moving the ids dated later.
+ */
+export class OrderedIds {
+  private ids: (string | undefined)[] = []
+  private order: string[] | undefined
+  private readonly at = new Map<string, number>()
+  private holes = 0
+
+  constructor(sorted: boolean) {
+    if (sorted) this.order = []
+  }
+
+  get size(): number {
+    return this.at.size
+  }
+
+  has(id: string): boolean {
+    return this.at.has(id)
+  }
+
+  add(id: string, orderValue = ''): void {
+    if (this.at.has(id)) return
+    const order = this.order
+    const last = order?.[order.length - 1]
+    if (order && last !== undefined && orderValue < last) {
+      this.insertSorted(id, orderValue)
+      return
+    }
+    this.at.set(id, this.ids.length)
+    this.ids.push(id)
+    order?.push(orderValue)
+  }
+
+  delete(id: string): void {
+    const i = this.at.get(id)
+    if (i === undefined) return
+    this.at.delete(id)
+    this.ids[i] = undefined
+    this.holes++
+    if (this.holes > 16 && this.holes > this.at.size) this.compact()
+  }
+
+  first(): string | undefined {
+    for (const id of this.ids) if (id !== undefined) return id
+    return undefined
+  }
+
+  /**
+   * Ids oldest first (newest first with `reverse`), starting just after `after` when given
+   * (nothing when `after` is not here).
+   */
+  *walk(reverse = false, after?: string): Generator<string> {
+    const ids = this.ids
+    let i = reverse ? ids.length - 1 : 0
+    if (after !== undefined) {
+      const from = this.at.get(after)
+      if (from === undefined) return
+      i = reverse ? from - 1 : from + 1
+    }
+    const step = reverse ? -1 : 1
+    for (; i >= 0 && i < ids.length; i += step) {
+      const id = ids[i]
+      // Skips holes, and ids removed since a compaction made new arrays during the walk.
+      if (id !== undefined && this.at.has(id)) yield id
+    }
+  }
+
+  /** Puts the ids in order of their values after a bulk fill (stable: ties keep their order). */
+  sort(): void {
+    const order = this.order
+    if (!order) return
+    let sorted = true
+    for (let i = 1; i < order.length && sorted; i++)
+      sorted = (order[i] as string) >= (order[i - 1] as string)
+    if (sorted) return
+    const pairs = this.live().sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    this.rebuild(pairs)
+  }
+
+  private insertSorted(id: string, orderValue: string): void {
+    const order = this.order as string[]
+    // After every value <= orderValue (holes keep theirs, so the values stay sorted): ties
+    // keep the order they were added in.
+    let lo = 0
+    let hi = order.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if ((order[mid] as string) <= orderValue) lo = mid + 1
+      else hi = mid
+    }
+    // New arrays (a walk in progress keeps its own); only the ids after the place move, and
+    // after a clock moved back those are the few dated later than the new row.
+    this.ids = [...this.ids.slice(0, lo), id, ...this.ids.slice(lo)]
+    this.order = [...order.slice(0, lo), orderValue, ...order.slice(lo)]
+    for (let i = lo; i < this.ids.length; i++) {
+      const moved = this.ids[i]
+      if (moved !== undefined) this.at.set(moved, i)
+    }
+  }
+
+  private compact(): void {
+    this.rebuild(this.live())
+  }
+
+  private live(): [string, string][] {
+    const pairs: [string, string][] = []
+    for (let i = 0; i < this.ids.length; i++) {
+      const id = this.ids[i]
+      if (id !== undefined) pairs.push([id, this.order?.[i] ?? ''])
+    }
+    return pairs
+  }
+
+  /** New arrays, never the old ones changed: a walk in progress keeps reading its own. */
+  private rebuild(pairs: [string, string][]): void {
+    this.ids = pairs.map((p) => p[0])
+    if (this.order) this.order = pairs.map((p) => p[1])
+    this.at.clear()
+    for (let i = 0; i < this.ids.length; i++) this.at.set(this.ids[i] as string, i)
+    this.holes = 0
+  }
+}
