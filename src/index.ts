@@ -141,8 +141,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   deps.sweeper.add((scope) => settleDueDeposits(deps, scope))
   deps.sweeper.add((scope) => resolveDueDisputes(deps, scope))
   const retention = new Retention(deps)
-  deps.sweeper.add((scope) => retention.run(scope))
+  // Whatever it removed, more may be due: the next second's run looks again.
+  deps.sweeper.add((scope) => retention.run(scope) > 0)
   deps.dispatcher = new Dispatcher(deps)
+  // A delivery attempt may finish a delivery the per-partner cap can now remove.
+  deps.dispatcher.onAttempt((delivery) => retention.capPartner(delivery.partner_id))
   // A whole-state reset or restore also drops the inbox: its codes belong to the old state
   // (the per-partner counterparts drop that partner's messages).
   store.onReplace(() => {

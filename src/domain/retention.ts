@@ -11,8 +11,12 @@ import type { SweepScope } from './sweeper.js'
  * (or day), so a run reads only what it removes.
  *
  * What is never removed: users, cards, onboardings, transactions, deposits, disputes (the
- * ledger is money, not history); a delivery still to attempt and the event it carries; a
- * delivery that finished in the last 24 hours (it counts in /partner/usage).
+ * ledger is money, not history); a delivery still to attempt and the event it carries.
+ *
+ * The per-partner caps hold at all times, not only once a second: a partner's new event (and
+ * each delivery attempt) removes its oldest rows over the cap right after the write that
+ * added them. A finished delivery may go under the cap even within 24 hours: /partner/usage
+ * counts from the completion log (webhooks/completion-log.ts), not from the rows.
  */
 
 export const DAY_MS = 86_400_000
@@ -32,7 +36,7 @@ export class Retention {
   private readonly touched = new Set<string>()
 
   constructor(private readonly deps: Deps) {
-    deps.events.subscribe((event) => this.touched.add(event.partner_id))
+    deps.events.subscribe((event) => this.capPartner(event.partner_id))
     this.touchAll()
     deps.store.onReplace(() => this.touchAll())
   }
@@ -66,7 +70,7 @@ export class Retention {
     removed += this.pruneBuckets('events', 'events_by_day', scope, oldDay, (e) =>
       this.eventMayGo(e.id),
     )
-    removed += this.pruneCaps(scope, nowOf)
+    removed += this.pruneCaps(scope)
     return removed
   }
 
@@ -115,31 +119,60 @@ export class Retention {
     return ids.length
   }
 
-  /** Partners over HISTORY_CAP_PER_PARTNER events or deliveries lose their oldest. */
-  private pruneCaps(scope: SweepScope, nowOf: (partnerId: string) => number): number {
+  /**
+   * Holds one partner to its caps now (after its event or delivery attempt was written): at
+   * the cap, that is the one or few oldest rows a new one pushed over. A backlog beyond one
+   * batch (a snapshot restored over the cap) is left to the sweep, a batch a second.
+   */
+  capPartner(partnerId: string): void {
+    this.touched.add(partnerId)
     const { store } = this.deps
+    if (
+      store.count('webhook_deliveries', 'deliveries_by_partner', partnerId) <=
+        HISTORY_CAP_PER_PARTNER &&
+      store.count('events', 'events_by_partner', partnerId) <= HISTORY_CAP_PER_PARTNER
+    )
+      return
+    this.pruneCapsOf(partnerId, true)
+  }
+
+  /** Partners over HISTORY_CAP_PER_PARTNER events or deliveries lose their oldest. */
+  private pruneCaps(scope: SweepScope): number {
     let removed = 0
     for (const partnerId of this.touched) {
       if (removed >= BATCH) break
       if (scope.partnerId !== undefined && partnerId !== scope.partnerId) continue
-      const now = nowOf(partnerId)
-      const deliveries = this.oldestOver(
-        store.scan('webhook_deliveries', 'deliveries_by_partner', partnerId),
-        store.count('webhook_deliveries', 'deliveries_by_partner', partnerId),
-        (d) => this.deliveryMayGo(d, now),
-      )
-      const events = this.oldestOver(
-        store.scan('events', 'events_by_partner', partnerId),
-        store.count('events', 'events_by_partner', partnerId),
-        (e) => this.eventMayGo(e.id),
-      )
-      this.remove('webhook_deliveries', deliveries)
-      this.remove('events', events)
-      removed += deliveries.length + events.length
-      // Done with this partner once nothing more could go (what stays is kept on purpose).
-      if (deliveries.length < BATCH && events.length < BATCH) this.touched.delete(partnerId)
+      removed += this.pruneCapsOf(partnerId)
     }
     return removed
+  }
+
+  /**
+   * One batch of a partner's oldest rows over its caps; rows removed. `smallOnly` leaves a
+   * kind alone when more than a batch is over (a backlog is the sweep's).
+   */
+  private pruneCapsOf(partnerId: string, smallOnly = false): number {
+    const { store } = this.deps
+    // Finished deliveries only, from their own index: those still retrying are never read.
+    const deliveries = this.oldestOver(
+      store.scan('webhook_deliveries', 'deliveries_done_by_partner', partnerId),
+      store.count('webhook_deliveries', 'deliveries_by_partner', partnerId),
+      (d) => d.completed_at !== null,
+      smallOnly,
+    )
+    const events = this.oldestOver(
+      store.scan('events', 'events_by_partner', partnerId),
+      store.count('events', 'events_by_partner', partnerId),
+      (e) => this.eventMayGo(e.id),
+      smallOnly,
+    )
+    this.remove('webhook_deliveries', deliveries)
+    this.remove('events', events)
+    // Done with this partner once nothing more could go (what stays is kept on purpose).
+    // (A write-time call that left a backlog leaves the partner to the sweep.)
+    if (!smallOnly && deliveries.length < BATCH && events.length < BATCH)
+      this.touched.delete(partnerId)
+    return deliveries.length + events.length
   }
 
   /** Ids of the oldest rows beyond the cap that may go, at most BATCH. */
@@ -147,10 +180,12 @@ export class Retention {
     oldestFirst: Iterable<T>,
     count: number,
     mayGo: (row: T) => boolean,
+    smallOnly = false,
   ): string[] {
-    let excess = Math.min(count - HISTORY_CAP_PER_PARTNER, BATCH)
+    const over = count - HISTORY_CAP_PER_PARTNER
+    let excess = Math.min(over, BATCH)
     const ids: string[] = []
-    if (excess <= 0) return ids
+    if (excess <= 0 || (smallOnly && over > BATCH)) return ids
     // Bounded reading too: rows that must stay (pending, counted in usage) are skipped, and
     // a run gives up after 2 x BATCH of them rather than read a whole partner's history.
     let budget = 2 * BATCH

@@ -4,13 +4,17 @@ import type { DeliveryRow } from '../store/records.js'
  * When each partner's deliveries finished, kept sorted, so `/partner/usage` counts the last
  * 24 hours with two binary searches instead of reading every delivery the partner ever had
  * (that scan grew with history and was what slowed a long soak down). Rebuilt from the
- * stored rows at start-up and after a reset or restore; retention keeps every delivery that
- * finished in the last day (domain/retention.ts), so the rebuild counts the same.
+ * stored rows at start-up and after a reset or restore (so after a restart it counts the
+ * deliveries still kept: the per-partner cap may have removed some of the last day's). Bounded
+ * as it is written, not only as it is read: each partner keeps two days of completion times
+ * before its newest (and at most TRIM_SLACK older ones, dropped in one go).
  */
 
 const DAY_MS = 86_400_000
-/** Entries older than this are dropped as the log is read: no window reaches that far back. */
-const KEEP_MS = 2 * DAY_MS
+/** Entries older than this are dropped: no window reaches that far back. */
+export const KEEP_MS = 2 * DAY_MS
+/** Stale entries are dropped once there are this many, in one splice. */
+export const TRIM_SLACK = 256
 
 interface PartnerLog {
   succeeded: number[]
@@ -29,8 +33,22 @@ export class CompletionLog {
       this.byPartner.set(row.partner_id, log)
     }
     const at = Date.parse(row.completed_at)
-    if (row.status === 'succeeded') insertSorted(log.succeeded, at)
-    else if (row.status === 'permanently_failed') insertSorted(log.failed, at)
+    const values =
+      row.status === 'succeeded'
+        ? log.succeeded
+        : row.status === 'permanently_failed'
+          ? log.failed
+          : undefined
+    if (!values) return
+    insertSorted(values, at)
+    trim(values, (values[values.length - 1] as number) - KEEP_MS)
+  }
+
+  /** Completion times held, of every partner. */
+  get size(): number {
+    let size = 0
+    for (const log of this.byPartner.values()) size += log.succeeded.length + log.failed.length
+    return size
   }
 
   /** Deliveries of `partnerId` that finished at or after `since`. */
@@ -74,5 +92,5 @@ function insertSorted(values: number[], value: number): void {
 /** Drops entries before `before`, in one splice once there are enough to be worth it. */
 function trim(values: number[], before: number): void {
   const stale = lowerBound(values, before)
-  if (stale > 256 || stale === values.length) values.splice(0, stale)
+  if (stale > TRIM_SLACK || stale === values.length) values.splice(0, stale)
 }

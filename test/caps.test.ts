@@ -1,0 +1,175 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { Inbox, type InboxMessage } from '../src/domain/inbox.js'
+import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
+import { type JournalEntry, RequestJournal } from '../src/http/request-journal.js'
+import type { DeliveryRow, EventRow } from '../src/store/records.js'
+import { CompletionLog, KEEP_MS, TRIM_SLACK } from '../src/webhooks/completion-log.js'
+import { SinkRegistry } from '../src/webhooks/sink.js'
+import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
+
+/**
+ * Every bounded collection stays at its bound at all times under steady traffic (README
+ * "Retention", "Limits and hardening"), not only after a sweep or a read: each test goes past
+ * the bound through the real code that adds, and reads the count after every step.
+ */
+
+const MINUTE = 60_000
+
+let receivers: Receiver[] = []
+afterEach(async () => {
+  await Promise.all(receivers.map((r) => r.close()))
+  receivers = []
+})
+
+describe('in-memory history', () => {
+  it('the inbox holds at most its capacity, dropped messages let go at once', () => {
+    const inbox = new Inbox(100)
+    for (let n = 0; n < 350; n++) {
+      const message: InboxMessage = {
+        id: `msg_${n}`,
+        partner_id: 'p',
+        user_id: 'u',
+        to: `user${n % 7}@example.test`,
+        channel: 'email',
+        kind: 'login_code',
+        subject: 'code',
+        body: 'code',
+        code: '000000',
+        created_at: new Date(n).toISOString(),
+        expires_at: new Date(n).toISOString(),
+      }
+      inbox.add(message)
+      expect(inbox.held()).toBe(Math.min(n + 1, 100))
+    }
+    expect(inbox.list({ limit: 1_000 }).map((m) => m.id)[99]).toBe('msg_250')
+    expect(inbox.list({ email: 'user0@example.test', limit: 1_000 }).at(-1)?.id).toBe('msg_252')
+  })
+
+  it('the completion log keeps two days before each partner’s newest, read or not', () => {
+    const log = new CompletionLog()
+    const start = Date.parse('2026-01-01T00:00:00Z')
+    // Five days of a delivery finishing every minute, and nobody reads /partner/usage.
+    for (let i = 0; i < 5 * 24 * 60; i++) {
+      log.add({
+        partner_id: 'p',
+        status: i % 10 === 0 ? 'permanently_failed' : 'succeeded',
+        completed_at: new Date(start + i * MINUTE).toISOString(),
+      })
+      expect(log.size).toBeLessThanOrEqual(KEEP_MS / MINUTE + 1 + 2 * (TRIM_SLACK + 1))
+    }
+    // And it still counts the last day exactly.
+    const now = start + (5 * 24 * 60 - 1) * MINUTE
+    const day = log.count('p', now - 24 * 60 * MINUTE + 1)
+    expect(day.succeeded + day.permanentlyFailed).toBe(24 * 60)
+  })
+
+  it('the request journal holds its capacity', async () => {
+    const journal = new RequestJournal(50, 10)
+    for (let n = 0; n < 130; n++) {
+      const entry: JournalEntry = {
+        id: `req_${n}`,
+        at: n,
+        method: 'GET',
+        path: `/p/${n}`,
+        status: 200,
+        duration_ms: 1,
+        partner_id: null,
+        scenario: null,
+        fault: null,
+        capture: undefined,
+      }
+      journal.add(entry)
+      expect(journal.count({})).toBe(Math.min(n + 1, 50))
+    }
+    const listed = await journal.list({ limit: 1_000 })
+    expect(listed.data).toHaveLength(50)
+    expect(listed.data.at(-1)?.path).toBe('/p/80')
+  })
+
+  it('sinks: at most maxSinks, each its newest maxRequests within maxBytes', () => {
+    const sinks = new SinkRegistry({ maxSinks: 3, maxRequests: 5, maxBytes: 1_000 })
+    const now = new Date(0).toISOString()
+    for (let n = 0; n < 40; n++) {
+      const name = `sink${n % 5}`
+      sinks.receive(name, { method: 'POST', headers: {}, body: `{"n":${n}}`, now })
+      expect(sinks.size).toBeLessThanOrEqual(3)
+      expect(sinks.read(name, 1_000).data.length).toBeLessThanOrEqual(5)
+    }
+    for (let n = 0; n < 20; n++) {
+      sinks.receive('one', { method: 'POST', headers: {}, body: `{"n":${n}}`, now })
+      expect(sinks.read('one', 1_000).data.length).toBe(Math.min(n + 1, 5))
+    }
+    expect(sinks.read('one', 1_000).data.map((r) => r.body)).toEqual(
+      [19, 18, 17, 16, 15].map((n) => `{"n":${n}}`),
+    )
+    // Big bodies: the byte bound cuts before the count does.
+    for (let n = 0; n < 10; n++) {
+      sinks.receive('big', { method: 'POST', headers: {}, body: 'x'.repeat(400), now })
+      expect(sinks.read('big', 1_000).data.length).toBeLessThanOrEqual(2)
+    }
+  })
+})
+
+describe(`events and deliveries: ${HISTORY_CAP_PER_PARTNER} per partner at all times`, () => {
+  it('a new event and its delivery push out the oldest at once, not at the next sweep', async () => {
+    const t = await testSandbox()
+    // Frozen: no sweep runs between the steps, so only the write-time cap can hold the bound.
+    t.sandbox.clock.freeze()
+    const receiver = await startReceiver()
+    receivers.push(receiver)
+    const partner = await createPartner(t.call, { name: 'Busy', webhook_url: receiver.url })
+    const [webhook] = t.sandbox.store.lookup('webhooks', 'webhooks_by_partner', partner.id)
+    if (!webhook) throw new Error('no webhook')
+    const now = t.sandbox.clock.iso()
+    const old = new Date(t.sandbox.clock.now() - 60 * MINUTE).toISOString()
+    // A full history, every delivery finished within the last 24 hours.
+    t.sandbox.store.batch((w) => {
+      for (let i = 0; i < HISTORY_CAP_PER_PARTNER; i++) {
+        const event: EventRow = {
+          id: `evt_full${String(i).padStart(5, '0')}`,
+          partner_id: partner.id,
+          type: 'webhook.test',
+          created_at: old,
+          data: { object: { n: i } },
+        }
+        const delivery: DeliveryRow = {
+          id: `dlv_full${String(i).padStart(5, '0')}`,
+          partner_id: partner.id,
+          webhook_id: webhook.id,
+          event_id: event.id,
+          event_type: event.type,
+          url: receiver.url,
+          status: 'succeeded',
+          attempts: [],
+          next_attempt_at: null,
+          redelivery_of: null,
+          created_at: old,
+          completed_at: now,
+        }
+        w.put('events', event)
+        w.put('webhook_deliveries', delivery)
+      }
+    })
+    const events = () => t.sandbox.store.count('events', 'events_by_partner', partner.id)
+    const deliveries = () =>
+      t.sandbox.store.count('webhook_deliveries', 'deliveries_by_partner', partner.id)
+    for (let n = 0; n < 5; n++) {
+      const res = await t.call('POST', '/_sandbox/events', {
+        creds: null,
+        body: { partner_id: partner.id, type: 'webhook.test', object: { object: 'test', n } },
+      })
+      expect(res.status, res.text).toBe(201)
+      expect(events()).toBe(HISTORY_CAP_PER_PARTNER)
+      expect(deliveries()).toBe(HISTORY_CAP_PER_PARTNER)
+      expect(t.sandbox.store.get('events', res.json.event.id)).toBeDefined()
+    }
+    // The oldest went first.
+    expect(t.sandbox.store.get('events', 'evt_full00004')).toBeUndefined()
+    expect(t.sandbox.store.get('events', 'evt_full00005')).toBeDefined()
+    expect(t.sandbox.store.get('webhook_deliveries', 'dlv_full00004')).toBeUndefined()
+    await t.sandbox.deps.dispatcher.runDue()
+    expect(receiver.requests.length).toBeGreaterThanOrEqual(5)
+    expect(deliveries()).toBe(HISTORY_CAP_PER_PARTNER)
+    await t.sandbox.close()
+  })
+})
