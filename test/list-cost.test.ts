@@ -1,4 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { type JournalEntry, RequestJournal } from '../src/http/request-journal.js'
 import type { EventRow, VerificationCodeRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
 import { acme, loginSession, onboardedUser, testSandbox } from './helpers.js'
@@ -161,6 +162,39 @@ describe('a page of a long history', () => {
       expect(page.json.has_more).toBe(true)
       expect(touched.size).toBeLessThanOrEqual(51)
     }
+  })
+})
+
+describe('the request journal', () => {
+  it("a partner's page reads only that partner's entries, however busy the others are", async () => {
+    const journal = new RequestJournal(5_000, 10)
+    const { touched, wrap } = tracer()
+    for (let n = 0; n < 7_000; n++) {
+      const entry: JournalEntry = {
+        id: `req_${n}`,
+        at: n,
+        method: 'GET',
+        path: `/p/${n}`,
+        status: 200,
+        duration_ms: 1,
+        partner_id: n % 100 === 0 ? 'quiet' : 'busy',
+        scenario: null,
+        fault: null,
+        capture: undefined,
+      }
+      journal.add(wrap(entry))
+    }
+    touched.clear()
+    const page = await journal.list({ partner_id: 'quiet', limit: 10 })
+    expect(page.data.map((e) => e.id)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `req_${6_900 - 100 * i}`),
+    )
+    expect(page.has_more).toBe(true)
+    expect(touched.size).toBeLessThanOrEqual(11)
+    touched.clear()
+    // 50 of the quiet partner's 70 entries are still among the newest 5,000.
+    expect(journal.count({ partner_id: 'quiet' })).toBe(50)
+    expect(touched.size).toBe(50)
   })
 })
 

@@ -27,20 +27,22 @@ export type WaitResult =
 const typeMatches = (wanted: string | undefined, type: string) =>
   !wanted || wanted === type || (wanted.endsWith('.*') && type.startsWith(wanted.slice(0, -1)))
 
-/** The first event (in creation order) that answers the query, if there is one already. */
+/**
+ * The first event (in the order recorded) that answers the query, if there is one already:
+ * read from just after `after` through the partner's index, and each event's deliveries
+ * through theirs, so a waiter costs what comes after its cursor, not the partner's history.
+ */
 function findMatch(deps: Deps, q: WaitQuery) {
-  const events = deps.store.lookup('events', 'events_by_partner', q.partnerId)
+  const { store } = deps
   // An `after` event wiped meanwhile (a partner reset) leaves only newer events behind.
-  const start = q.after ? events.findIndex((e) => e.id === q.after) + 1 : 0
-  const deliveries = q.delivered
-    ? deps.store.lookup('webhook_deliveries', 'deliveries_by_partner', q.partnerId)
-    : []
-  for (let i = start; i < events.length; i++) {
-    const event = events[i] as EventRow
+  const after =
+    q.after && store.has('events', 'events_by_partner', q.partnerId, q.after) ? q.after : undefined
+  for (const event of store.scan('events', 'events_by_partner', q.partnerId, { after })) {
     if (!typeMatches(q.type, event.type)) continue
     if (!q.delivered) return { event, delivery: null }
-    const delivery = deliveries.find((d) => d.event_id === event.id && d.status === 'succeeded')
-    if (delivery) return { event, delivery }
+    for (const delivery of store.scan('webhook_deliveries', 'deliveries_by_event', event.id)) {
+      if (delivery.status === 'succeeded') return { event, delivery }
+    }
   }
   return undefined
 }

@@ -9,8 +9,9 @@ import { eventEnvelope } from './events.js'
 
 /**
  * Newest first, filtered by partner and type, with `has_more` past `limit`. Each partner's
- * events are a time-ordered index, read from its newest end; across partners those walks are
- * merged, so a page reads about `limit` events per partner at most, not the whole history.
+ * events are read from the newest end of its index (the order they were recorded); across
+ * partners those walks are merged by time, so a page reads about `limit` events per partner
+ * at most, not the whole history.
  */
 export function listEvents(
   deps: Deps,

@@ -51,11 +51,19 @@ const matcher = (filter: JournalFilter) => {
     (filter.faulted === undefined || (e.fault !== null) === filter.faulted)
 }
 
-/** A ring buffer: adding is O(1) however full it is (it runs on every request). */
+/**
+ * A ring buffer: adding is O(1) however full it is (it runs on every request). Each partner's
+ * entries are also listed by their place in the ring, so a read filtered by partner (what a
+ * partner's test suite asks for) walks only that partner's entries.
+ */
 export class RequestJournal {
   private entries: (JournalEntry | undefined)[]
   private next = 0
   private size = 0
+  /** Requests added so far: entry n sits at n % capacity while it is among the newest. */
+  private added = 0
+  /** Per partner, the numbers of its entries still in the ring, oldest first. */
+  private readonly byPartner = new Map<string, number[]>()
 
   constructor(
     private readonly capacity = JOURNAL_CAPACITY,
@@ -65,6 +73,19 @@ export class RequestJournal {
   }
 
   add(entry: JournalEntry): void {
+    const evicted = this.entries[this.next]
+    if (evicted?.partner_id != null) {
+      // The oldest entry overall is the oldest of its partner's too.
+      const mine = this.byPartner.get(evicted.partner_id)
+      mine?.shift()
+      if (mine?.length === 0) this.byPartner.delete(evicted.partner_id)
+    }
+    if (entry.partner_id !== null) {
+      const mine = this.byPartner.get(entry.partner_id)
+      if (mine) mine.push(this.added)
+      else this.byPartner.set(entry.partner_id, [this.added])
+    }
+    this.added++
     this.entries[this.next] = entry
     const aged = this.entries[(this.next - this.bodyWindow + this.capacity) % this.capacity]
     if (aged && aged !== entry) aged.capture = undefined
@@ -72,7 +93,13 @@ export class RequestJournal {
     if (this.size < this.capacity) this.size++
   }
 
-  private *newestFirst(): Generator<JournalEntry> {
+  private *newestFirst(partnerId?: string): Generator<JournalEntry> {
+    if (partnerId) {
+      const mine = this.byPartner.get(partnerId) ?? []
+      for (let i = mine.length - 1; i >= 0; i--)
+        yield this.entries[(mine[i] as number) % this.capacity] as JournalEntry
+      return
+    }
     for (let n = 1; n <= this.size; n++) {
       yield this.entries[(this.next - n + this.capacity) % this.capacity] as JournalEntry
     }
@@ -85,7 +112,7 @@ export class RequestJournal {
     const matches = matcher(filter)
     const picked: JournalEntry[] = []
     let hasMore = false
-    for (const e of this.newestFirst()) {
+    for (const e of this.newestFirst(filter.partner_id)) {
       if (!matches(e)) continue
       if (picked.length === filter.limit) {
         hasMore = true
@@ -99,7 +126,7 @@ export class RequestJournal {
   count(filter: JournalFilter): number {
     const matches = matcher(filter)
     let count = 0
-    for (const e of this.newestFirst()) if (matches(e)) count++
+    for (const e of this.newestFirst(filter.partner_id)) if (matches(e)) count++
     return count
   }
 
@@ -107,5 +134,6 @@ export class RequestJournal {
     this.entries = new Array(this.capacity)
     this.next = 0
     this.size = 0
+    this.byPartner.clear()
   }
 }

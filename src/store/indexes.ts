@@ -12,6 +12,7 @@ export function defineIndexes(store: Store): void {
   store.defineIndex('sessions_by_user', { collection: 'sessions', key: (s) => s.user_id })
   store.defineIndex('webhooks_by_partner', { collection: 'webhooks', key: (w) => w.partner_id })
   // Lists read newest first from these, a page at a time, so they are kept in time order.
+  // (Events stay in the order they were recorded: a waiter's `after` means recorded after.)
   const byTime = { order: (row: { created_at: string }) => row.created_at }
   store.defineIndex('deliveries_by_webhook', {
     collection: 'webhook_deliveries',
@@ -21,7 +22,10 @@ export function defineIndexes(store: Store): void {
   store.defineIndex('deliveries_by_partner', {
     collection: 'webhook_deliveries',
     key: (d) => d.partner_id,
-    ...byTime,
+  })
+  store.defineIndex('deliveries_by_event', {
+    collection: 'webhook_deliveries',
+    key: (d) => d.event_id,
   })
   // Finished deliveries (nothing left to attempt), oldest first: what the per-partner cap
   // may remove, found without reading past the ones still retrying.
@@ -30,11 +34,7 @@ export function defineIndexes(store: Store): void {
     key: (d) => (d.next_attempt_at ? undefined : d.partner_id),
     ...byTime,
   })
-  store.defineIndex('events_by_partner', {
-    collection: 'events',
-    key: (e) => e.partner_id,
-    ...byTime,
-  })
+  store.defineIndex('events_by_partner', { collection: 'events', key: (e) => e.partner_id })
   store.defineIndex('onboardings_by_user', { collection: 'onboardings', key: (o) => o.user_id })
   store.defineIndex('cards_by_user', { collection: 'cards', key: (c) => c.user_id })
   store.defineIndex('transactions_by_card', { collection: 'transactions', key: (t) => t.card_id })
