@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { addEvidence, openDispute, publicDispute, requireDispute } from '../domain/disputes.js'
-import { ListQuery, newestFirst, pageOf, paginate } from '../domain/pagination.js'
+import { indexPage, ListQuery, pageOf } from '../domain/pagination.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import {
@@ -59,11 +59,13 @@ export function disputeRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      const rows = newestFirst(deps.store.lookup('disputes', 'disputes_by_user', c.get('user').id))
-      return c.json(
-        { success: true as const, data: paginate(rows, c.req.valid('query'), publicDispute) },
-        200,
-      )
+      const where = {
+        collection: 'disputes' as const,
+        index: 'disputes_by_user',
+        key: c.get('user').id,
+      }
+      const page = indexPage(deps.store, where, c.req.valid('query'), publicDispute)
+      return c.json({ success: true as const, data: page }, 200)
     },
   )
 

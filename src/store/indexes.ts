@@ -51,7 +51,11 @@ export function defineIndexes(store: Store): void {
     key: (d) => d.user_id,
     ...byTime,
   })
-  store.defineIndex('disputes_by_user', { collection: 'disputes', key: (d) => d.user_id })
+  store.defineIndex('disputes_by_user', {
+    collection: 'disputes',
+    key: (d) => d.user_id,
+    ...byTime,
+  })
   store.defineIndex('bank_accounts_by_user', { collection: 'bank_accounts', key: (b) => b.user_id })
   // Rows still waiting on the clock, so the once-a-second sweep reads only those: all of
   // them under 'waiting', and by partner, for the sweep after one partner's clock moved.
