@@ -186,6 +186,30 @@ describe('serializedCache', () => {
     expect(builds).toBe(3)
   })
 
+  it("a call's own version keeps its answer through writes elsewhere, and only until it moves", () => {
+    let version = 1
+    let builds = 0
+    const cache = serializedCache(() => version)
+    const read = (own: number) =>
+      (
+        cache(
+          'user',
+          () => {
+            builds++
+            return { own }
+          },
+          undefined,
+          own,
+        ) as unknown as { text: string }
+      ).text
+    expect(read(7)).toBe('{"own":7}')
+    version = 2
+    expect(read(7)).toBe('{"own":7}')
+    expect(builds).toBe(1)
+    expect(read(9)).toBe('{"own":9}')
+    expect(builds).toBe(2)
+  })
+
   it('c.json sends a kept answer as the same JSON, with the request id', async () => {
     const { sandbox, call } = await setup()
     const u = await cardholder(call)

@@ -11,6 +11,12 @@ export class SerializedJson {
   }
 }
 
+/**
+ * The own version of an answer made from its `basis` row alone: it counts for as long as that
+ * very row object is the one read, whatever else is written.
+ */
+export const ROW_ONLY = 0
+
 /** At most this many answers, and this many characters in all, are kept. */
 const MAX_ENTRIES = 256
 const MAX_CHARS = 4 * 1024 * 1024

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
 import { publicPartner, rotateCredentials, updatePartner, usage } from '../domain/partners.js'
-import { serializedCache } from '../http/serialized-json.js'
+import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import {
   errorResponses,
@@ -77,7 +77,8 @@ export function partnerRoutes(deps: Deps) {
   app.openapi(getMe, (c) => {
     const partner = c.get('partner')
     return c.json(
-      answers(partner.id, () => ({ partner: publicPartner(partner) }), partner),
+      // From the partner's row alone (the basis): other writes leave the answer current.
+      answers(partner.id, () => ({ partner: publicPartner(partner) }), partner, ROW_ONLY),
       200,
     )
   })

@@ -3,7 +3,7 @@ import type { AppEnv, Deps } from '../deps.js'
 import { assertAdult } from '../domain/age.js'
 import { setProfilePicture } from '../domain/profile-pictures.js'
 import { publicUser, updateProfile } from '../domain/users.js'
-import { serializedCache } from '../http/serialized-json.js'
+import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import {
   errorResponses,
@@ -37,8 +37,10 @@ export function userRoutes(deps: Deps) {
       const user = c.get('user')
       // The picture's link is made from the request's origin: part of the key.
       const key = `${user.id}\n${deps.baseUrl()}`
+      // Made from the user's row alone (the basis: a write puts a new one) and the origin (in
+      // the key): writes to anything else leave it current, so it holds under traffic.
       return c.json(
-        answers(key, () => publicUser(deps, user), user),
+        answers(key, () => publicUser(deps, user), user, ROW_ONLY),
         200,
       )
     },
