@@ -56,4 +56,40 @@ describe('OrderedIds', () => {
     ids.sort()
     expect([...ids.walk()]).toEqual(['b', 'd', 'a', 'c'])
   })
+
+  it('agrees with a plain sorted list over 20,000 random adds and removals', () => {
+    let seed = 20261124
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    const ids = new OrderedIds(true)
+    // The model: [id, order value, serial], sorted by value then by serial (ties as added).
+    let model: [string, string, number][] = []
+    let clock = 1_000
+    for (let step = 0; step < 20_000; step++) {
+      if (model.length > 0 && random(3) === 0) {
+        // Mostly the oldest, as retention removes; sometimes any.
+        const victim = random(4) === 0 ? random(model.length) : 0
+        const [id] = model[victim] as [string, string, number]
+        ids.delete(id)
+        model.splice(victim, 1)
+      } else {
+        clock += random(20) === 0 ? -random(50) : random(3)
+        const value = String(clock).padStart(8, '0')
+        ids.add(`id${step}`, value)
+        model.push([`id${step}`, value, step])
+        model = model.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[2] - b[2]))
+      }
+      if (step % 997 === 0 || step === 19_999) {
+        const order = model.map((m) => m[0])
+        expect([...ids.walk()]).toEqual(order)
+        expect([...ids.walk(true)]).toEqual([...order].reverse())
+        expect(ids.first()).toBe(order[0])
+        const cut = order[random(order.length)]
+        if (cut !== undefined)
+          expect([...ids.walk(true, cut)]).toEqual(order.slice(0, order.indexOf(cut)).reverse())
+      }
+    }
+  })
 })

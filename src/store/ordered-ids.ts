@@ -14,6 +14,8 @@ export class OrderedIds {
   private order: string[] | undefined
   private readonly at = new Map<string, number>()
   private holes = 0
+  /** Where the first id is: the oldest go first (retention, caps), so holes gather in front. */
+  private head = 0
 
   constructor(sorted: boolean) {
     if (sorted) this.order = []
@@ -46,12 +48,13 @@ export class OrderedIds {
     this.at.delete(id)
     this.ids[i] = undefined
     this.holes++
+    if (i === this.head)
+      while (this.head < this.ids.length && this.ids[this.head] === undefined) this.head++
     if (this.holes > 16 && this.holes > this.at.size) this.compact()
   }
 
   first(): string | undefined {
-    for (const id of this.ids) if (id !== undefined) return id
-    return undefined
+    return this.ids[this.head]
   }
 
   /**
@@ -60,7 +63,7 @@ export class OrderedIds {
    */
   *walk(reverse = false, after?: string): Generator<string> {
     const ids = this.ids
-    let i = reverse ? ids.length - 1 : 0
+    let i = reverse ? ids.length - 1 : this.head
     if (after !== undefined) {
       const from = this.at.get(after)
       if (from === undefined) return
@@ -100,6 +103,7 @@ export class OrderedIds {
     // New arrays (a walk in progress keeps its own); only the ids after the place move, and
     // after a clock moved back those are the few dated later than the new row.
     this.ids = [...this.ids.slice(0, lo), id, ...this.ids.slice(lo)]
+    if (lo < this.head) this.head = lo
     this.order = [...order.slice(0, lo), orderValue, ...order.slice(lo)]
     for (let i = lo; i < this.ids.length; i++) {
       const moved = this.ids[i]
@@ -127,5 +131,6 @@ export class OrderedIds {
     this.at.clear()
     for (let i = 0; i < this.ids.length; i++) this.at.set(this.ids[i] as string, i)
     this.holes = 0
+    this.head = 0
   }
 }
