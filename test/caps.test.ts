@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Inbox, type InboxMessage } from '../src/domain/inbox.js'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
-import { type JournalEntry, RequestJournal } from '../src/http/request-journal.js'
+import { RequestJournal } from '../src/http/request-journal.js'
 import type { DeliveryRow, EventRow } from '../src/store/records.js'
 import { CompletionLog, KEEP_MS, TRIM_SLACK } from '../src/webhooks/completion-log.js'
 import { SinkRegistry } from '../src/webhooks/sink.js'
 import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
+import { journalEntry } from './journal-entry.js'
 
 /**
  * Every bounded collection stays at its bound at all times under steady traffic (README
@@ -66,19 +67,7 @@ describe('in-memory history', () => {
   it('the request journal holds its capacity', async () => {
     const journal = new RequestJournal(50, 10)
     for (let n = 0; n < 130; n++) {
-      const entry: JournalEntry = {
-        id: `req_${n}`,
-        at: n,
-        method: 'GET',
-        path: `/p/${n}`,
-        status: 200,
-        duration_ms: 1,
-        partner_id: null,
-        scenario: null,
-        fault: null,
-        capture: undefined,
-      }
-      journal.add(entry)
+      journal.add(journalEntry(n))
       expect(journal.count({})).toBe(Math.min(n + 1, 50))
     }
     const listed = await journal.list({ limit: 1_000 })

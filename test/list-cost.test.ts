@@ -1,8 +1,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { type JournalEntry, RequestJournal } from '../src/http/request-journal.js'
+import { RequestJournal } from '../src/http/request-journal.js'
 import type { EventRow, VerificationCodeRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
 import { acme, loginSession, onboardedUser, testSandbox } from './helpers.js'
+import { journalEntry } from './journal-entry.js'
 
 /**
  * A list or a login costs its page, not the history (issue 22): each test gives one user or
@@ -170,19 +171,7 @@ describe('the request journal', () => {
     const journal = new RequestJournal(5_000, 10)
     const { touched, wrap } = tracer()
     for (let n = 0; n < 7_000; n++) {
-      const entry: JournalEntry = {
-        id: `req_${n}`,
-        at: n,
-        method: 'GET',
-        path: `/p/${n}`,
-        status: 200,
-        duration_ms: 1,
-        partner_id: n % 100 === 0 ? 'quiet' : 'busy',
-        scenario: null,
-        fault: null,
-        capture: undefined,
-      }
-      journal.add(wrap(entry))
+      journal.add(wrap(journalEntry(n, n % 100 === 0 ? 'quiet' : 'busy')))
     }
     touched.clear()
     const page = await journal.list({ partner_id: 'quiet', limit: 10 })

@@ -176,8 +176,16 @@ export function transactionPage(
   query: { limit: number; starting_after?: string },
   keep?: (row: TransactionRow) => boolean,
 ) {
-  const where = { collection: 'transactions', index: 'transactions_by_user', key: userId } as const
-  return indexPage(deps.store, where, query, publicTransaction, keep)
+  const { store } = deps
+  return indexPage(
+    store,
+    'transactions',
+    'transactions_by_user',
+    userId,
+    query,
+    publicTransaction,
+    keep,
+  )
 }
 
 /** The store version of the user's last transaction change: their pages are current until it moves. */

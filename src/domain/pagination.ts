@@ -73,12 +73,13 @@ export function paginateInOrder<T extends { id: string }, V>(
  */
 export function indexPage<K extends CollectionName, V>(
   store: Store,
-  where: { collection: K; index: string; key: string },
+  collection: K,
+  index: string,
+  key: string,
   query: { limit: number; starting_after?: string },
   view: (row: Collections[K]) => V,
   keep?: (row: Collections[K]) => boolean,
 ): { data: V[]; has_more: boolean } {
-  const { collection, index, key } = where
   const after = query.starting_after
   if (after !== undefined && !store.has(collection, index, key, after)) throw unknownCursor()
   const rows = store.scan(collection, index, key, { reverse: true, after })

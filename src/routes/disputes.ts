@@ -59,12 +59,15 @@ export function disputeRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      const where = {
-        collection: 'disputes' as const,
-        index: 'disputes_by_user',
-        key: c.get('user').id,
-      }
-      const page = indexPage(deps.store, where, c.req.valid('query'), publicDispute)
+      const user = c.get('user').id
+      const page = indexPage(
+        deps.store,
+        'disputes',
+        'disputes_by_user',
+        user,
+        c.req.valid('query'),
+        publicDispute,
+      )
       return c.json({ success: true as const, data: page }, 200)
     },
   )

@@ -102,12 +102,15 @@ export function fundingRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      const where = {
-        collection: 'deposits' as const,
-        index: 'deposits_by_user',
-        key: c.get('user').id,
-      }
-      const page = indexPage(deps.store, where, c.req.valid('query'), publicDeposit)
+      const user = c.get('user').id
+      const page = indexPage(
+        deps.store,
+        'deposits',
+        'deposits_by_user',
+        user,
+        c.req.valid('query'),
+        publicDeposit,
+      )
       return c.json({ success: true as const, data: page }, 200)
     },
   )

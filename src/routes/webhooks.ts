@@ -230,18 +230,23 @@ export function webhookRoutes(deps: Deps) {
       const query = c.req.valid('query')
       // The index is in time order: the page reads only the rows it shows (and those the
       // filters skip), and the cursor is found through it.
-      const where = {
-        collection: 'webhook_deliveries' as const,
-        index: 'deliveries_by_webhook',
-        key: row.id,
-      }
       const keep =
         query.status || query.event_type
           ? (d: { status: string; event_type: string }) =>
               (!query.status || d.status === query.status) &&
               (!query.event_type || d.event_type === query.event_type)
           : undefined
-      return c.json(indexPage(deps.store, where, query, publicDelivery, keep), 200)
+      const collection = 'webhook_deliveries'
+      const page = indexPage(
+        deps.store,
+        collection,
+        'deliveries_by_webhook',
+        row.id,
+        query,
+        publicDelivery,
+        keep,
+      )
+      return c.json(page, 200)
     },
   )
 
