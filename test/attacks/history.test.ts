@@ -59,7 +59,7 @@ describe('ended login and reset codes', () => {
     const advance = ENDED_RETENTION_MS + 20 * 60_000
     expect((await control('/clock/advance', { by: `${advance}ms` })).status).toBe(200)
     expect(codes()).toBeLessThanOrEqual(LOGINS + 1 - BATCH)
-    await expect.poll(codes, { timeout: 15_000, interval: 100 }).toBe(0)
+    await expect.poll(codes, { timeout: 30_000, interval: 100 }).toBe(0)
 
     // The user logs in as before, and the new code is the one row.
     const fresh = await call('POST', '/api/v1/partner/auth/login', {
