@@ -92,7 +92,7 @@ export async function runCommand(argv: string[], fail: Fail) {
       .split(',')
       .map((e) => e.trim())
       .filter(Boolean)
-    const listener = await listen(remote, {
+    const started = listen(remote, {
       forwardTo,
       events,
       port,
@@ -100,16 +100,19 @@ export async function runCommand(argv: string[], fail: Fail) {
       listenerUrl: values['listener-url'] as string | undefined,
       print,
     })
+    // Handlers first: a Ctrl-C the moment "Ready!" shows (or before) still removes the endpoint.
     let stopping = false
     const stop = async () => {
       // A second Ctrl-C while the endpoint is being removed: leave at once, saying so.
-      if (stopping) fail(`stopped before endpoint ${listener.webhookId} was removed`, 130)
+      if (stopping) fail('stopped before the webhook endpoint was removed', 130)
       stopping = true
-      await listener.close()
-      process.exit(0)
+      const listener = await started.catch(() => undefined)
+      // Not made: the failure is reported where it is awaited below.
+      if (listener) process.exit((await listener.close()) ? 0 : 1)
     }
     process.on('SIGINT', () => void stop())
     process.on('SIGTERM', () => void stop())
+    await started
     return true
   } catch (error) {
     fail((error as Error).message)
