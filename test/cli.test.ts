@@ -102,10 +102,19 @@ describe('CLI: commands and flags', () => {
   })
 
   it('a bad flag value exits 2 naming the flag as typed and what it must be', async () => {
-    const { code, stdout, stderr } = await run(['--port', 'abc', '--log-level', 'loud'])
+    const { code, stdout, stderr } = await run([
+      '--port',
+      'abc',
+      '--log-level',
+      'loud',
+      '--rate-limit',
+      'fast',
+    ])
     expect(code).toBe(2)
     expect(stdout).toBe('')
     expect(stderr).toContain('--port abc: must be a number (got "abc")')
+    // A union names each form it takes.
+    expect(stderr).toContain('--rate-limit fast: must be "off" or a number (got "fast")')
     expect(stderr).toContain('--log-level loud: must be one of "silent", "error"')
     expect(stderr).not.toMatch(/Invalid input|Invalid option|logLevel/)
     const env = await run([], { SANDBOX_PORT: '99999' })
