@@ -31,6 +31,11 @@ export interface Command {
 
 export const helpFlag: Flag = { name: 'help', type: 'boolean', short: 'h', help: 'show this help' }
 
+/** Every command takes -h/--help; a command may word its own. */
+function withHelp(command: Command): Flag[] {
+  return command.flags.some((f) => f.name === 'help') ? command.flags : [...command.flags, helpFlag]
+}
+
 /** A mistake in the command line: the message names it; the CLI exits 2 with it. */
 export class UsageError extends Error {
   override name = 'UsageError'
@@ -53,9 +58,7 @@ export function helpHint(command: Command): string {
  * a switch. Node's own parser messages are written for the program's author, not its user.
  */
 export function parseFlags(args: string[], command: Command): Parsed {
-  const flags = command.flags.some((f) => f.name === 'help')
-    ? command.flags
-    : [...command.flags, helpFlag]
+  const flags = withHelp(command)
   const options = Object.fromEntries(
     flags.map((f) => [f.name, f.short ? { type: f.type, short: f.short } : { type: f.type }]),
   )
@@ -125,9 +128,7 @@ function flagRow(flag: Flag): [string, string] {
 
 /** The command's `--help`: a heading, its usage, its options aligned, and examples. */
 export function helpText(command: Command, heading: string): string {
-  const flags = command.flags.some((f) => f.name === 'help')
-    ? command.flags
-    : [...command.flags, helpFlag]
+  const flags = withHelp(command)
   return [
     heading,
     '',
