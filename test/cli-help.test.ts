@@ -99,6 +99,27 @@ describe('a mistyped flag or command', () => {
       expect(message).not.toMatch(/To specify a positional|'/)
   })
 
+  it('names the command a flag belongs to when it is given to another', () => {
+    const others = [serveCommand, ...commands]
+    const message = (args: string[], command: Command) => {
+      try {
+        parseFlags(args, command, others)
+      } catch (error) {
+        return (error as Error).message
+      }
+    }
+    expect(message(['--forward-to', 'http://x'], serveCommand)).toMatch(
+      /^unknown option --forward-to; it is an option of partner-sandbox listen\n/,
+    )
+    expect(message(['--url', 'http://x'], serveCommand)).toMatch(
+      /; it is an option of partner-sandbox listen and partner-sandbox trigger\n/,
+    )
+    const trigger = commands.find((c) => c.name === 'trigger') as Command
+    expect(message(['--fsync'], trigger)).toMatch(
+      /^unknown option --fsync for trigger; it is an option of partner-sandbox itself\n/,
+    )
+  })
+
   it('says what a flag needs: a value, no value, or = for a value that begins with -', () => {
     expect(refusal(['--port'], serveCommand)).toMatch(/^--port needs a value: --port N\n/)
     expect(refusal(['--port='], serveCommand)).toMatch(/^--port needs a value: --port N\n/)

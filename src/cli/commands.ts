@@ -19,7 +19,7 @@ type Fail = (message: string, code?: number) => never
 /** Parses a command's arguments; a mistake exits 2 with our message and the way to --help. */
 export function parseOrFail(args: string[], command: Command, fail: Fail) {
   try {
-    return parseFlags(args, command)
+    return parseFlags(args, command, [serveCommand, ...commands])
   } catch (error) {
     if (error instanceof UsageError) fail(error.message, 2)
     throw error

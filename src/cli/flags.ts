@@ -55,9 +55,9 @@ export function helpHint(command: Command): string {
 /**
  * Parses `args` against the command's flags (and `-h`/`--help`), throwing a UsageError in our
  * words for an unknown flag (with the nearest known one), a missing value or a value given to
- * a switch. Node's own parser messages are written for the program's author, not its user.
+ * a switch (or the command whose flag it is, among `others`). Node's own parser messages are written for the program's author, not its user.
  */
-export function parseFlags(args: string[], command: Command): Parsed {
+export function parseFlags(args: string[], command: Command, others: Command[] = []): Parsed {
   const flags = withHelp(command)
   const options = Object.fromEntries(
     flags.map((f) => [f.name, f.short ? { type: f.type, short: f.short } : { type: f.type }]),
@@ -84,7 +84,16 @@ export function parseFlags(args: string[], command: Command): Parsed {
     const flag = long ? byName.get(token.name) : byShort.get(token.rawName.slice(1))
     if (!flag) {
       const guess = nearest(token.name, [...byName.keys()])
-      refuse(`unknown option ${token.rawName}${where}${guess ? `; did you mean --${guess}?` : ''}`)
+      // A flag of other commands (`--forward-to` without `listen`): say whose it is.
+      const owners = others
+        .filter((c) => c !== command && c.flags.some((f) => f.name === token.name))
+        .map((c) => (c.name ? `partner-sandbox ${c.name}` : 'partner-sandbox itself'))
+      const hint = guess
+        ? `; did you mean --${guess}?`
+        : owners.length
+          ? `; it is an option of ${owners.join(' and ')}`
+          : ''
+      refuse(`unknown option ${token.rawName}${where}${hint}`)
     }
     const typed = token.rawName
     if (flag.type === 'boolean') {
