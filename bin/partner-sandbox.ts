@@ -1,45 +1,13 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util'
 import { banner } from '../src/banner.js'
-import { commandsHelp, runCommand } from '../src/cli/commands.js'
+import { serveCommand, usageOf } from '../src/cli/command-specs.js'
+import { parseOrFail, runCommand, unknownCommand } from '../src/cli/commands.js'
 import { applyHeapPolicy } from '../src/cli/heap-policy.js'
+import { serveFlags } from '../src/cli/serve-flags.js'
 import { envNames, type SandboxOptions } from '../src/config.js'
 import { ConfigError, DataFileError, ScenarioError, startSandbox } from '../src/index.js'
 import { packageVersion } from '../src/package-root.js'
 import { watchParent } from '../src/parent-watch.js'
-import { listBundledScenarios } from '../src/scenarios/loader.js'
-
-const help = `partner-sandbox ${packageVersion}: an offline, stateful sandbox of the Partner Card Service API
-
-Usage:
-  partner-sandbox [options]        start the sandbox
-  partner-sandbox scenarios        list the bundled scenarios
-  partner-sandbox listen|trigger   webhook tools (below)
-
-Options (each also read from the environment variable shown):
-  --port N              port to listen on, 0 for any free one    SANDBOX_PORT / PORT   (4010)
-  --host HOST           address to bind                          SANDBOX_HOST          (127.0.0.1)
-  --data FILE           keep state in this JSON file             SANDBOX_DATA          (memory)
-  --fixtures PATH       fixtures file or folder to seed from     SANDBOX_FIXTURES      (bundled)
-  --scenario NAME|FILE  scenario for the whole sandbox           SANDBOX_SCENARIO      (default)
-  --seed N              make generated ids and values reproducible  SANDBOX_SEED
-  --rate-limit N|off    requests/minute for every partner        SANDBOX_RATE_LIMIT    (each partner's own)
-  --log-level LEVEL     silent, error, warn, info, debug         SANDBOX_LOG_LEVEL     (info)
-  --log-format FORMAT   pretty (coloured on a TTY) or json lines SANDBOX_LOG_FORMAT    (pretty)
-  --admin-token TOKEN   require this token on /_sandbox/*        SANDBOX_ADMIN_TOKEN
-  --public-url URL      base URL for links the sandbox returns   SANDBOX_PUBLIC_URL
-  --session-ttl DUR     session lifetime (30m, 24h, or ms)       SANDBOX_SESSION_TTL   (24h)
-  --picture-limit BYTES largest profile picture                  SANDBOX_PICTURE_LIMIT (2097152)
-  --body-limit BYTES    largest JSON body (API and control plane)  SANDBOX_BODY_LIMIT  (1048576)
-  --snapshot-limit BYTES largest snapshot restore body            SANDBOX_SNAPSHOT_LIMIT (16777216)
-  --body-timeout DUR    time to send a body after the headers    SANDBOX_BODY_TIMEOUT  (30s)
-  --headers-timeout DUR time to send the headers                 SANDBOX_HEADERS_TIMEOUT (10s)
-  --default-inquiry-id ID|off  inquiry_id of a completion without one  SANDBOX_DEFAULT_INQUIRY_ID (inq_sandbox_default)
-  --default-product-id ID|off  product_id of a completion without one  SANDBOX_DEFAULT_PRODUCT_ID (prod_sandbox_card)
-  --fsync               fsync every write (power-loss safe, slower) SANDBOX_FSYNC (off)
-  -h, --help            show this help
-  -v, --version         print the version
-${commandsHelp}`
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`partner-sandbox: ${message}\n`)
@@ -47,49 +15,12 @@ function fail(message: string, code = 1): never {
 }
 
 async function main() {
-  if (await runCommand(process.argv.slice(2), fail)) return
-  let parsed: ReturnType<typeof parseArgs>
-  try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        data: { type: 'string' },
-        fixtures: { type: 'string' },
-        scenario: { type: 'string' },
-        seed: { type: 'string' },
-        'rate-limit': { type: 'string' },
-        'log-level': { type: 'string' },
-        'log-format': { type: 'string' },
-        'admin-token': { type: 'string' },
-        'public-url': { type: 'string' },
-        'session-ttl': { type: 'string' },
-        'picture-limit': { type: 'string' },
-        'body-limit': { type: 'string' },
-        'snapshot-limit': { type: 'string' },
-        'body-timeout': { type: 'string' },
-        'headers-timeout': { type: 'string' },
-        'default-inquiry-id': { type: 'string' },
-        'default-product-id': { type: 'string' },
-        fsync: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    })
-  } catch (error) {
-    fail(`${(error as Error).message}\nRun partner-sandbox --help for the options.`, 2)
-  }
-  const { values, positionals } = parsed
-  if (values.help) return void process.stdout.write(help)
+  const argv = process.argv.slice(2)
+  if (await runCommand(argv, fail)) return
+  const { values, positionals } = parseOrFail(argv, serveCommand, fail)
+  if (values.help) return void process.stdout.write(usageOf(serveCommand))
   if (values.version) return void process.stdout.write(`${packageVersion}\n`)
-  if (positionals[0] === 'scenarios') {
-    for (const s of listBundledScenarios())
-      process.stdout.write(`${s.name.padEnd(22)} ${s.description ?? ''}\n`)
-    return
-  }
-  if (positionals.length > 0)
-    fail(`unknown command "${positionals[0]}". Run partner-sandbox --help.`, 2)
+  if (positionals[0] !== undefined) unknownCommand(positionals[0], fail)
 
   const options: Record<string, unknown> = {}
   // Where each option came from, as the person typed it, so an error can name it.
@@ -100,32 +31,10 @@ async function main() {
       typed[key] = `${env}=${process.env[env]}`
     }
   }
-  const flags: Record<string, string> = {
-    port: 'port',
-    host: 'host',
-    data: 'data',
-    fixtures: 'fixtures',
-    scenario: 'scenario',
-    seed: 'seed',
-    'rate-limit': 'rateLimit',
-    'log-level': 'logLevel',
-    'log-format': 'logFormat',
-    'admin-token': 'adminToken',
-    'public-url': 'publicUrl',
-    'session-ttl': 'sessionTtl',
-    'picture-limit': 'pictureLimit',
-    'body-limit': 'bodyLimit',
-    'snapshot-limit': 'snapshotLimit',
-    'body-timeout': 'bodyTimeout',
-    'headers-timeout': 'headersTimeout',
-    'default-inquiry-id': 'defaultInquiryId',
-    'default-product-id': 'defaultProductId',
-    fsync: 'fsync',
-  }
-  for (const [flag, key] of Object.entries(flags)) {
-    if (values[flag] === undefined) continue
-    options[key] = values[flag]
-    typed[key] = values[flag] === true ? `--${flag}` : `--${flag} ${values[flag]}`
+  for (const { name, key } of serveFlags) {
+    if (key === undefined || values[name] === undefined) continue
+    options[key] = values[name]
+    typed[key] = values[name] === true ? `--${name}` : `--${name} ${values[name]}`
   }
 
   const started = performance.now()

@@ -102,10 +102,19 @@ describe('CLI: commands and flags', () => {
   })
 
   it('a bad flag value exits 2 naming the flag as typed and what it must be', async () => {
-    const { code, stdout, stderr } = await run(['--port', 'abc', '--log-level', 'loud'])
+    const { code, stdout, stderr } = await run([
+      '--port',
+      'abc',
+      '--log-level',
+      'loud',
+      '--rate-limit',
+      'fast',
+    ])
     expect(code).toBe(2)
     expect(stdout).toBe('')
     expect(stderr).toContain('--port abc: must be a number (got "abc")')
+    // A union names each form it takes.
+    expect(stderr).toContain('--rate-limit fast: must be "off" or a number (got "fast")')
     expect(stderr).toContain('--log-level loud: must be one of "silent", "error"')
     expect(stderr).not.toMatch(/Invalid input|Invalid option|logLevel/)
     const env = await run([], { SANDBOX_PORT: '99999' })
@@ -120,6 +129,51 @@ describe('CLI: commands and flags', () => {
     expect(stderr).toMatch(/^partner-sandbox: /)
     expect(stderr).toContain('--no-such-flag')
     expect(stderr).toContain('--help')
+  })
+
+  it('a mistyped flag or command exits 2 naming it and the nearest known one', async () => {
+    const [flag, listenFlag, command] = await Promise.all([
+      run(['--prot', '3000']),
+      run(['listen', '--forwad-to', 'http://localhost:3000/webhooks']),
+      run(['listne']),
+    ])
+    expect(flag).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        'partner-sandbox: unknown option --prot; did you mean --port?\nRun partner-sandbox --help for the options.\n',
+    })
+    expect(listenFlag).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        'partner-sandbox: unknown option --forwad-to for listen; did you mean --forward-to?\nRun partner-sandbox listen --help for its options.\n',
+    })
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('unknown command "listne"; did you mean listen?')
+  })
+
+  it('every subcommand takes --help and -h, and help COMMAND says the same', async () => {
+    const [listen, trigger, scenarios, help] = await Promise.all([
+      run(['listen', '--help']),
+      run(['trigger', '-h']),
+      run(['scenarios', '--help']),
+      run(['help', 'listen']),
+    ])
+    for (const [name, result] of [
+      ['listen', listen],
+      ['trigger', trigger],
+      ['scenarios', scenarios],
+    ] as const) {
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stderr).toBe('')
+      expect(result.stdout).toMatch(new RegExp(`^partner-sandbox ${name}: `))
+      expect(result.stdout).toContain(`Usage:\n  partner-sandbox ${name}`)
+      expect(result.stdout).toMatch(new RegExp(`Examples?:\\n {2}partner-sandbox ${name}`))
+    }
+    expect(listen.stdout).toMatch(/^ {2}--forward-to URL +your app's webhook route/m)
+    expect(trigger.stdout).toMatch(/^ {2}--partner KEY +the partner, by its API key/m)
+    expect(help).toMatchObject({ code: 0, stdout: listen.stdout })
   })
 
   it('an unknown command exits 2 with a message', async () => {

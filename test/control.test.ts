@@ -187,6 +187,40 @@ describe('control plane /_sandbox', () => {
     expect((await call('GET', '/api/v1/partner/me')).status).toBe(200)
   })
 
+  it('a value no form of a union takes is refused with the forms it could have been', async () => {
+    const { call } = await testSandbox()
+    const fault = await call('POST', '/_sandbox/faults', {
+      creds: null,
+      body: { route: '/api/v1/*', error_status: 422 },
+    })
+    expect(fault.status, fault.text).toBe(400)
+    expect(fault.json.error.details).toEqual([
+      {
+        field: 'error_status',
+        message: 'must be one of 429, 500, 502, 503, 504 (got 422)',
+        location: 'body',
+      },
+    ])
+    expect(fault.json.error.message).toContain(
+      'error_status: must be one of 429, 500, 502, 503, 504 (got 422)',
+    )
+    expect((await call('GET', '/_sandbox/faults', { creds: null })).json.data).toEqual([])
+    const latency = await call('POST', '/_sandbox/faults', {
+      creds: null,
+      body: { route: '/api/v1/*', latency_ms: 'slow' },
+    })
+    expect(latency.json.error.details[0]).toMatchObject({
+      field: 'latency_ms',
+      message: 'must be a number or an array (got "slow")',
+    })
+    const clock = await call('POST', '/_sandbox/clock/advance', { creds: null, body: { by: true } })
+    expect(clock.status).toBe(400)
+    expect(clock.json.error.details[0]).toMatchObject({
+      field: 'by',
+      message: 'must be a string or a number (got true)',
+    })
+  })
+
   it('the clock can be read, frozen, advanced and unfrozen', async () => {
     const { call } = await testSandbox()
     const frozen = await call('POST', '/_sandbox/clock/freeze', {

@@ -664,7 +664,12 @@ describe('faults from the control plane', () => {
       '(root)',
       'not both',
     ],
-    ['an unsupported status', { route: '/api/v1/*', error_status: 404 }, 'error_status', ''],
+    [
+      'an unsupported status',
+      { route: '/api/v1/*', error_status: 404 },
+      'error_status',
+      'error_status: must be one of 429, 500, 502, 503, 504 (got 404)',
+    ],
     ['a rate above 1', { route: '/api/v1/*', error_status: 500, rate: 2 }, 'rate', ''],
     ['an unknown field', { route: '/api/v1/*', error_status: 500, delay: 5 }, 'delay', 'delay'],
   ])(

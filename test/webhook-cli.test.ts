@@ -93,6 +93,38 @@ describe('partner-sandbox listen / trigger', () => {
     cli.child.kill('SIGTERM')
     await cli.exited
     expect(sandbox.deps.store.all('webhooks')).toHaveLength(0)
+    expect(cli.output.stdout).toContain(`Removed webhook endpoint ${hooks[0]?.id}`)
+  }, 60_000)
+
+  it('Ctrl-C removes the endpoint, says which and where it forwarded, and exits 0', async () => {
+    const { sandbox, app } = await setup()
+    const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
+    await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
+    const [hook] = sandbox.deps.store.all('webhooks')
+    expect(hook?.id).toMatch(/^wh_/)
+    cli.child.kill('SIGINT')
+    expect(await cli.exited).toEqual({ code: 0, signal: null })
+    expect(cli.output.stdout).toContain(
+      `Removed webhook endpoint ${hook?.id} (forwarding to ${app.url})\n`,
+    )
+    expect(cli.output.stderr).toBe('')
+    expect(sandbox.deps.store.all('webhooks')).toHaveLength(0)
+  }, 60_000)
+
+  it('when the sandbox is gone at Ctrl-C, says the endpoint is left and how to delete it (exit 1)', async () => {
+    // Not through setup(): this test closes the sandbox itself.
+    const sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+    const app = await startReceiver()
+    cleanup.push(() => app.close())
+    const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
+    await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
+    const id = sandbox.deps.store.all('webhooks')[0]?.id as string
+    await sandbox.close()
+    cli.child.kill('SIGINT')
+    expect(await cli.exited).toEqual({ code: 1, signal: null })
+    expect(cli.output.stdout).toContain(`Could not remove webhook endpoint ${id}: cannot reach`)
+    expect(cli.output.stdout).toContain(`delete it with DELETE /api/v1/partner/webhooks/${id}`)
+    expect(cli.output.stdout).not.toContain('Removed webhook endpoint')
   }, 60_000)
 
   it('trigger card_transaction.created makes a real transaction and names it', async () => {

@@ -1,55 +1,73 @@
-import { parseArgs } from 'node:util'
+import { listBundledScenarios } from '../scenarios/loader.js'
 import { DEFAULT_PARTNER } from '../store/default-credentials.js'
+import {
+  commands,
+  listenCommand,
+  scenariosCommand,
+  serveCommand,
+  triggerCommand,
+  usageOf,
+} from './command-specs.js'
+import { type Command, helpHint, parseFlags, UsageError } from './flags.js'
 import { listen } from './listen.js'
+import { nearest } from './nearest.js'
 import { remoteFrom } from './remote.js'
 import { trigger } from './trigger.js'
 
-export const commandsHelp = `
-Webhook tools (against a running sandbox):
-  partner-sandbox listen --forward-to URL [--events a,b] [--port N] [--host H] [--listener-url URL]
-      subscribe an endpoint, print its signing secret once, forward each delivery (with its
-      signature headers) to URL and print the local app's answer; Ctrl-C removes the endpoint
-  partner-sandbox trigger EVENT [--partner KEY]
-      emit EVENT for the partner with API key KEY, made from its real state
-  Both take --url SANDBOX (SANDBOX_URL, http://127.0.0.1:4010), --admin-token (SANDBOX_ADMIN_TOKEN),
-  --key/--secret (SANDBOX_PARTNER_KEY/SANDBOX_PARTNER_SECRET, default: the default partner).
-`
+type Fail = (message: string, code?: number) => never
 
-const common = {
-  url: { type: 'string' },
-  'admin-token': { type: 'string' },
-  key: { type: 'string' },
-  secret: { type: 'string' },
-} as const
-const listenOptions = {
-  ...common,
-  'forward-to': { type: 'string' },
-  events: { type: 'string' },
-  port: { type: 'string' },
-  host: { type: 'string' },
-  'listener-url': { type: 'string' },
-} as const
-const triggerOptions = { ...common, partner: { type: 'string' } } as const
-
-/** Runs `listen` or `trigger`; answers false for any other command line. */
-export async function runCommand(argv: string[], fail: (message: string, code?: number) => never) {
-  const command = argv[0]
-  if (command !== 'listen' && command !== 'trigger') return false
-  let parsed: { values: Record<string, string | undefined>; positionals: string[] }
+/** Parses a command's arguments; a mistake exits 2 with our message and the way to --help. */
+export function parseOrFail(args: string[], command: Command, fail: Fail) {
   try {
-    parsed = parseArgs({
-      args: argv.slice(1),
-      allowPositionals: true,
-      options: command === 'listen' ? listenOptions : triggerOptions,
-    }) as typeof parsed
+    return parseFlags(args, command, [serveCommand, ...commands])
   } catch (error) {
-    fail(`${(error as Error).message}\nRun partner-sandbox --help.`, 2)
+    if (error instanceof UsageError) fail(error.message, 2)
+    throw error
   }
-  const { values, positionals } = parsed
-  const remote = remoteFrom(values)
+}
+
+/** `unknown command "listne"; did you mean listen?` for a word that is no command. */
+export function unknownCommand(word: string, fail: Fail): never {
+  const guess = nearest(
+    word,
+    commands.map((c) => c.name),
+  )
+  fail(
+    `unknown command "${word}"${guess ? `; did you mean ${guess}?` : ''}\n${helpHint(serveCommand)}`,
+    2,
+  )
+}
+
+/**
+ * Runs `scenarios`, `help`, `listen` or `trigger`; answers false for any other command line
+ * (the sandbox itself).
+ */
+export async function runCommand(argv: string[], fail: Fail) {
+  const command = commands.find((c) => c.name === argv[0])
+  if (!command) return false
+  const { values, positionals } = parseOrFail(argv.slice(1), command, fail)
   const print = (line: string) => process.stdout.write(`${line}\n`)
+  if (values.help) {
+    process.stdout.write(usageOf(command))
+    return true
+  }
+  if (command.name === 'help') {
+    const [word, ...rest] = positionals
+    if (rest.length > 0) fail(`help takes one command\n${helpHint(command)}`, 2)
+    const about = word === undefined ? serveCommand : commands.find((c) => c.name === word)
+    if (!about) unknownCommand(word as string, fail)
+    process.stdout.write(usageOf(about))
+    return true
+  }
+  if (command === scenariosCommand) {
+    if (positionals.length > 0)
+      fail(`scenarios takes no arguments\n${helpHint(scenariosCommand)}`, 2)
+    for (const s of listBundledScenarios()) print(`${s.name.padEnd(22)} ${s.description ?? ''}`)
+    return true
+  }
+  const remote = remoteFrom(values)
   try {
-    if (command === 'trigger') {
+    if (command === triggerCommand) {
       if (positionals.length !== 1)
         fail('trigger needs one event type, e.g. trigger card.funded', 2)
       const key = (values.partner as string | undefined) ?? remote.key ?? DEFAULT_PARTNER.api_key
@@ -57,7 +75,11 @@ export async function runCommand(argv: string[], fail: (message: string, code?: 
       return true
     }
     const forwardTo = values['forward-to'] as string | undefined
-    if (!forwardTo) fail("listen needs --forward-to URL (your app's webhook route)", 2)
+    if (!forwardTo)
+      fail(
+        `listen needs --forward-to URL (your app's webhook route)\n${helpHint(listenCommand)}`,
+        2,
+      )
     try {
       new URL(forwardTo)
     } catch {
@@ -70,20 +92,27 @@ export async function runCommand(argv: string[], fail: (message: string, code?: 
       .split(',')
       .map((e) => e.trim())
       .filter(Boolean)
-    const listener = await listen(remote, {
+    const started = listen(remote, {
       forwardTo,
       events,
       port,
-      host: values.host ?? '127.0.0.1',
+      host: (values.host as string | undefined) ?? '127.0.0.1',
       listenerUrl: values['listener-url'] as string | undefined,
       print,
     })
+    // Handlers first: a Ctrl-C the moment "Ready!" shows (or before) still removes the endpoint.
+    let stopping = false
     const stop = async () => {
-      await listener.close()
-      process.exit(0)
+      // A second Ctrl-C while the endpoint is being removed: leave at once, saying so.
+      if (stopping) fail('stopped before the webhook endpoint was removed', 130)
+      stopping = true
+      const listener = await started.catch(() => undefined)
+      // Not made: the failure is reported where it is awaited below.
+      if (listener) process.exit((await listener.close()) ? 0 : 1)
     }
     process.on('SIGINT', () => void stop())
     process.on('SIGTERM', () => void stop())
+    await started
     return true
   } catch (error) {
     fail((error as Error).message)

@@ -74,12 +74,26 @@ export async function listen(remote: Remote, options: ListenOptions) {
   )
   return {
     webhookId: created.webhook.id,
-    async close() {
-      await callSandbox(remote, 'DELETE', `/api/v1/partner/webhooks/${created.webhook.id}`, {
-        as: 'partner',
-      }).catch(() => {})
+    /** Deletes the endpoint and says so, or why not (then it is left to delete by hand). */
+    async close(): Promise<boolean> {
+      const path = `/api/v1/partner/webhooks/${created.webhook.id}`
+      const removed = await callSandbox(remote, 'DELETE', path, { as: 'partner' }).then(
+        () => {
+          options.print(
+            `Removed webhook endpoint ${created.webhook.id} (forwarding to ${options.forwardTo})`,
+          )
+          return true
+        },
+        (error: Error) => {
+          options.print(
+            `Could not remove webhook endpoint ${created.webhook.id}: ${error.message}; delete it with DELETE ${path}`,
+          )
+          return false
+        },
+      )
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      return removed
     },
   }
 }

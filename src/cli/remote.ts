@@ -8,7 +8,7 @@ export interface Remote {
   secret: string
 }
 
-export function remoteFrom(values: Record<string, string | undefined>): Remote {
+export function remoteFrom(values: Record<string, unknown>): Remote {
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
   return {
     url: (str(values.url) ?? process.env.SANDBOX_URL ?? 'http://127.0.0.1:4010').replace(/\/$/, ''),

@@ -31,7 +31,7 @@ export function humanMessage(issue: Issue, value: unknown, present: boolean): st
         ? 'must be a number with at most 2 decimals'
         : `must be a multiple of ${issue.divisor}`
     case 'invalid_union':
-      return 'does not match any of the accepted forms'
+      return union(issue, value, present)
     case 'unrecognized_keys':
       return `has ${issue.keys.length === 1 ? 'a field' : 'fields'} it does not take: ${issue.keys.join(', ')}`
     case 'invalid_key':
@@ -41,6 +41,67 @@ export function humanMessage(issue: Issue, value: unknown, present: boolean): st
     default:
       return 'is not valid'
   }
+}
+
+/**
+ * A value none of a union's forms took: what each form accepts, so the reader can pick one
+ * (`must be one of 429, 500, 502, 503, 504 (got 422)`, `must be "off" or a number`).
+ */
+function union(issue: Extract<Issue, { code: 'invalid_union' }>, value: unknown, present: boolean) {
+  if (!present || value === undefined) return 'is required'
+  const forms: string[] = []
+  let literalsOnly = true
+  let clauses = false
+  for (const alternative of issue.errors) {
+    const [only] = alternative
+    if (alternative.length === 1 && only && only.path.length === 0) {
+      if (only.code === 'invalid_value') {
+        forms.push(...only.values.map((v) => JSON.stringify(v)))
+        continue
+      }
+      if (only.code === 'invalid_type') {
+        // In a list of alternatives, "true or false" would read as two of them run together.
+        forms.push(...(only.expected === 'boolean' ? ['true', 'false'] : [typeName(only.expected)]))
+        literalsOnly = false
+        continue
+      }
+      // A bare custom check with zod's own wording says nothing about what it wants.
+      if (only.code === 'custom' && zodDefault.test(only.message)) continue
+    }
+    literalsOnly = false
+    clauses = true
+    const parts = alternative.map((inner) => {
+      const at = valueAt(value, inner.path)
+      const message = humanMessage(inner, at.value, at.present)
+      return inner.path.length ? `${inner.path.join('.')} ${message}` : message
+    })
+    const kind = describeKind(value)
+    forms.push(
+      alternative.every((i) => i.path.length > 0)
+        ? `${kind} whose ${parts.join(' and ')}`
+        : `${kind} that ${parts.join(' and ')}`,
+    )
+  }
+  const unique = [...new Set(forms)]
+  if (unique.length === 0) return 'is not valid'
+  const got = ` (got ${describe(value)})`
+  if (literalsOnly && unique.length > 1) return `must be one of ${unique.join(', ')}${got}`
+  // Forms with clauses of their own ("… and …") are kept apart by "; or".
+  if (clauses) return `must be ${unique.join('; or ')}${got}`
+  return `must be ${orList(unique)}${got}`
+}
+
+/** `a, b or c` */
+function orList(items: string[]): string {
+  if (items.length < 2) return items.join('')
+  return `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`
+}
+
+/** The kind of a value, as a noun: `an array`, `a string`. */
+function describeKind(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeName(typeof value)
 }
 
 const names: Record<string, string> = {
@@ -53,6 +114,8 @@ const names: Record<string, string> = {
   date: 'a date',
   bigint: 'a whole number',
   null: 'null',
+  tuple: 'an array',
+  record: 'an object',
 }
 
 function typeName(expected: string): string {

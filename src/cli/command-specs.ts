@@ -1,0 +1,134 @@
+import { packageVersion } from '../package-root.js'
+import { type Command, type Flag, helpText } from './flags.js'
+import { serveFlags } from './serve-flags.js'
+
+/** Where `listen` and `trigger` find the running sandbox and the partner. */
+const remoteFlags: Flag[] = [
+  {
+    name: 'url',
+    type: 'string',
+    arg: 'URL',
+    help: 'the running sandbox: SANDBOX_URL, else http://127.0.0.1:4010',
+  },
+  {
+    name: 'admin-token',
+    type: 'string',
+    arg: 'TOKEN',
+    help: 'its admin token, if it has one: SANDBOX_ADMIN_TOKEN',
+  },
+  {
+    name: 'key',
+    type: 'string',
+    arg: 'KEY',
+    help: "the partner's API key: SANDBOX_PARTNER_KEY, else the default's",
+  },
+  {
+    name: 'secret',
+    type: 'string',
+    arg: 'SECRET',
+    help: "the partner's API secret: SANDBOX_PARTNER_SECRET, else the default's",
+  },
+]
+
+export const serveCommand: Command = {
+  name: '',
+  summary: 'an offline, stateful sandbox of the Partner Card Service API',
+  usage: [
+    ['partner-sandbox [options]', 'start the sandbox'],
+    ['partner-sandbox scenarios', 'list the bundled scenarios'],
+    ['partner-sandbox listen --forward-to URL', 'forward webhook deliveries to your app'],
+    ['partner-sandbox trigger EVENT', "emit a webhook event made from a partner's real state"],
+    ['partner-sandbox help COMMAND', "a command's options and examples (or: COMMAND --help)"],
+  ],
+  optionsTitle:
+    'Options (each also read from SANDBOX_ and its name in capitals, e.g. --rate-limit from\nSANDBOX_RATE_LIMIT; --port also from PORT):',
+  flags: serveFlags,
+  examples: [
+    'partner-sandbox --data sandbox.json --seed 42',
+    'SANDBOX_PORT=0 SANDBOX_LOG_LEVEL=warn partner-sandbox',
+  ],
+}
+
+export const scenariosCommand: Command = {
+  name: 'scenarios',
+  summary: 'list the bundled scenarios, by name and what each does',
+  usage: [['partner-sandbox scenarios', '']],
+  flags: [],
+  examples: ['partner-sandbox scenarios', 'partner-sandbox --scenario NAME'],
+}
+
+export const listenCommand: Command = {
+  name: 'listen',
+  summary: "forward a running sandbox's webhook deliveries to your app",
+  usage: [['partner-sandbox listen --forward-to URL [options]', '']],
+  about:
+    "Subscribes a webhook endpoint (through the partner API) and prints its signing secret once,\nthen forwards each delivery, with its signature headers, to URL and prints your app's answer\n(the sandbox retries as your app's status says). Ctrl-C removes the endpoint.",
+  flags: [
+    { name: 'forward-to', type: 'string', arg: 'URL', help: "your app's webhook route (required)" },
+    {
+      name: 'events',
+      type: 'string',
+      arg: 'A,B',
+      help: 'only these event types',
+      default: 'every event',
+    },
+    { name: 'port', type: 'string', arg: 'N', help: 'port of the local listener', default: 'any' },
+    {
+      name: 'host',
+      type: 'string',
+      arg: 'HOST',
+      help: 'address of the local listener',
+      default: '127.0.0.1',
+    },
+    {
+      name: 'listener-url',
+      type: 'string',
+      arg: 'URL',
+      help: 'the URL the sandbox posts to, when it cannot reach 127.0.0.1\n(a sandbox in Docker: http://host.docker.internal:PORT/webhooks)',
+    },
+    ...remoteFlags,
+  ],
+  examples: [
+    'partner-sandbox listen --forward-to http://localhost:3000/webhooks',
+    'partner-sandbox listen --forward-to http://localhost:3000/webhooks --events card.funded',
+  ],
+}
+
+export const triggerCommand: Command = {
+  name: 'trigger',
+  summary: "emit a webhook event made from a partner's real state",
+  usage: [['partner-sandbox trigger EVENT [options]', '']],
+  about:
+    'Makes EVENT from what the partner really has (see POST /_sandbox/events) and delivers it to\nits webhook endpoints.',
+  flags: [
+    {
+      name: 'partner',
+      type: 'string',
+      arg: 'KEY',
+      help: "the partner, by its API key: --key, else the default partner's",
+    },
+    ...remoteFlags,
+  ],
+  examples: [
+    'partner-sandbox trigger card.funded',
+    'partner-sandbox trigger card_transaction.created --url http://127.0.0.1:4010',
+  ],
+}
+
+export const helpCommand: Command = {
+  name: 'help',
+  summary: "print a command's usage, options and examples",
+  usage: [['partner-sandbox help [COMMAND]', 'COMMAND: scenarios, listen, trigger or help']],
+  flags: [],
+  examples: ['partner-sandbox help listen'],
+}
+
+export const commands = [scenariosCommand, listenCommand, triggerCommand, helpCommand]
+
+/** A command's help, headed by its name; the sandbox's own with the version. */
+export function usageOf(command: Command): string {
+  const heading = command.name
+    ? `partner-sandbox ${command.name}: ${command.summary}`
+    : `partner-sandbox ${packageVersion}: ${command.summary}`
+  return helpText(command, heading)
+}
