@@ -7,7 +7,7 @@ import { overrideMatch, overrideResponse, overrideRow } from '../store/records-o
 import { controlRoute, controlRouter, Ok } from './router.js'
 import { PartnerIdParam } from './schemas.js'
 
-const OverrideBody = z
+export const OverrideBody = z
   .object({
     match: overrideMatch,
     respond: overrideResponse,
@@ -44,7 +44,28 @@ const OverrideBody = z
     },
   })
 
-export const OverrideView = overrideRow.openapi('SandboxOverride')
+export const OverrideView = overrideRow.openapi('SandboxOverride', {
+  example: {
+    id: 'ovr_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M',
+    partner_id: '6f1c2b1e-6c8a-4d3e-9a51-2d7f0c9b8e10',
+    match: { method: 'POST', path: '/api/v1/partner/auth/register' },
+    respond: {
+      status: 409,
+      body: {
+        success: false,
+        error: { code: 'conflict', message: 'A user with this email already exists.' },
+        requestId: 'req_override',
+      },
+    },
+    remaining: 1,
+    priority: 0,
+    off_contract: false,
+    contract_problem: null,
+    operation_id: 'registerUser',
+    seq: 0,
+    created_at: '2026-03-02T12:40:00.000Z',
+  },
+})
 
 const OverrideIdParam = z.object({
   overrideId: z.string().openapi({ example: 'ovr_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M' }),

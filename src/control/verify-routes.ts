@@ -55,7 +55,32 @@ export const VerifyResult = z
         description: `When no request matched: up to ${NEAR_MISSES} closest (most criteria met, then newest), each with what differed.`,
       }),
   })
-  .openapi('SandboxVerifyResult')
+  .openapi('SandboxVerifyResult', {
+    example: {
+      matched: false,
+      count: 0,
+      near_misses: [
+        {
+          request: {
+            id: 'req_k3Jd9Qx2Lm0',
+            at: '2026-03-02T12:40:00.000Z',
+            method: 'POST',
+            path: '/api/v1/partner/auth/register',
+            query: {},
+            status: 201,
+            duration_ms: 3,
+            partner_id: '6f1c2b1e-6c8a-4d3e-9a51-2d7f0c9b8e10',
+            scenario: 'default',
+            fault: null,
+            override: null,
+            request: null,
+            response: null,
+          },
+          differences: ['body.email: expected "ada@example.test", got "bob@example.test"'],
+        },
+      ],
+    },
+  })
 
 /** Verification over the request journal, WireMock-style, with near misses. */
 export function verifyRoutes(deps: Deps) {
