@@ -49,6 +49,8 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     const [entry] = await journalOf(call, { path: REGISTER })
     expect(entry.status).toBe(409)
     expect(entry.override).toEqual({ id: created.json.override.id, off_contract: false })
+    // The journal still shows what was sent, though no route read it.
+    expect(entry.request.body).toMatchObject({ first_name: 'Robin', password: '[redacted]' })
     // Other routes answer as usual.
     expect((await call('GET', '/api/v1/partner/me')).status).toBe(200)
   })

@@ -4,6 +4,7 @@ import { ordered } from '../domain/overrides.js'
 import { compareRequest, pathMatches, queryOf } from '../domain/request-match.js'
 import type { PartnerRow } from '../store/records.js'
 import type { OverrideRow } from '../store/records-overrides.js'
+import { requestHeader } from './request-headers.js'
 
 /**
  * Serving response overrides (domain/overrides.ts) on the partner API. They apply only to a
@@ -51,7 +52,12 @@ export function pickOverride(
   return readJson(c).then(first)
 }
 
+/**
+ * The JSON body, read once and cached for the route as hono does. Only a JSON body: a
+ * multipart one read as text here could not be parsed as a form by the route afterwards.
+ */
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  if (!/json/i.test(requestHeader(c, 'content-type') ?? '')) return undefined
   try {
     const text = await c.req.text()
     return text ? JSON.parse(text) : undefined
@@ -76,6 +82,8 @@ export async function serveOverride(
       deps.store.put('overrides', { ...current, remaining: current.remaining - 1 })
   }
   c.set('override', { id: override.id, off_contract: override.contract_problem !== null })
+  // Read (and cached) as the route would have: the journal shows the body it was sent.
+  await readJson(c)
   if (respond.delay_ms) await new Promise((resolve) => setTimeout(resolve, respond.delay_ms))
   const headers: Record<string, string> = {
     ...c.get('extraHeaders'),
