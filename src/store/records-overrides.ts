@@ -10,7 +10,7 @@ export const overrideMatch = z
     path: z
       .string()
       .regex(
-        /^\/api\/v1\/[^?#\s]*$/,
+        /^\/api\/v1\/[^?#\s*]*$/,
         'must be a partner API path as sent (/api/v1/partner/auth/register) or a template with {name} segments',
       ),
     query: z.record(z.string(), z.string()).optional(),
