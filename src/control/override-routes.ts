@@ -7,6 +7,16 @@ import { overrideMatch, overrideResponse, overrideRow } from '../store/records-o
 import { controlRoute, controlRouter, Ok } from './router.js'
 import { PartnerIdParam } from './schemas.js'
 
+/** The examples' answer: register's documented 409. */
+const exampleAnswer = {
+  status: 409,
+  body: {
+    success: false,
+    error: { code: 'conflict', message: 'A user with this email already exists.' },
+    requestId: 'req_override',
+  },
+}
+
 export const OverrideBody = z
   .object({
     match: overrideMatch,
@@ -32,14 +42,7 @@ export const OverrideBody = z
         path: '/api/v1/partner/auth/register',
         body: { email: 'taken@example.test' },
       },
-      respond: {
-        status: 409,
-        body: {
-          success: false,
-          error: { code: 'conflict', message: 'A user with this email already exists.' },
-          requestId: 'req_override',
-        },
-      },
+      respond: exampleAnswer,
       times: 1,
     },
   })
@@ -49,14 +52,7 @@ export const OverrideView = overrideRow.openapi('SandboxOverride', {
     id: 'ovr_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M',
     partner_id: '6f1c2b1e-6c8a-4d3e-9a51-2d7f0c9b8e10',
     match: { method: 'POST', path: '/api/v1/partner/auth/register' },
-    respond: {
-      status: 409,
-      body: {
-        success: false,
-        error: { code: 'conflict', message: 'A user with this email already exists.' },
-        requestId: 'req_override',
-      },
-    },
+    respond: exampleAnswer,
     remaining: 1,
     priority: 0,
     off_contract: false,
