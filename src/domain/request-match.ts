@@ -53,6 +53,8 @@ export function pathMatches(pattern: string, path: string): boolean {
   return regex.test(path)
 }
 
+const items = (n: number) => (n === 1 ? '1 item' : `${n} items`)
+
 const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value))
 
 /** Where `actual` departs from the JSON subset `expected`, one line per field. */
@@ -61,7 +63,7 @@ export function subsetDifferences(expected: unknown, actual: unknown, at: string
     if (Array.isArray(expected)) {
       if (!Array.isArray(actual)) return [`${at}: expected an array, got ${show(actual)}`]
       if (actual.length !== expected.length)
-        return [`${at}: expected ${expected.length} items, got ${actual.length}`]
+        return [`${at}: expected ${items(expected.length)}, got ${actual.length}`]
       return expected.flatMap((item, i) => subsetDifferences(item, actual[i], `${at}.${i}`))
     }
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual))
