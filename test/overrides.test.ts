@@ -154,6 +154,15 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     expect(after.json.data).toEqual([])
   })
 
+  it('times: 1 answers one of two requests sent at once, never both', async () => {
+    const { add, register } = await setup()
+    // A body criterion: each request reads its body before the choice, so both are in flight.
+    const match = { method: 'POST', path: REGISTER, body: { first_name: 'Robin' } }
+    await add(on409({ match, times: 1, respond: { ...on409().respond, delay_ms: 20 } }))
+    const statuses = (await Promise.all([register(), register()])).map((r) => r.status).sort()
+    expect(statuses).toEqual([201, 409])
+  })
+
   it('priority: higher first; among equals, the newest first', async () => {
     const { add, register, call, acmeId } = await setup()
     const body = (message: string) => ({ ...conflict, error: { code: 'conflict', message } })

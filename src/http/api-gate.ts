@@ -15,8 +15,8 @@ import { attachSession } from './user-session.js'
  * Everything a request under /api/v1 goes through before its route, in order: the
  * organization credentials (spec section 5, layer 1), the request's own scenario
  * (X-Sandbox-Scenario), the partner's rate limit, injected faults, response overrides, and
- * the user session on Org + User routes (layer 2). One middleware calling plain functions rather than five
- * middlewares: each hono layer costs a promise and a dispatch on every request.
+ * the user session on Org + User routes (layer 2). One middleware calling plain functions
+ * rather than six middlewares: each hono layer costs a promise and a dispatch on every request.
  */
 export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
@@ -33,8 +33,8 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
   const overridden = (c: Context<AppEnv>, next: Next, partner: PartnerRow) => {
     const picked = pickOverride(deps, c, partner)
     if (picked instanceof Promise)
-      return picked.then((o) => (o ? serveOverride(deps, c, o) : withSession(c, next)))
-    return picked ? serveOverride(deps, c, picked) : withSession(c, next)
+      return picked.then((o) => (o ? serveOverride(c, o) : withSession(c, next)))
+    return picked ? serveOverride(c, picked) : withSession(c, next)
   }
   const withSession = (c: Context<AppEnv>, next: Next) => {
     const session = attachSession(deps, c)
@@ -69,7 +69,7 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
     // @hono/node-server build a full WHATWG Response and write it the slow way (about 30 us
     // of CPU per request, with the default rate limit on).
     c.set('extraHeaders', limitHeaders)
-    if (override) await serveOverride(deps, c, override)
+    if (override) await serveOverride(c, override)
     else await next()
     if (c.res !== c.get('extraHeadersSent'))
       for (const [name, value] of Object.entries(limitHeaders)) c.res.headers.set(name, value)

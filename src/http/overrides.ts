@@ -46,10 +46,24 @@ export function pickOverride(
   const first = (body: unknown) =>
     fitting.find(
       (o) =>
-        compareRequest(o.match, { method, path, query, headers, body }).differences.length === 0,
+        compareRequest(o.match, { method, path, query, headers, body }).differences.length === 0 &&
+        claim(deps, o),
     )
   if (!fitting.some((o) => o.match.body !== undefined)) return first(undefined)
   return readJson(c).then(first)
+}
+
+/**
+ * Takes one of the override's answers, in the same tick as the choice: with `times`, two
+ * requests at once never both take the last one (the second goes on to the next candidate).
+ */
+function claim(deps: Deps, override: OverrideRow): boolean {
+  if (override.remaining === null) return true
+  const current = deps.store.get('overrides', override.id)
+  if (!current || current.remaining === null) return current !== undefined
+  if (current.remaining <= 1) deps.store.remove('overrides', override.id)
+  else deps.store.put('overrides', { ...current, remaining: current.remaining - 1 })
+  return true
 }
 
 /**
@@ -66,21 +80,9 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-/** Answers with the override (after its delay), counts it down, and marks the journal. */
-export async function serveOverride(
-  deps: Deps,
-  c: Context<AppEnv>,
-  override: OverrideRow,
-): Promise<void> {
+/** Answers with the override (after its delay) and marks the journal. */
+export async function serveOverride(c: Context<AppEnv>, override: OverrideRow): Promise<void> {
   const { respond } = override
-  if (override.remaining !== null) {
-    // Counted when chosen, not after the delay: two requests at once take two answers.
-    const current = deps.store.get('overrides', override.id)
-    if (current?.remaining != null && current.remaining <= 1)
-      deps.store.remove('overrides', override.id)
-    else if (current?.remaining != null)
-      deps.store.put('overrides', { ...current, remaining: current.remaining - 1 })
-  }
   c.set('override', { id: override.id, off_contract: override.contract_problem !== null })
   // Read (and cached) as the route would have: the journal shows the body it was sent.
   await readJson(c)
