@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { OVERRIDE_CAP } from '../src/domain/overrides.js'
 import { acme, createPartner, journalOf, newUser, northwind, testSandbox } from './helpers.js'
@@ -253,6 +256,27 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     await add(on409(), null)
     const whole = await call('GET', '/_sandbox/snapshot', { creds: null })
     expect(Object.keys(whole.json.collections.overrides)).toHaveLength(2)
+  })
+
+  it('survives a restart with a data file, times left included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-overrides-'))
+    try {
+      const data = join(dir, 'sandbox.json')
+      const first = await testSandbox({ data })
+      const id = (await first.call('GET', '/api/v1/partner/me')).json.partner.id
+      const path = `/_sandbox/partners/${id}/overrides`
+      await first.call('POST', path, { creds: null, body: on409({ times: 2 }) })
+      expect((await first.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
+      await first.sandbox.close()
+      const second = await testSandbox({ data })
+      const [kept] = (await second.call('GET', path, { creds: null })).json.data
+      expect(kept.remaining).toBe(1)
+      expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
+      expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(201)
+      await second.sandbox.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it(`holds at most ${OVERRIDE_CAP} per partner, then says so with 409`, async () => {
