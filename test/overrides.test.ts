@@ -97,6 +97,14 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     })
     expect(control.status).toBe(400)
     expect(control.json.error.details[0].field).toBe('match.path')
+    // A public route takes no credentials: an override could never answer it.
+    const publicRoute = await add({
+      match: { method: 'GET', path: '/api/v1/external-bank-account-connect/connect' },
+      respond: { status: 200 },
+      off_contract: true,
+    })
+    expect(publicRoute.status).toBe(400)
+    expect(publicRoute.json.error.message).toMatch(/public route/)
   })
 
   it('with off_contract: true serves what the contract refuses, and the journal marks it', async () => {

@@ -1,7 +1,8 @@
 import type { z } from 'zod'
 import type { Deps } from '../deps.js'
-import { ApiError, type ErrorDetail } from '../errors.js'
+import { ApiError, type ErrorDetail, validationError } from '../errors.js'
 import { humanMessage, valueAt } from '../http/issue-messages.js'
+import { isPublicRoute } from '../http/partner-auth.js'
 import type { OperationIndex } from '../openapi/operations.js'
 import type { OverrideRow, overrideMatch, overrideResponse } from '../store/records-overrides.js'
 import { requirePartner } from './partners.js'
@@ -46,6 +47,12 @@ export function createOverride(
     throw new ApiError(
       'conflict',
       `${partnerId === null ? 'The global list' : `Partner ${partnerId}`} already has ${OVERRIDE_CAP} overrides, the most it may hold; remove some (DELETE …/overrides/{overrideId}) first.`,
+    )
+  }
+  if (isPublicRoute(input.match.method, input.match.path)) {
+    throw validationError(
+      'match.path',
+      'is a public route: it takes no partner credentials, and overrides answer only requests authenticated as a partner',
     )
   }
   const { operation, problem, details } = contractProblem(operations, input.match, input.respond)
