@@ -14,6 +14,7 @@ import { requestLog } from './http/request-log.js'
 import { CachedRouter } from './http/route-cache.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
+import { operationIndex } from './openapi/operations.js'
 import { packageVersion } from './package-root.js'
 import { createRandom } from './random.js'
 import { authRoutes } from './routes/auth.js'
@@ -84,7 +85,9 @@ export function createApp(deps: Deps) {
   app.route('/api/v1', transactionRoutes(deps))
   app.route('/api/v1', disputeRoutes(deps))
   app.route('/api/v1', bankConnectRoutes(deps))
-  app.route('/_sandbox', controlPlane(deps))
+  // Response overrides are checked against the API's routes, all mounted by their first use.
+  const operations = operationIndex(() => app.openAPIRegistry.definitions)
+  app.route('/_sandbox', controlPlane(deps, operations))
   app.route('/files', fileRoutes(deps))
   app.route('/embed', embedRoutes(deps))
 

@@ -62,6 +62,8 @@ export interface AppEnv {
      */
     extraHeaders: Record<string, string>
     extraHeadersSent: Response
+    /** The response override that answered, for the request journal. */
+    override: { id: string; off_contract: boolean }
     /** An injected fault, for the request journal. */
     fault: {
       type: 'latency' | 'error' | 'drop_connection'

@@ -1,8 +1,10 @@
 import type { Deps } from '../deps.js'
+import type { OperationIndex } from '../openapi/operations.js'
 import { clockRoutes } from './clock-routes.js'
 import { controlDeliveryRoutes } from './delivery-routes.js'
 import { journalRoutes } from './journal-routes.js'
 import { controlMoneyRoutes } from './money-routes.js'
+import { overrideRoutes } from './override-routes.js'
 import { dashboardRoutes } from './pages/routes.js'
 import { partnerClockRoutes } from './partner-clock-routes.js'
 import { partnerRoutes } from './partner-routes.js'
@@ -11,6 +13,7 @@ import { controlRouter } from './router.js'
 import { controlScenarioRoutes } from './scenario-routes.js'
 import { stateRoutes } from './state-routes.js'
 import { controlUserRoutes } from './user-routes.js'
+import { verifyRoutes } from './verify-routes.js'
 import { waitRoutes } from './wait-routes.js'
 import { controlWebhookRoutes } from './webhook-routes.js'
 
@@ -18,7 +21,7 @@ import { controlWebhookRoutes } from './webhook-routes.js'
  * The sandbox control plane (DESIGN.md section 4), mounted at /_sandbox: a product for test
  * suites, kept apart from the partner API. Its routes, schemas and guard live in this folder.
  */
-export function controlPlane(deps: Deps) {
+export function controlPlane(deps: Deps, operations: OperationIndex) {
   const app = controlRouter()
   app.route('/', dashboardRoutes(deps))
   app.route('/', stateRoutes(deps))
@@ -32,6 +35,8 @@ export function controlPlane(deps: Deps) {
   app.route('/', controlMoneyRoutes(deps))
   app.route('/', controlScenarioRoutes(deps))
   app.route('/', journalRoutes(deps))
+  app.route('/', verifyRoutes(deps))
+  app.route('/', overrideRoutes(deps, operations))
   app.route('/', waitRoutes(deps))
   return app
 }

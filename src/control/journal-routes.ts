@@ -1,7 +1,9 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
+import { countJournal, searchJournal } from '../http/journal-search.js'
 import { BODY_WINDOW, JOURNAL_CAPACITY } from '../http/request-journal.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
+import { ContentFilters, contentOf } from './journal-content.js'
 import { controlRoute, controlRouter } from './router.js'
 import { OkOnly } from './schemas.js'
 
@@ -29,6 +31,19 @@ export const JournalEntryView = z
         rule: z.string(),
       })
       .nullable(),
+    query: z
+      .record(z.string(), z.string())
+      .openapi({ description: 'The query string, parsed (first value of each name), redacted.' }),
+    override: z
+      .object({
+        id: z.string().openapi({ example: 'ovr_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M' }),
+        off_contract: z.boolean().openapi({
+          description:
+            "The answer was off the API's contract (served because the override said off_contract).",
+        }),
+      })
+      .nullable()
+      .openapi({ description: 'The response override that answered instead of the API.' }),
     request: Message.nullable().openapi({
       description: `Null for control-plane requests and beyond the newest ${BODY_WINDOW} requests.`,
     }),
@@ -45,6 +60,8 @@ export const JournalEntryView = z
       partner_id: '6f1c2b1e-6c8a-4d3e-9a51-2d7f0c9b8e10',
       scenario: 'default',
       fault: null,
+      query: {},
+      override: null,
       request: null,
       response: null,
     },
@@ -60,6 +77,7 @@ const Filters = z.object({
     .openapi({ description: 'Exact path; `*` matches any run of characters.' }),
   status: z.coerce.number().int().min(100).max(599).optional(),
   faulted: z.enum(['true', 'false']).optional(),
+  ...ContentFilters.shape,
 })
 
 const filterOf = (q: z.infer<typeof Filters>) => ({
@@ -94,7 +112,13 @@ export function journalRoutes(deps: Deps) {
     }),
     async (c) => {
       const q = c.req.valid('query')
-      return c.json(await deps.journal.list({ ...filterOf(q), limit: q.limit }), 200)
+      const content = contentOf(q)
+      return c.json(
+        content
+          ? await searchJournal(deps.journal, filterOf(q), content, q.limit)
+          : await deps.journal.list({ ...filterOf(q), limit: q.limit }),
+        200,
+      )
     },
   )
 
@@ -113,7 +137,14 @@ export function journalRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    (c) => c.json({ count: deps.journal.count(filterOf(c.req.valid('query'))) }, 200),
+    async (c) => {
+      const q = c.req.valid('query')
+      const content = contentOf(q)
+      const count = content
+        ? await countJournal(deps.journal, filterOf(q), content)
+        : deps.journal.count(filterOf(q))
+      return c.json({ count }, 200)
+    },
   )
 
   app.openapi(

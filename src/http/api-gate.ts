@@ -4,6 +4,7 @@ import { authenticatePartner } from '../domain/partner-auth.js'
 import { ApiError } from '../errors.js'
 import type { PartnerRow } from '../store/records.js'
 import { applyFault } from './faults.js'
+import { pickOverride, serveOverride } from './overrides.js'
 import { isPublicRoute } from './partner-auth.js'
 import { createRateLimiter } from './rate-limit.js'
 import { requestHeader } from './request-headers.js'
@@ -13,9 +14,9 @@ import { attachSession } from './user-session.js'
 /**
  * Everything a request under /api/v1 goes through before its route, in order: the
  * organization credentials (spec section 5, layer 1), the request's own scenario
- * (X-Sandbox-Scenario), the partner's rate limit, injected faults, and the user session
- * on Org + User routes (layer 2). One middleware calling plain functions rather than five
- * middlewares: each hono layer costs a promise and a dispatch on every request.
+ * (X-Sandbox-Scenario), the partner's rate limit, injected faults, response overrides, and
+ * the user session on Org + User routes (layer 2). One middleware calling plain functions
+ * rather than six middlewares: each hono layer costs a promise and a dispatch on every request.
  */
 export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
@@ -23,10 +24,17 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
   // first JWT check, an injected latency), and no step is an async function of its own: on
   // the usual request the gate adds no promise and no tick to the route's.
   const proceed = (c: Context<AppEnv>, next: Next, partner: PartnerRow) => {
-    if (limit) return proceedCounted(c, next, limit(partner))
+    if (limit) return proceedCounted(c, next, limit(partner), partner)
     const fault = applyFault(deps, c)
-    if (fault) return fault.then(() => withSession(c, next))
-    return withSession(c, next)
+    if (fault) return fault.then(() => overridden(c, next, partner))
+    return overridden(c, next, partner)
+  }
+  /** A response override (http/overrides.ts) answers in place of the session check and route. */
+  const overridden = (c: Context<AppEnv>, next: Next, partner: PartnerRow) => {
+    const picked = pickOverride(deps, c, partner)
+    if (picked instanceof Promise)
+      return picked.then((o) => (o ? serveOverride(c, o) : withSession(c, next)))
+    return picked ? serveOverride(c, picked) : withSession(c, next)
   }
   const withSession = (c: Context<AppEnv>, next: Next) => {
     const session = attachSession(deps, c)
@@ -37,11 +45,15 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
     c: Context<AppEnv>,
     next: Next,
     limitHeaders: Record<string, string>,
+    partner: PartnerRow,
   ) => {
+    let override: Awaited<ReturnType<typeof pickOverride>>
     try {
       const fault = applyFault(deps, c)
       if (fault) await fault
-      const session = attachSession(deps, c)
+      const picked = pickOverride(deps, c, partner)
+      override = picked instanceof Promise ? await picked : picked
+      const session = override ? undefined : attachSession(deps, c)
       if (session) await session
     } catch (error) {
       // A refused request still tells the client where it stands with its rate limit.
@@ -57,7 +69,8 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
     // @hono/node-server build a full WHATWG Response and write it the slow way (about 30 us
     // of CPU per request, with the default rate limit on).
     c.set('extraHeaders', limitHeaders)
-    await next()
+    if (override) await serveOverride(c, override)
+    else await next()
     if (c.res !== c.get('extraHeadersSent'))
       for (const [name, value] of Object.entries(limitHeaders)) c.res.headers.set(name, value)
   }

@@ -55,14 +55,24 @@ export function frontDoor(
         method: c.req.method,
         // Bounded in bytes too: a 16 KB URL is journaled by its first 2 KB (README "Retention").
         path: c.req.path.length > 2048 ? c.req.path.slice(0, 2048) : c.req.path,
+        query: searchOf(c),
         status: c.res.status,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         partner_id: partner?.id ?? null,
         // The request's own scenario, when it had one: the journal runs outside its context.
         scenario: partner ? (c.get('scenario') ?? deps.scenarios.forPartner(partner).name) : null,
         fault: c.get('fault') ?? null,
+        override: c.get('override') ?? null,
         capture: capture(c),
       })
     }
   }
+}
+
+/** The query string as sent (`?a=1`, or ''), bounded as the path is. */
+function searchOf(c: Context<AppEnv>): string {
+  const url = (c.env as { incoming?: { url?: string } } | undefined)?.incoming?.url ?? c.req.url
+  const at = url.indexOf('?')
+  if (at < 0) return ''
+  return url.length - at > 2048 ? url.slice(at, at + 2048) : url.slice(at)
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { AppEnv } from '../deps.js'
+import { queryOf } from '../domain/request-match.js'
 import { redactHeaders, redactValue } from './redact.js'
 import { requestHeader } from './request-headers.js'
 import type { JournalEntry } from './request-journal.js'
@@ -23,8 +24,10 @@ export interface Capture {
   shown?: Promise<JournalView['response']>
 }
 
-export type JournalView = Omit<JournalEntry, 'at' | 'capture'> & {
+export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'override'> & {
   at: string
+  query: Record<string, string>
+  override: NonNullable<JournalEntry['override']> | null
   request: { headers: Record<string, string>; body: unknown; truncated: boolean } | null
   response: { headers: Record<string, string>; body: unknown; truncated: boolean } | null
 }
@@ -100,7 +103,7 @@ async function responseView(res: Response): Promise<JournalView['response']> {
 
 /** The entry as the control plane shows it: ISO time, headers and bodies redacted. */
 export async function viewOf(entry: JournalEntry): Promise<JournalView> {
-  const { capture: kept, at, ...rest } = entry
+  const { capture: kept, at, query, ...rest } = entry
   let request: JournalView['request'] = null
   let response: JournalView['response'] = null
   if (kept) {
@@ -112,5 +115,12 @@ export async function viewOf(entry: JournalEntry): Promise<JournalView> {
     kept.shown ??= responseView(kept.response)
     response = await kept.shown
   }
-  return { ...rest, at: new Date(at).toISOString(), request, response }
+  return {
+    ...rest,
+    at: new Date(at).toISOString(),
+    query: redactValue(queryOf(query ?? '')) as Record<string, string>,
+    override: entry.override ?? null,
+    request,
+    response,
+  }
 }

@@ -18,6 +18,8 @@ export interface JournalEntry {
   at: number
   method: string
   path: string
+  /** The query string as sent (`?limit=5`), or ''; shown parsed and redacted. */
+  query?: string
   status: number
   duration_ms: number
   partner_id: string | null
@@ -28,6 +30,8 @@ export interface JournalEntry {
     status?: number
     rule: string
   } | null
+  /** The response override that answered the request (its answer was not the API's). */
+  override?: { id: string; off_contract: boolean } | null
   /** Headers and bodies, dropped once the entry is older than BODY_WINDOW requests. */
   capture: Capture | undefined
 }

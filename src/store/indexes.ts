@@ -76,6 +76,11 @@ export function defineIndexes(store: Store): void {
   waiting('onboardings_in_review', 'onboardings', (o) => o.status === 'manual_review')
   waiting('deposits_pending', 'deposits', (d) => d.status === 'pending')
   waiting('disputes_under_review', 'disputes', (d) => d.status === 'under_review')
+  // Global overrides (no partner) under '*'.
+  store.defineIndex('overrides_by_partner', {
+    collection: 'overrides',
+    key: (o) => o.partner_id ?? '*',
+  })
   store.defineIndex('codes_by_user', { collection: 'verification_codes', key: (c) => c.user_id })
   // The codes of a user and purpose not yet used, burnt or replaced: a login reads these few,
   // not every code the user ever had.

@@ -6,6 +6,7 @@ import {
   disputeRow,
   transactionRow,
 } from './records-money.js'
+import { overrideRow } from './records-overrides.js'
 
 /**
  * Stored rows. These are the persisted shapes (with hashes, never plaintext secrets);
@@ -316,6 +317,7 @@ export const collectionSchemas = {
   bank_accounts: bankAccountRow,
   connect_tokens: connectTokenRow,
   scenarios: scenarioRow,
+  overrides: overrideRow,
 } as const
 
 export type Collections = {

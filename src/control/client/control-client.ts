@@ -1,4 +1,5 @@
 import { type ControlClientOptions, createTransport } from './http.js'
+import { journalQuery, verifyRequests } from './journal.js'
 import { partnerHandle, type SandboxPartnerHandle } from './partner.js'
 import type {
   ControlList,
@@ -16,12 +17,15 @@ import type {
   SandboxInboxMessage,
   SandboxJournalEntry,
   SandboxOk,
+  SandboxOverride,
+  SandboxOverrideRequest,
   SandboxPartnerRecord,
   SandboxScenarioDocument,
   SandboxScenarioSummary,
   SandboxSink,
   SandboxSinkConfig,
   SandboxSnapshot,
+  VerifyFilter,
 } from './types.js'
 import { type WaitForOptions, waitForEvent } from './wait.js'
 
@@ -99,13 +103,33 @@ export function createControlClient(url: string, options: ControlClientOptions =
       find: async (filter: JournalFilter & { limit?: number } = {}) =>
         (
           await req<ControlList<SandboxJournalEntry>>('GET', '/_sandbox/requests', {
-            query: { ...filter },
+            query: journalQuery(filter),
           })
         ).data,
       count: async (filter: JournalFilter = {}) =>
-        (await req<{ count: number }>('GET', '/_sandbox/requests/count', { query: { ...filter } }))
-          .count,
+        (
+          await req<{ count: number }>('GET', '/_sandbox/requests/count', {
+            query: journalQuery(filter),
+          })
+        ).count,
+      /** Did matching requests happen (exactly `times` of them)? If none did, the near misses. */
+      verify: (filter: VerifyFilter, options: { times?: number } = {}) =>
+        verifyRequests(transport, filter, options),
       clear: () => req<{ ok: true }>('DELETE', '/_sandbox/requests'),
+    },
+
+    /** Response overrides for every partner's requests (a partner's own: `partner.overrides`). */
+    overrides: {
+      create: async (override: SandboxOverrideRequest) =>
+        (
+          await req<{ override: SandboxOverride }>('POST', '/_sandbox/overrides', {
+            body: override,
+          })
+        ).override,
+      /** In the order they are tried: highest priority first, then the newest. */
+      list: async () => (await req<{ data: SandboxOverride[] }>('GET', '/_sandbox/overrides')).data,
+      remove: (overrideId: string) =>
+        ok('DELETE', `/_sandbox/overrides/${encodeURIComponent(overrideId)}`),
     },
 
     faults: {

@@ -1,5 +1,6 @@
 import { NotFoundInSandboxError } from './errors.js'
 import type { Transport } from './http.js'
+import { journalQuery, verifyRequests } from './journal.js'
 import type {
   CreatedSandboxPartner,
   Duration,
@@ -10,14 +11,17 @@ import type {
   SandboxInboxMessage,
   SandboxJournalEntry,
   SandboxOk,
+  SandboxOverride,
+  SandboxOverrideRequest,
   SandboxPartnerRecord,
   SandboxPartnerSnapshot,
+  VerifyFilter,
 } from './types.js'
 import { type WaitForOptions, waitForEvent } from './wait.js'
 
 /**
  * One partner, as a test worker uses it: its credentials, ready headers, and helpers scoped
- * to it (its own clock, reset, snapshot, inbox, events, journal and scenario).
+ * to it (its own clock, reset, snapshot, inbox, events, journal, overrides and scenario).
  */
 export function partnerHandle(transport: Transport, created: CreatedSandboxPartner) {
   const id = created.partner.id
@@ -115,15 +119,32 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
       find: async (filter: Omit<JournalFilter, 'partner_id'> & { limit?: number } = {}) =>
         (
           await req<{ data: SandboxJournalEntry[] }>('GET', '/_sandbox/requests', {
-            query: { ...filter, partner_id: id },
+            query: journalQuery({ ...filter, partner_id: id }),
           })
         ).data,
       count: async (filter: Omit<JournalFilter, 'partner_id'> = {}) =>
         (
           await req<{ count: number }>('GET', '/_sandbox/requests/count', {
-            query: { ...filter, partner_id: id },
+            query: journalQuery({ ...filter, partner_id: id }),
           })
         ).count,
+      /** Did this partner make matching requests (exactly `times`)? If none, the near misses. */
+      verify: (filter: Omit<VerifyFilter, 'partner_id'>, options: { times?: number } = {}) =>
+        verifyRequests(transport, { ...filter, partner_id: id }, options),
+    },
+
+    /** Chosen answers for this partner's matching API requests, checked against the contract. */
+    overrides: {
+      create: async (override: SandboxOverrideRequest) =>
+        (
+          await req<{ override: SandboxOverride }>('POST', `${base}/overrides`, {
+            body: override,
+          })
+        ).override,
+      /** In the order they are tried: highest priority first, then the newest. */
+      list: async () => (await req<{ data: SandboxOverride[] }>('GET', `${base}/overrides`)).data,
+      remove: (overrideId: string) =>
+        req<SandboxOk>('DELETE', `${base}/overrides/${encodeURIComponent(overrideId)}`),
     },
 
     scenario: {

@@ -3,6 +3,7 @@ import type { FaultRule } from '../../scenarios/faults.js'
 import type { Scenario } from '../../scenarios/schema.js'
 import type { Delivery } from '../../schemas/webhooks.js'
 import type { JournalEntryView } from '../journal-routes.js'
+import type { OverrideBody, OverrideView } from '../override-routes.js'
 import type { Ok } from '../router.js'
 import type { RuntimeFault, ScenarioSummary } from '../scenario-routes.js'
 import type {
@@ -18,6 +19,7 @@ import type {
   SnapshotDoc,
 } from '../schemas.js'
 import type { InboxMessage } from '../user-routes.js'
+import type { VerifyResult } from '../verify-routes.js'
 import type { WaitResultSchema } from '../wait-routes.js'
 import type { SinkConfigBody, SinkView } from '../webhook-routes.js'
 
@@ -46,6 +48,9 @@ export type SandboxScenarioDocument = Scenario
 export interface SandboxSink extends z.infer<typeof SinkView> {}
 export interface SandboxSinkConfig extends z.input<typeof SinkConfigBody> {}
 export interface SandboxWaitResult extends z.infer<typeof WaitResultSchema> {}
+export interface SandboxOverride extends z.infer<typeof OverrideView> {}
+export interface SandboxOverrideRequest extends z.input<typeof OverrideBody> {}
+export interface SandboxVerifyResult extends z.infer<typeof VerifyResult> {}
 
 /** Every control list: the items, and whether the limit cut the list. */
 export interface ControlList<T> {
@@ -66,7 +71,17 @@ export interface JournalFilter {
   path?: string
   status?: number
   faulted?: boolean
+  /** Query parameters the request had (values as strings). */
+  query?: Record<string, string>
+  /** Headers the request had: names in any case, values as journaled (secrets redacted). */
+  headers?: Record<string, string>
+  /** A JSON subset of the request body; redacted fields cannot be matched by value. */
+  body?: unknown
 }
+
+/** What `requests.verify` looks for: the journal's criteria, by content and by route. */
+export interface VerifyFilter
+  extends Pick<JournalFilter, 'partner_id' | 'method' | 'path' | 'query' | 'headers' | 'body'> {}
 
 export interface InboxFilter {
   email?: string

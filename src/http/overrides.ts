@@ -1,0 +1,102 @@
+import type { Context } from 'hono'
+import type { AppEnv, Deps } from '../deps.js'
+import { ordered } from '../domain/overrides.js'
+import { compareRequest, pathMatches, queryOf } from '../domain/request-match.js'
+import type { PartnerRow } from '../store/records.js'
+import type { OverrideRow } from '../store/records-overrides.js'
+import { requestHeader } from './request-headers.js'
+
+/**
+ * Serving response overrides (domain/overrides.ts) on the partner API. They apply only to a
+ * request already authenticated as a partner: a partner's own overrides never answer another
+ * partner, and global ones answer any partner's authenticated request, never an anonymous
+ * one. Of those that match, the highest priority wins, then the newest.
+ */
+
+const candidatesOf = (deps: Deps, partner: PartnerRow): OverrideRow[] | undefined => {
+  // The usual request: no override anywhere, two index sizes read, nothing allocated.
+  const own = deps.store.count('overrides', 'overrides_by_partner', partner.id)
+  const global = deps.store.count('overrides', 'overrides_by_partner', '*')
+  if (own === 0 && global === 0) return undefined
+  const rows = [
+    ...(own ? deps.store.lookup('overrides', 'overrides_by_partner', partner.id) : []),
+    ...(global ? deps.store.lookup('overrides', 'overrides_by_partner', '*') : []),
+  ]
+  return ordered(rows)
+}
+
+/**
+ * The override that answers this request, if any. A promise only when one of the candidates
+ * looks at the body, which is then read (and cached for the route, as hono does).
+ */
+export function pickOverride(
+  deps: Deps,
+  c: Context<AppEnv>,
+  partner: PartnerRow,
+): OverrideRow | undefined | Promise<OverrideRow | undefined> {
+  const all = candidatesOf(deps, partner)
+  if (!all) return undefined
+  const method = c.req.method
+  const path = c.req.path
+  const fitting = all.filter((o) => o.match.method === method && pathMatches(o.match.path, path))
+  if (fitting.length === 0) return undefined
+  const url = c.req.url
+  const query = queryOf(url.includes('?') ? url.slice(url.indexOf('?')) : '')
+  const headers = Object.fromEntries([...c.req.raw.headers].map(([k, v]) => [k.toLowerCase(), v]))
+  const first = (body: unknown) =>
+    fitting.find(
+      (o) =>
+        compareRequest(o.match, { method, path, query, headers, body }).differences.length === 0 &&
+        claim(deps, o),
+    )
+  if (!fitting.some((o) => o.match.body !== undefined)) return first(undefined)
+  return readJson(c).then(first)
+}
+
+/**
+ * Takes one of the override's answers, in the same tick as the choice: with `times`, two
+ * requests at once never both take the last one (the second goes on to the next candidate).
+ */
+function claim(deps: Deps, override: OverrideRow): boolean {
+  if (override.remaining === null) return true
+  const current = deps.store.get('overrides', override.id)
+  if (!current || current.remaining === null) return current !== undefined
+  if (current.remaining <= 1) deps.store.remove('overrides', override.id)
+  else deps.store.put('overrides', { ...current, remaining: current.remaining - 1 })
+  return true
+}
+
+/**
+ * The JSON body, read once and cached for the route as hono does. Only a JSON body: a
+ * multipart one read as text here could not be parsed as a form by the route afterwards.
+ */
+async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  if (!/json/i.test(requestHeader(c, 'content-type') ?? '')) return undefined
+  try {
+    const text = await c.req.text()
+    return text ? JSON.parse(text) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Answers with the override (after its delay) and marks the journal. */
+export async function serveOverride(c: Context<AppEnv>, override: OverrideRow): Promise<void> {
+  const { respond } = override
+  c.set('override', { id: override.id, off_contract: override.contract_problem !== null })
+  // Read (and cached) as the route would have: the journal shows the body it was sent.
+  await readJson(c)
+  if (respond.delay_ms) await new Promise((resolve) => setTimeout(resolve, respond.delay_ms))
+  const headers: Record<string, string> = {
+    ...c.get('extraHeaders'),
+    'X-Request-Id': c.get('requestId'),
+    ...respond.headers,
+  }
+  const hasType = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')
+  let body: string | null = null
+  if (respond.body !== undefined && respond.status !== 204 && respond.status !== 304) {
+    body = typeof respond.body === 'string' && hasType ? respond.body : JSON.stringify(respond.body)
+    if (!hasType) headers['content-type'] = 'application/json'
+  }
+  c.res = new Response(body, { status: respond.status, headers })
+}

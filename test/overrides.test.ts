@@ -1,0 +1,321 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { OVERRIDE_CAP } from '../src/domain/overrides.js'
+import { acme, createPartner, journalOf, newUser, northwind, testSandbox } from './helpers.js'
+
+const REGISTER = '/api/v1/partner/auth/register'
+const conflict = {
+  success: false,
+  error: { code: 'conflict', message: 'A user with this email already exists.' },
+  requestId: 'req_override',
+}
+const on409 = (extra: Record<string, unknown> = {}) => ({
+  match: { method: 'POST', path: REGISTER },
+  respond: { status: 409, body: conflict },
+  ...extra,
+})
+
+async function setup() {
+  const { sandbox, call } = await testSandbox()
+  const acmeId = (await call('GET', '/api/v1/partner/me')).json.partner.id as string
+  const add = (body: unknown, partnerId: string | null = acmeId) =>
+    call('POST', partnerId ? `/_sandbox/partners/${partnerId}/overrides` : '/_sandbox/overrides', {
+      creds: null,
+      body,
+    })
+  const register = (creds = acme, extra: Record<string, unknown> = {}) =>
+    call('POST', REGISTER, { creds, body: { ...newUser(), ...extra } })
+  return { sandbox, call, acmeId, add, register }
+}
+
+describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
+  it('answers a matching request with the chosen status and body, and the journal says which', async () => {
+    const { add, register, call } = await setup()
+    const created = await add(
+      on409({ respond: { ...on409().respond, headers: { 'x-why': 'stub' } } }),
+    )
+    expect(created.status).toBe(201)
+    expect(created.json.override).toMatchObject({
+      id: expect.stringMatching(/^ovr_/),
+      remaining: null,
+      priority: 0,
+      contract_problem: null,
+      operation_id: 'registerUser',
+    })
+    const res = await register()
+    expect(res.status).toBe(409)
+    expect(res.json).toEqual(conflict)
+    expect(res.headers.get('x-why')).toBe('stub')
+    expect(res.headers.get('x-ratelimit-limit')).not.toBeNull()
+    const [entry] = await journalOf(call, { path: REGISTER })
+    expect(entry.status).toBe(409)
+    expect(entry.override).toEqual({ id: created.json.override.id, off_contract: false })
+    // The journal still shows what was sent, though no route read it.
+    expect(entry.request.body).toMatchObject({ first_name: 'Robin', password: '[redacted]' })
+    // Other routes answer as usual.
+    expect((await call('GET', '/api/v1/partner/me')).status).toBe(200)
+  })
+
+  it('refuses a body that breaks the response schema, with the schema naming the field', async () => {
+    const { add, register } = await setup()
+    const res = await add({
+      match: { method: 'POST', path: REGISTER },
+      respond: { status: 409, body: { success: false, error: { code: 'conflict' } } },
+    })
+    expect(res.status).toBe(400)
+    expect(res.json.error.message).toMatch(/does not fit its schema/)
+    expect(res.json.error.details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'respond.body.error.message', message: 'is required' }),
+        expect.objectContaining({ field: 'respond.body.requestId', message: 'is required' }),
+      ]),
+    )
+    // Nothing was stored: the real route answers.
+    expect((await register()).status).toBe(201)
+  })
+
+  it('refuses a status the operation does not document, and a path that is no operation', async () => {
+    const { add } = await setup()
+    const teapot = await add({
+      match: { method: 'POST', path: REGISTER },
+      respond: { status: 418 },
+    })
+    expect(teapot.status).toBe(400)
+    expect(teapot.json.error.details[0]).toMatchObject({ field: 'respond.status' })
+    expect(teapot.json.error.message).toMatch(/does not answer 418 \(it documents 201, 400/)
+    const nowhere = await add({
+      match: { method: 'GET', path: '/api/v1/partner/nowhere' },
+      respond: { status: 200, body: {} },
+    })
+    expect(nowhere.status).toBe(400)
+    expect(nowhere.json.error.details[0]).toMatchObject({ field: 'match.path' })
+    const control = await add({
+      match: { method: 'GET', path: '/_sandbox/health' },
+      respond: { status: 200 },
+    })
+    expect(control.status).toBe(400)
+    expect(control.json.error.details[0].field).toBe('match.path')
+    // A public route takes no credentials: an override could never answer it.
+    const publicRoute = await add({
+      match: { method: 'GET', path: '/api/v1/external-bank-account-connect/connect' },
+      respond: { status: 200 },
+      off_contract: true,
+    })
+    expect(publicRoute.status).toBe(400)
+    expect(publicRoute.json.error.message).toMatch(/public route/)
+  })
+
+  it('with off_contract: true serves what the contract refuses, and the journal marks it', async () => {
+    const { add, register, call } = await setup()
+    const created = await add({
+      match: { method: 'POST', path: REGISTER },
+      respond: { status: 418, body: { teapot: true } },
+      off_contract: true,
+    })
+    expect(created.status).toBe(201)
+    expect(created.json.override.contract_problem).toMatch(/does not answer 418/)
+    const res = await register()
+    expect(res.status).toBe(418)
+    expect(res.json).toEqual({ teapot: true })
+    const [entry] = await journalOf(call, { path: REGISTER })
+    expect(entry.override).toEqual({ id: created.json.override.id, off_contract: true })
+  })
+
+  it('matches templates, query, headers (any case) and a JSON subset of the body', async () => {
+    const { add, call, register } = await setup()
+    const users = await add({
+      match: {
+        method: 'GET',
+        path: '/api/v1/partner/transactions/{id}',
+        query: { expand: 'cards' },
+        headers: { 'X-Trace': 'abc' },
+      },
+      respond: {
+        status: 404,
+        body: { ...conflict, error: { code: 'not_found', message: 'gone' } },
+      },
+    })
+    expect(users.status).toBe(201)
+    const path = '/api/v1/partner/transactions/txn_Pc4Hs8Wd2Mz6Qy1J'
+    const hit = await call('GET', `${path}?expand=cards`, { headers: { 'x-trace': 'abc' } })
+    expect(hit.status).toBe(404)
+    expect(hit.json.error.message).toBe('gone')
+    const noHeader = await call('GET', `${path}?expand=cards`)
+    expect(noHeader.json?.error?.message).not.toBe('gone')
+    const noQuery = await call('GET', path, { headers: { 'x-trace': 'abc' } })
+    expect(noQuery.json?.error?.message).not.toBe('gone')
+
+    await add(on409({ match: { method: 'POST', path: REGISTER, body: { first_name: 'Taken' } } }))
+    expect((await register(acme, { first_name: 'Taken' })).status).toBe(409)
+    // The route still reads the body the override looked at.
+    expect((await register(acme, { first_name: 'Free' })).status).toBe(201)
+  })
+
+  it('times: N answers N requests, then the override is gone', async () => {
+    const { add, register, call, acmeId } = await setup()
+    await add(on409({ times: 2 }))
+    expect((await register()).status).toBe(409)
+    const listed = await call('GET', `/_sandbox/partners/${acmeId}/overrides`, { creds: null })
+    expect(listed.json.data[0].remaining).toBe(1)
+    expect((await register()).status).toBe(409)
+    expect((await register()).status).toBe(201)
+    const after = await call('GET', `/_sandbox/partners/${acmeId}/overrides`, { creds: null })
+    expect(after.json.data).toEqual([])
+  })
+
+  it('times: 1 answers one of two requests sent at once, never both', async () => {
+    const { add, register } = await setup()
+    // A body criterion: each request reads its body before the choice, so both are in flight.
+    const match = { method: 'POST', path: REGISTER, body: { first_name: 'Robin' } }
+    await add(on409({ match, times: 1, respond: { ...on409().respond, delay_ms: 20 } }))
+    const statuses = (await Promise.all([register(), register()])).map((r) => r.status).sort()
+    expect(statuses).toEqual([201, 409])
+  })
+
+  it('priority: higher first; among equals, the newest first', async () => {
+    const { add, register, call, acmeId } = await setup()
+    const body = (message: string) => ({ ...conflict, error: { code: 'conflict', message } })
+    const low = await add(on409({ respond: { status: 409, body: body('low') }, priority: -1 }))
+    await add(on409({ respond: { status: 409, body: body('older') } }))
+    await add(on409({ respond: { status: 409, body: body('newer') } }))
+    expect((await register()).json.error.message).toBe('newer')
+    const high = await add(on409({ respond: { status: 409, body: body('high') }, priority: 5 }))
+    expect((await register()).json.error.message).toBe('high')
+    const listed = await call('GET', `/_sandbox/partners/${acmeId}/overrides`, { creds: null })
+    expect(
+      listed.json.data.map(
+        (o: { respond: { body: typeof conflict } }) => o.respond.body.error.message,
+      ),
+    ).toEqual(['high', 'newer', 'older', 'low'])
+    expect(listed.json.data[0].id).toBe(high.json.override.id)
+    expect(listed.json.data[3].id).toBe(low.json.override.id)
+  })
+
+  it('DELETE removes one; the partner reset removes them all', async () => {
+    const { add, register, call, acmeId } = await setup()
+    const first = await add(on409())
+    const removed = await call(
+      'DELETE',
+      `/_sandbox/partners/${acmeId}/overrides/${first.json.override.id}`,
+      { creds: null },
+    )
+    expect(removed.status).toBe(200)
+    expect((await register()).status).toBe(201)
+    const again = await call(
+      'DELETE',
+      `/_sandbox/partners/${acmeId}/overrides/${first.json.override.id}`,
+      { creds: null },
+    )
+    expect(again.status).toBe(404)
+    await add(on409())
+    expect((await call('POST', `/_sandbox/partners/${acmeId}/reset`, { creds: null })).status).toBe(
+      200,
+    )
+    expect((await register()).status).toBe(201)
+  })
+
+  it("a partner's override never answers another partner; a global one answers every partner", async () => {
+    const { add, register, call } = await setup()
+    await add(on409())
+    const other = await createPartner(call, { name: 'Other' })
+    expect((await register(northwind)).status).toBe(201)
+    expect((await register(other.creds)).status).toBe(201)
+    expect((await register(acme)).status).toBe(409)
+
+    const global = await add(
+      on409({ respond: { status: 409, body: { ...conflict, requestId: 'global' } } }),
+      null,
+    )
+    expect(global.status).toBe(201)
+    expect(global.json.override.partner_id).toBeNull()
+    expect((await register(northwind)).json.requestId).toBe('global')
+    // Never an unauthenticated request: that one is the API's 401.
+    const anonymous = await call('POST', REGISTER, { creds: null, body: newUser() })
+    expect(anonymous.status).toBe(401)
+    const listed = await call('GET', '/_sandbox/overrides', { creds: null })
+    expect(listed.json.data.map((o: { id: string }) => o.id)).toEqual([global.json.override.id])
+    // A global override is not a partner's to remove.
+    const wrong = await call(
+      'DELETE',
+      `/_sandbox/partners/${other.id}/overrides/${global.json.override.id}`,
+      { creds: null },
+    )
+    expect(wrong.status).toBe(404)
+    expect((await call('POST', '/_sandbox/reset', { creds: null })).status).toBe(200)
+    expect((await call('GET', '/_sandbox/overrides', { creds: null })).json.data).toEqual([])
+  })
+
+  it("is part of the partner's snapshot and comes back with its restore", async () => {
+    const { add, register, call, acmeId } = await setup()
+    const created = await add(on409())
+    const snapshot = await call('GET', `/_sandbox/partners/${acmeId}/snapshot`, { creds: null })
+    expect(Object.keys(snapshot.json.collections.overrides)).toEqual([created.json.override.id])
+    await call('POST', `/_sandbox/partners/${acmeId}/reset`, { creds: null })
+    expect((await register()).status).toBe(201)
+    const restored = await call('POST', `/_sandbox/partners/${acmeId}/snapshot`, {
+      creds: null,
+      body: snapshot.json,
+    })
+    expect(restored.status).toBe(200)
+    expect((await register()).status).toBe(409)
+    // And in the whole-sandbox snapshot, global ones included.
+    await add(on409(), null)
+    const whole = await call('GET', '/_sandbox/snapshot', { creds: null })
+    expect(Object.keys(whole.json.collections.overrides)).toHaveLength(2)
+  })
+
+  it('survives a restart with a data file, times left included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-overrides-'))
+    try {
+      const data = join(dir, 'sandbox.json')
+      const first = await testSandbox({ data })
+      const id = (await first.call('GET', '/api/v1/partner/me')).json.partner.id
+      const path = `/_sandbox/partners/${id}/overrides`
+      await first.call('POST', path, { creds: null, body: on409({ times: 2 }) })
+      expect((await first.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
+      await first.sandbox.close()
+      const second = await testSandbox({ data })
+      const [kept] = (await second.call('GET', path, { creds: null })).json.data
+      expect(kept.remaining).toBe(1)
+      expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
+      expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(201)
+      await second.sandbox.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it(`holds at most ${OVERRIDE_CAP} per partner, then says so with 409`, async () => {
+    const { sandbox, add, acmeId } = await setup()
+    const stored = sandbox.deps.store
+    for (let i = 0; i < OVERRIDE_CAP; i++) {
+      stored.put('overrides', {
+        id: `ovr_filler${i}`,
+        partner_id: acmeId,
+        match: { method: 'GET', path: '/api/v1/partner/me' },
+        respond: { status: 503 },
+        remaining: null,
+        priority: 0,
+        off_contract: true,
+        contract_problem: 'filler',
+        operation_id: null,
+        seq: i,
+        created_at: new Date(0).toISOString(),
+      })
+    }
+    const res = await add(on409())
+    expect(res.status).toBe(409)
+    expect(res.json.error.message).toMatch(`already has ${OVERRIDE_CAP} overrides`)
+  })
+
+  it('names the bad field of a malformed override', async () => {
+    const { add } = await setup()
+    const res = await add({ match: { method: 'POST' }, respond: { status: 409 } })
+    expect(res.status).toBe(400)
+    expect(res.json.error.details[0]).toMatchObject({ field: 'match.path' })
+    const unknownPartner = await add(on409(), '3f0c9a52-7d1e-4c55-9a0e-1b2c3d4e5f60')
+    expect(unknownPartner.status).toBe(404)
+  })
+})
