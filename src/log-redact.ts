@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH, TOO_DEEP } from './http/json-depth.js'
+
 /**
  * What `debug` logs of a body: the JSON with every secret replaced. Keys that name a secret are
  * masked whatever their value; values that look like a credential are masked under any key
@@ -11,7 +13,9 @@ const MASK = '[redacted]'
 /** Bodies bigger than this are cut: a debug line is for reading, not for archiving uploads. */
 const MAX_CHARS = 4096
 
-export function redact(value: unknown, key = ''): unknown {
+export function redact(value: unknown, key = '', depth = 0): unknown {
+  // A rejected body may nest to any depth: cut it where the API's own limit is.
+  if (depth > MAX_JSON_DEPTH && value !== null && typeof value === 'object') return TOO_DEEP
   if (typeof value === 'string') {
     if (secretKey.test(key) || secretValue.test(value)) return MASK
     // An OTP under a generic name (`code` in verify-otp) is still a credential.
@@ -19,11 +23,12 @@ export function redact(value: unknown, key = ''): unknown {
     // Hosted-page links carry their token in the query.
     return value.includes('token=') ? value.replace(tokenParam, `$1${MASK}`) : value
   }
-  if (Array.isArray(value)) return value.map((v) => redact(v, key))
+  if (Array.isArray(value)) return value.map((v) => redact(v, key, depth + 1))
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) {
-      out[k] = secretKey.test(k) && v !== null && typeof v !== 'object' ? MASK : redact(v, k)
+      out[k] =
+        secretKey.test(k) && v !== null && typeof v !== 'object' ? MASK : redact(v, k, depth + 1)
     }
     return out
   }
