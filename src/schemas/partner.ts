@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from './examples.js'
+import { singleLine } from './text.js'
 
 /** An http(s) URL: the scheme matters because the sandbox fetches webhook URLs. */
 export const httpUrl = z
@@ -52,9 +53,9 @@ export const PartnerEnvelope = z.object({ partner: Partner }).openapi('PartnerEn
 
 export const PatchPartnerBody = z
   .object({
-    display_name: z.string().trim().min(1).max(200).optional(),
+    display_name: singleLine(z.string().trim().min(1).max(200)).optional(),
     contact_email: z.email().max(254).optional(),
-    contact_name: z.string().trim().min(1).max(200).optional(),
+    contact_name: singleLine(z.string().trim().min(1).max(200)).optional(),
     allowed_origins: z.array(httpUrl).max(50).optional(),
     webhook_url: httpUrl.nullable().optional(),
     config: partnerConfig.optional(),
