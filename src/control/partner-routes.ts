@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
+import { paginateInOrder } from '../domain/pagination.js'
 import { createPartner, publicPartner } from '../domain/partners.js'
 import { updateSandboxPartner } from '../domain/sandbox-partners.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { limitParam } from '../schemas/limit.js'
 import type { PartnerRow } from '../store/records.js'
 import { controlRoute, controlRouter } from './router.js'
 import {
@@ -32,12 +34,35 @@ export function partnerRoutes(deps: Deps) {
       path: '/partners',
       operationId: 'listSandboxPartners',
       summary: 'List partners',
+      description:
+        'Oldest first, `limit` at a time (1–500, default 50); `starting_after` a partner id to read the next page.',
+      request: {
+        query: z.object({
+          limit: limitParam(500, 50),
+          starting_after: z
+            .uuid({ error: 'must be a partner id (uuid)' })
+            .optional()
+            .openapi({ description: 'Id of the last partner of the previous page.' }),
+        }),
+      },
       responses: {
-        200: jsonResponse(z.object({ data: z.array(SandboxPartner) }), 'Every partner.'),
-        ...errorResponses(401),
+        200: jsonResponse(
+          z.object({
+            data: z.array(SandboxPartner),
+            has_more: z.boolean().openapi({ example: false }),
+          }),
+          'A page of partners.',
+        ),
+        ...errorResponses(400, 401),
       },
     }),
-    (c) => c.json({ data: deps.store.all('partners').map((p) => sandboxPartner(deps, p)) }, 200),
+    (c) =>
+      c.json(
+        paginateInOrder(deps.store.all('partners'), c.req.valid('query'), (p) =>
+          sandboxPartner(deps, p),
+        ),
+        200,
+      ),
   )
 
   app.openapi(
