@@ -83,6 +83,15 @@ describe('JSON nested deeper than the limit', () => {
     expect(snapshot.status).toBe(200)
     const restored = await call('POST', '/_sandbox/snapshot', { creds: null, body: snapshot.json })
     expect(restored.status, restored.text).toBe(200)
+    // A snapshot nested past the limit is refused like any body, and the state stays readable.
+    const deep = await call('POST', '/_sandbox/snapshot', {
+      creds: null,
+      raw: `{"version":1,"collections":{"users":${objects(5_000)}}}`,
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(deep.status).toBe(400)
+    expect(deep.json.error.details).toEqual([expect.objectContaining({ field: 'collections' })])
+    expect((await call('GET', '/_sandbox/snapshot', { creds: null })).status).toBe(200)
     // One debug line per request, each a whole line with the body cut at the limit.
     const refused = logs.filter((l) => /\b400\b/.test(l) && /PATCH|POST/.test(l))
     expect(refused.length).toBeGreaterThanOrEqual(routes.length * bodies.length)
