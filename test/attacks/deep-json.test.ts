@@ -77,6 +77,17 @@ describe('JSON nested deeper than the limit', () => {
 
   it('leaves the dashboard, the snapshot and the debug log whole', async () => {
     const { call, logs } = await sandboxWithDeepBodies()
+    // A sink keeps any body as its text: taken, read back whole, logged cut.
+    const sinkBody = arrays(5_000)
+    const sent = await call('POST', '/_sandbox/sink/deep', {
+      creds: null,
+      raw: sinkBody,
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(sent.status, sent.text).toBeLessThan(300)
+    const sink = await call('GET', '/_sandbox/sink/deep', { creds: null })
+    expect(sink.status).toBe(200)
+    expect(sink.json.data[0].body).toBe(sinkBody)
     const page = await call('GET', '/_sandbox', { creds: null })
     expect(page.status).toBe(200)
     const snapshot = await call('GET', '/_sandbox/snapshot', { creds: null })
