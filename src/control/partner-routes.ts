@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
-import { paginateInOrder } from '../domain/pagination.js'
+import { pageOf, paginateInOrder } from '../domain/pagination.js'
 import { createPartner, publicPartner } from '../domain/partners.js'
 import { updateSandboxPartner } from '../domain/sandbox-partners.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
-import { limitParam } from '../schemas/limit.js'
+import { controlPageQuery } from '../schemas/limit.js'
 import type { PartnerRow } from '../store/records.js'
 import { controlRoute, controlRouter } from './router.js'
 import {
@@ -24,6 +24,8 @@ export function sandboxPartner(deps: Deps, p: PartnerRow) {
   }
 }
 
+const partnerPages = controlPageQuery('partner', z.uuid({ error: 'must be a partner id (uuid)' }))
+
 /** Partners: list, create with fresh test credentials, set status, scenario or rate limit. */
 export function partnerRoutes(deps: Deps) {
   const app = controlRouter()
@@ -34,25 +36,9 @@ export function partnerRoutes(deps: Deps) {
       path: '/partners',
       operationId: 'listSandboxPartners',
       summary: 'List partners',
-      description:
-        'Oldest first, `limit` at a time (1–500, default 50); `starting_after` a partner id to read the next page.',
-      request: {
-        query: z.object({
-          limit: limitParam(500, 50),
-          starting_after: z
-            .uuid({ error: 'must be a partner id (uuid)' })
-            .optional()
-            .openapi({ description: 'Id of the last partner of the previous page.' }),
-        }),
-      },
+      ...partnerPages,
       responses: {
-        200: jsonResponse(
-          z.object({
-            data: z.array(SandboxPartner),
-            has_more: z.boolean().openapi({ example: false }),
-          }),
-          'A page of partners.',
-        ),
+        200: jsonResponse(pageOf(SandboxPartner), 'A page of partners.'),
         ...errorResponses(400, 401),
       },
     }),

@@ -1,13 +1,13 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
-import { paginateInOrder } from '../domain/pagination.js'
+import { pageOf, paginateInOrder } from '../domain/pagination.js'
 import { ApiError } from '../errors.js'
 import { issuesToDetails } from '../http/validation.js'
 import { faultRule } from '../scenarios/faults.js'
 import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
 import { scenarioSchema } from '../scenarios/schema.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
-import { limitParam } from '../schemas/limit.js'
+import { controlPageQuery } from '../schemas/limit.js'
 import { controlRoute, controlRouter } from './router.js'
 
 export const ScenarioSummary = z
@@ -212,24 +212,9 @@ export function controlScenarioRoutes(deps: Deps) {
       path: '/faults',
       operationId: 'listFaults',
       summary: 'Faults injected through the control plane',
-      description:
-        'Oldest first, `limit` at a time (1–500, default 50); `starting_after` a fault id to read the next page.',
-      request: {
-        query: z.object({
-          limit: limitParam(500, 50),
-          starting_after: z.string().min(1).optional().openapi({
-            description: 'Id of the last fault of the previous page.',
-          }),
-        }),
-      },
+      ...controlPageQuery('fault'),
       responses: {
-        200: jsonResponse(
-          z.object({
-            data: z.array(RuntimeFault),
-            has_more: z.boolean().openapi({ example: false }),
-          }),
-          'A page of faults.',
-        ),
+        200: jsonResponse(pageOf(RuntimeFault), 'A page of faults.'),
         ...errorResponses(400, 401),
       },
     }),

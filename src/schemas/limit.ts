@@ -23,3 +23,21 @@ export function limitParam(max: number, fallback: number) {
       description: `Page size, 1–${max} (default ${fallback}).`,
     })
 }
+
+/**
+ * The query of a control-plane list read oldest first, a page at a time (the bounds of the
+ * control plane's other lists): `limit` 1–500, default 50, and `starting_after` an id.
+ */
+export function controlPageQuery(of: string, id: z.ZodString | z.ZodUUID = z.string().min(1)) {
+  return {
+    description: `Oldest first, \`limit\` at a time (1–500, default 50); \`starting_after\` a ${of} id to read the next page.`,
+    request: {
+      query: z.object({
+        limit: limitParam(500, 50),
+        starting_after: id
+          .optional()
+          .openapi({ description: `Id of the last ${of} of the previous page.` }),
+      }),
+    },
+  }
+}
