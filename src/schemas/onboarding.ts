@@ -6,16 +6,13 @@ import { CalendarDate, Email, PersonName, PhoneNumber, Ssn } from './users.js'
 const required = (max: number) => singleLine(z.string().trim().min(1, 'is required').max(max))
 
 /** A deep link (myapp://…) or an http(s) URL whose origin is in allowed_origins (checked in domain). */
-export const RedirectUri = z
-  .string()
-  .max(2048)
-  .refine((v) => {
-    try {
-      return Boolean(new URL(v).protocol)
-    } catch {
-      return false
-    }
-  }, 'must be an absolute URL or app link')
+export const RedirectUri = singleLine(z.string().max(2048)).refine((v) => {
+  try {
+    return Boolean(new URL(v).protocol)
+  } catch {
+    return false
+  }
+}, 'must be an absolute URL or app link')
 
 export const StartOnboardingBody = z
   .object({

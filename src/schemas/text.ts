@@ -16,9 +16,9 @@ export const NO_CONTROL = 'must not contain control characters (NUL, other C0 co
 const NO_CONTROL_MULTI =
   'must not contain control characters (NUL, C0 controls other than tab and line breaks, or DEL)'
 
-/** One line of text (names, addresses, passwords): no C0 control and no DEL. */
-export const singleLine = (schema: z.ZodString = z.string()) =>
-  schema.regex(SINGLE_LINE, NO_CONTROL)
+/** One line of text (names, addresses, passwords, URLs): no C0 control and no DEL. */
+export const singleLine = <T extends z.ZodString | z.ZodURL>(schema: T): T =>
+  schema.regex(SINGLE_LINE, NO_CONTROL) as T
 
 /** Free text that may span lines: tab, LF and CR allowed; any other C0 control or DEL refused. */
 export const multiLine = (schema: z.ZodString = z.string()) =>
