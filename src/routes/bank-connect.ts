@@ -189,7 +189,7 @@ export function bankConnectRoutes(deps: Deps) {
       request: { query: ListQuery },
       responses: {
         200: jsonResponse(envelope(pageOf(BankAccount), 'BankAccountList'), 'Accounts.'),
-        ...errorResponses(...orgErrors),
+        ...errorResponses(400, ...orgErrors),
       },
     }),
     (c) => {
