@@ -73,9 +73,8 @@ describe('CLI whose parent dies', () => {
     expect(me.status).toBe(200)
 
     shell.kill('SIGTERM')
-    const killedAt = Date.now()
+    // The CLI's exit closes the pipes; without it the test's own timeout fails the test.
     await pipesClosed
-    expect(Date.now() - killedAt).toBeLessThan(5_000)
     expect(running(pid)).toBe(false)
     expect(err).toContain('parent process exited: stopping')
     expect(existsSync(data)).toBe(true)

@@ -52,7 +52,9 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
     const res = await pending
     expect(res.json.status).toBe('matched')
     expect(res.json.event).toMatchObject({ type: 'card.funded', data: { object: { amount: 25 } } })
-    expect(res.json.waited_ms).toBeLessThan(5000)
+    // Answered by the event, within the wait's own 10 s timeout.
+    expect(res.json.waited_ms).toBeGreaterThanOrEqual(0)
+    expect(res.json.waited_ms).toBeLessThanOrEqual(10_000)
   })
 
   it('with after, only a later event answers; a family such as card.* matches its types', async () => {

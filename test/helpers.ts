@@ -199,7 +199,7 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
     requests,
     otherwise: 200,
     script: (...next) => queue.splice(0, queue.length, ...next),
-    async waitFor(count, timeoutMs = 5_000) {
+    async waitFor(count, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs
       while (requests.length < count) {
         if (Date.now() > deadline)

@@ -385,14 +385,14 @@ describe('X-Sandbox-Scenario: a scenario for one request', () => {
     })
     expect(other.status, other.text).toBe(201)
     // A's retry still reaches A's receiver, under A's own scenario.
-    await hooksA.waitFor(2, 3_000)
+    await hooksA.waitFor(2)
     const res = await call('GET', `${API}/webhooks`, { creds: a.creds })
     const webhookId = res.json.data[0].id
     // The receiver sees the request before the sandbox records the answer: wait for it.
     const attempts = async () =>
       (await call('GET', `${API}/webhooks/${webhookId}/deliveries`, { creds: a.creds })).json
         .data[0].attempts as Json[]
-    const deadline = Date.now() + 2_000
+    const deadline = Date.now() + 15_000
     while ((await attempts()).length < 2 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 10))
     expect((await attempts()).map((x) => x.status_code)).toEqual([500, 200])
@@ -581,10 +581,10 @@ describe('faults from the control plane', () => {
       expect(res.status, res.text).toBe(200)
       return performance.now() - started
     }
-    const slow = await time(USAGE)
-    const fast = await time(ME)
-    expect(slow).toBeGreaterThanOrEqual(195)
-    expect(fast).toBeLessThan(slow)
+    // The delay is a floor (load only adds to it); that the other route was not delayed is
+    // what the journal records for it, not a race of the two durations.
+    expect(await time(USAGE)).toBeGreaterThanOrEqual(195)
+    await time(ME)
     const [me, usage] = await journalOf(call, { limit: '2' })
     expect(me).toMatchObject({ path: ME, fault: null })
     expect(usage).toMatchObject({ path: USAGE, fault: { type: 'latency', latency_ms: 200 } })

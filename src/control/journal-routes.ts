@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js'
 import { countJournal, searchJournal } from '../http/journal-search.js'
 import { BODY_WINDOW, JOURNAL_CAPACITY } from '../http/request-journal.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
+import { limitParam } from '../schemas/limit.js'
 import { ContentFilters, contentOf } from './journal-content.js'
 import { controlRoute, controlRouter } from './router.js'
 import { OkOnly } from './schemas.js'
@@ -97,7 +98,7 @@ export function journalRoutes(deps: Deps) {
       summary: 'The request journal, newest first: partner, status, duration, headers, bodies',
       description: `The newest ${JOURNAL_CAPACITY} requests; the newest ${BODY_WINDOW} keep headers and bodies. Secrets, passwords, SSNs, tokens and codes are redacted.`,
       request: {
-        query: Filters.extend({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+        query: Filters.extend({ limit: limitParam(1000, 100) }),
       },
       responses: {
         200: jsonResponse(

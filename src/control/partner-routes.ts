@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
+import { pageOf, paginateInOrder } from '../domain/pagination.js'
 import { createPartner, publicPartner } from '../domain/partners.js'
 import { updateSandboxPartner } from '../domain/sandbox-partners.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { controlPageQuery } from '../schemas/limit.js'
 import type { PartnerRow } from '../store/records.js'
 import { controlRoute, controlRouter } from './router.js'
 import {
@@ -22,6 +24,8 @@ export function sandboxPartner(deps: Deps, p: PartnerRow) {
   }
 }
 
+const partnerPages = controlPageQuery('partner', z.uuid({ error: 'must be a partner id (uuid)' }))
+
 /** Partners: list, create with fresh test credentials, set status, scenario or rate limit. */
 export function partnerRoutes(deps: Deps) {
   const app = controlRouter()
@@ -32,12 +36,19 @@ export function partnerRoutes(deps: Deps) {
       path: '/partners',
       operationId: 'listSandboxPartners',
       summary: 'List partners',
+      ...partnerPages,
       responses: {
-        200: jsonResponse(z.object({ data: z.array(SandboxPartner) }), 'Every partner.'),
-        ...errorResponses(401),
+        200: jsonResponse(pageOf(SandboxPartner), 'A page of partners.'),
+        ...errorResponses(400, 401),
       },
     }),
-    (c) => c.json({ data: deps.store.all('partners').map((p) => sandboxPartner(deps, p)) }, 200),
+    (c) =>
+      c.json(
+        paginateInOrder(deps.store.all('partners'), c.req.valid('query'), (p) =>
+          sandboxPartner(deps, p),
+        ),
+        200,
+      ),
   )
 
   app.openapi(

@@ -1,11 +1,13 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
+import { pageOf, paginateInOrder } from '../domain/pagination.js'
 import { ApiError } from '../errors.js'
 import { issuesToDetails } from '../http/validation.js'
 import { faultRule } from '../scenarios/faults.js'
 import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
 import { scenarioSchema } from '../scenarios/schema.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { controlPageQuery } from '../schemas/limit.js'
 import { controlRoute, controlRouter } from './router.js'
 
 export const ScenarioSummary = z
@@ -210,12 +212,17 @@ export function controlScenarioRoutes(deps: Deps) {
       path: '/faults',
       operationId: 'listFaults',
       summary: 'Faults injected through the control plane',
+      ...controlPageQuery('fault'),
       responses: {
-        200: jsonResponse(z.object({ data: z.array(RuntimeFault) }), 'Faults.'),
-        ...errorResponses(401),
+        200: jsonResponse(pageOf(RuntimeFault), 'A page of faults.'),
+        ...errorResponses(400, 401),
       },
     }),
-    (c) => c.json({ data: deps.faults.list() }, 200),
+    (c) =>
+      c.json(
+        paginateInOrder(deps.faults.list(), c.req.valid('query'), (f) => f),
+        200,
+      ),
   )
 
   app.openapi(

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from '../schemas/examples.js'
 import { httpUrl, Partner } from '../schemas/partner.js'
+import { singleLine } from '../schemas/text.js'
 
 export const Health = z
   .object({
@@ -31,15 +32,15 @@ export const Health = z
 
 export const CreatePartnerBody = z
   .object({
-    name: z.string().trim().min(1).max(200),
-    display_name: z.string().trim().min(1).max(200).optional(),
+    name: singleLine(z.string().trim().min(1).max(200)),
+    display_name: singleLine(z.string().trim().min(1).max(200)).optional(),
     slug: z
       .string()
       .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters, digits and single dashes')
       .max(64)
       .optional(),
     contact_email: z.email().optional(),
-    contact_name: z.string().trim().min(1).max(200).optional(),
+    contact_name: singleLine(z.string().trim().min(1).max(200)).optional(),
     allowed_origins: z.array(httpUrl).max(50).optional(),
     webhook_url: httpUrl.nullable().optional(),
     scopes: z.array(z.enum(['users', 'cards', 'transactions'])).optional(),

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js'
 import { expireSessions } from '../domain/sessions.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
+import { limitParam } from '../schemas/limit.js'
 import { controlRoute, controlRouter } from './router.js'
 import { OkOnly } from './schemas.js'
 
@@ -40,7 +41,7 @@ const InboxQuery = z.object({
   email: z.string().optional().openapi({ description: 'Recipient, case-insensitive.' }),
   partner_id: z.uuid().optional(),
   kind: z.enum(['login_code', 'password_reset_code']).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  limit: limitParam(500, 50),
 })
 
 /** Control-plane routes about end users: the inbox of sent codes, and ending sessions. */

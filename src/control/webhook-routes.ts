@@ -5,6 +5,7 @@ import { listEvents } from '../domain/sandbox-events.js'
 import { ApiError } from '../errors.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
+import { limitParam } from '../schemas/limit.js'
 import { EventName } from '../schemas/webhooks.js'
 import { triggerEvent } from '../webhooks/trigger.js'
 import { controlRoute, controlRouter } from './router.js'
@@ -180,7 +181,7 @@ export function controlWebhookRoutes(deps: Deps) {
         query: z.object({
           partner_id: z.uuid().optional(),
           type: EventName.optional(),
-          limit: z.coerce.number().int().min(1).max(500).default(50),
+          limit: limitParam(500, 50),
         }),
       },
       responses: {
@@ -260,7 +261,7 @@ export function controlWebhookRoutes(deps: Deps) {
       summary: 'What a sink received, newest first',
       request: {
         params: SinkName,
-        query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+        query: z.object({ limit: limitParam(1000, 100) }),
       },
       responses: { 200: jsonResponse(SinkView, 'The sink.'), ...errorResponses(400, 401) },
     }),

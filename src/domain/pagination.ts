@@ -1,17 +1,12 @@
 import { z } from '@hono/zod-openapi'
 import { validationError } from '../errors.js'
+import { limitParam } from '../schemas/limit.js'
 import type { CollectionName, Collections } from '../store/records.js'
 import type { Store } from '../store/store.js'
 
 /** `?limit=` 1–100 (default 20) and `?starting_after=<id>` (DESIGN.md list rules). */
 export const ListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be between 1 and 100')
-    .max(100, 'must be between 1 and 100')
-    .default(20)
-    .openapi({ example: 20 }),
+  limit: limitParam(100, 20),
   starting_after: z
     .string()
     .min(1)

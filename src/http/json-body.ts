@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer'
 import type { Context } from 'hono'
 import { ApiError, validationError } from '../errors.js'
 import { duplicateKeyPath, loneSurrogatePath } from './json-checks.js'
+import { MAX_JSON_DEPTH, tooDeepField } from './json-depth.js'
 
 /**
  * How a JSON body is read, everywhere (README "Parsing decisions"):
@@ -11,7 +12,8 @@ import { duplicateKeyPath, loneSurrogatePath } from './json-checks.js'
  * - a UTF-8 byte order mark is skipped, as WHATWG `Response.json()` does;
  * - a key given twice in one object is a 400 naming it (never "the last one wins", which
  *   lets two parsers disagree about what was sent);
- * - a string with an unpaired surrogate escape (`"\ud800"`) is a 400 naming the field.
+ * - a string with an unpaired surrogate escape (`"\ud800"`) is a 400 naming the field;
+ * - objects and arrays nested more than 100 levels deep are a 400 naming the top-level field.
  *
  * It replaces `c.req.json()` for the request (hono's validator calls it), so it costs
  * nothing until a handler reads the body. The validator turns any failure into a generic
@@ -50,6 +52,16 @@ export function readJsonStrictly(c: Context): void {
     let text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
     const value = JSON.parse(text) // a syntax error is the validator's "malformed JSON" 400
+    // First: the checks below and the validator walk the value recursively.
+    const deep = tooDeepField(text, value)
+    if (deep !== null) {
+      fail(
+        validationError(
+          deep,
+          `is nested more than ${MAX_JSON_DEPTH} levels deep; send at most ${MAX_JSON_DEPTH} levels of objects and arrays`,
+        ),
+      )
+    }
     const duplicate = duplicateKeyPath(text, value)
     if (duplicate !== null) {
       fail(validationError(duplicate, 'is given more than once in its object; send each key once'))

@@ -3,6 +3,8 @@
  * token, or one-time code ever leaves it, whatever route it came through.
  */
 
+import { MAX_JSON_DEPTH, TOO_DEEP } from './json-depth.js'
+
 export const REDACTED = '[redacted]'
 
 /** Keys whose value is always hidden (compared lower-cased, without _ and -). */
@@ -58,8 +60,13 @@ export function redactString(value: string): string {
   return out
 }
 
-/** A deep copy of `value` with secrets hidden; the stored original is never changed. */
+/**
+ * A deep copy of `value` with secrets hidden; the stored original is never changed. Values
+ * nested deeper than MAX_JSON_DEPTH are shown as TOO_DEEP: a rejected body may nest to any
+ * depth, and the copy must stay one that JSON.stringify can write.
+ */
 export function redactValue(value: unknown, depth = 0): unknown {
+  if (depth > MAX_JSON_DEPTH && value !== null && typeof value === 'object') return TOO_DEEP
   if (typeof value === 'string') {
     const trimmed = value.trim()
     if (depth === 0 && (trimmed.startsWith('{') || trimmed.startsWith('['))) {

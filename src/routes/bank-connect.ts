@@ -10,7 +10,7 @@ import {
   publicBankAccount,
   removeBankAccount,
 } from '../domain/bank-connect.js'
-import { newestFirst, pageOf } from '../domain/pagination.js'
+import { ListQuery, newestFirst, pageOf, paginate } from '../domain/pagination.js'
 import { PartnerUnavailableError, unavailablePage } from '../domain/partner-status.js'
 import { partnerOrigins } from '../domain/redirect-uri.js'
 import { bankConnectPage, bankConnectPageExample } from '../hosted/bank-connect-page.js'
@@ -185,9 +185,11 @@ export function bankConnectRoutes(deps: Deps) {
       tags,
       security: sessionSecurity,
       summary: "The user's connected bank accounts",
+      description: 'Newest first; `limit` 1–100 (default 20), `starting_after` a bank account id.',
+      request: { query: ListQuery },
       responses: {
         200: jsonResponse(envelope(pageOf(BankAccount), 'BankAccountList'), 'Accounts.'),
-        ...errorResponses(...orgErrors),
+        ...errorResponses(400, ...orgErrors),
       },
     }),
     (c) => {
@@ -196,10 +198,8 @@ export function bankConnectRoutes(deps: Deps) {
           .lookup('bank_accounts', 'bank_accounts_by_user', c.get('user').id)
           .filter((b) => b.status === 'active'),
       )
-      return c.json(
-        { success: true as const, data: { data: rows.map(publicBankAccount), has_more: false } },
-        200,
-      )
+      const page = paginate(rows, c.req.valid('query'), publicBankAccount)
+      return c.json({ success: true as const, data: page }, 200)
     },
   )
 

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from './examples.js'
+import { singleLine } from './text.js'
 import { CalendarDate, Email, Password, PersonName, PhoneNumber, Ssn, User } from './users.js'
 
 export const RegisterBody = z
@@ -23,7 +24,7 @@ export const Registered = z
 
 export const LoginBody = z
   // No upper bound that would tell a long wrong password apart from a short one: both get 401.
-  .object({ email: Email, password: z.string().min(1, 'is required').max(4096) })
+  .object({ email: Email, password: singleLine(z.string().min(1, 'is required').max(4096)) })
   .strict()
   .openapi('Login', { example: { email: ex.user.email, password: 'Sandbox-Passw0rd!' } })
 
@@ -71,7 +72,10 @@ export const Message = z
   .openapi('Message', { example: { message: 'Logged out' } })
 
 export const ChangePasswordBody = z
-  .object({ current_password: z.string().min(1, 'is required').max(128), new_password: Password })
+  .object({
+    current_password: singleLine(z.string().min(1, 'is required').max(128)),
+    new_password: Password,
+  })
   .strict()
   .openapi('ChangePassword', {
     example: { current_password: 'Sandbox-Passw0rd!', new_password: 'Another-Passw0rd!' },

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { disputeReasons } from '../domain/disputes.js'
 import * as ex from './examples.js'
+import { multiLine, singleLine } from './text.js'
 
 /** A decimal amount in USD; the 2-decimal rule and the maximum are checked in the domain. */
 export const Amount = z
@@ -93,9 +94,9 @@ export const DepositBody = z
 
 export const MerchantBody = z
   .object({
-    name: z.string().trim().min(1).max(100),
-    category: z.string().trim().min(1).max(60).optional(),
-    city: z.string().trim().max(100).nullable().optional(),
+    name: singleLine(z.string().trim().min(1).max(100)),
+    category: singleLine(z.string().trim().min(1).max(60)).optional(),
+    city: singleLine(z.string().trim().max(100)).nullable().optional(),
     country: z
       .string()
       .regex(/^[A-Z]{2}$/, 'a 2-letter country code')
@@ -154,7 +155,7 @@ export const DisputeBody = z
     transaction_id: z.string().startsWith('txn_', 'must be a transaction id (txn_…)'),
     reason: z.enum(disputeReasons),
     amount: Amount.optional().openapi({ description: 'Defaults to the whole disputable amount.' }),
-    description: z.string().trim().max(2000).optional(),
+    description: multiLine(z.string().trim().max(2000)).optional(),
   })
   .strict()
   .openapi('OpenDispute', {
@@ -166,7 +167,7 @@ export const DisputeBody = z
   })
 
 export const EvidenceBody = z
-  .object({ text: z.string().trim().min(1).max(5000) })
+  .object({ text: multiLine(z.string().trim().min(1).max(5000)) })
   .strict()
   .openapi('DisputeEvidence', { example: { text: 'I was at work in Chicago at the time.' } })
 

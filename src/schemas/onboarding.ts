@@ -1,20 +1,18 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from './examples.js'
+import { singleLine } from './text.js'
 import { CalendarDate, Email, PersonName, PhoneNumber, Ssn } from './users.js'
 
-const required = (max: number) => z.string().trim().min(1, 'is required').max(max)
+const required = (max: number) => singleLine(z.string().trim().min(1, 'is required').max(max))
 
 /** A deep link (myapp://…) or an http(s) URL whose origin is in allowed_origins (checked in domain). */
-export const RedirectUri = z
-  .string()
-  .max(2048)
-  .refine((v) => {
-    try {
-      return Boolean(new URL(v).protocol)
-    } catch {
-      return false
-    }
-  }, 'must be an absolute URL or app link')
+export const RedirectUri = singleLine(z.string().max(2048)).refine((v) => {
+  try {
+    return Boolean(new URL(v).protocol)
+  } catch {
+    return false
+  }
+}, 'must be an absolute URL or app link')
 
 export const StartOnboardingBody = z
   .object({
@@ -29,10 +27,7 @@ export const StartOnboardingBody = z
       .pipe(z.string().regex(/^[A-Z]{2}$/, 'must be a 2-letter country code such as US')),
     date_of_birth: CalendarDate,
     address_line1: required(200),
-    address_line2: z
-      .string()
-      .trim()
-      .max(200)
+    address_line2: singleLine(z.string().trim().max(200))
       .optional()
       .openapi({ description: 'Omit or send "" if none.' }),
     address_city: required(100),

@@ -1,10 +1,15 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from './examples.js'
+import { singleLine } from './text.js'
 
-/** An http(s) URL: the scheme matters because the sandbox fetches webhook URLs. */
-export const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-  .max(2048)
+/**
+ * An http(s) URL: the scheme matters because the sandbox fetches webhook URLs. Control
+ * characters are refused before the URL parser, which would keep a NUL and silently drop a
+ * tab or line break.
+ */
+export const httpUrl = singleLine(z.string())
+  .pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(2048))
+  .openapi({ type: 'string', format: 'uri', maxLength: 2048 })
 
 const completionDefault = (field: string) =>
   z
@@ -52,9 +57,9 @@ export const PartnerEnvelope = z.object({ partner: Partner }).openapi('PartnerEn
 
 export const PatchPartnerBody = z
   .object({
-    display_name: z.string().trim().min(1).max(200).optional(),
+    display_name: singleLine(z.string().trim().min(1).max(200)).optional(),
     contact_email: z.email().max(254).optional(),
-    contact_name: z.string().trim().min(1).max(200).optional(),
+    contact_name: singleLine(z.string().trim().min(1).max(200)).optional(),
     allowed_origins: z.array(httpUrl).max(50).optional(),
     webhook_url: httpUrl.nullable().optional(),
     config: partnerConfig.optional(),

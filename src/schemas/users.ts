@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from './examples.js'
+import { multiLine, singleLine } from './text.js'
 
 /** Lower-cased, trimmed email: the same person is the same user whatever the casing. */
 export const Email = z
@@ -25,10 +26,9 @@ export const PhoneNumber = z
   .openapi({ example: '+14155550123' })
 
 /** 8–128 characters with at least three of: lower case, upper case, digit, symbol. */
-export const Password = z
-  .string()
-  .min(8, 'must be at least 8 characters')
-  .max(128, 'must be at most 128 characters')
+export const Password = singleLine(
+  z.string().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters'),
+)
   .refine(
     (p) => [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(p)).length >= 3,
     'is too weak: use at least three of lower case, upper case, digits and symbols',
@@ -56,15 +56,15 @@ export const CalendarDate = z
   )
   .openapi({ example: '1990-04-12' })
 
-export const PersonName = z.string().trim().min(1, 'must not be empty').max(100)
+export const PersonName = singleLine(z.string().trim().min(1, 'must not be empty').max(100))
 
 export const Address = z
   .object({
-    line1: z.string().trim().max(200).optional(),
-    line2: z.string().trim().max(200).optional(),
-    city: z.string().trim().max(100).optional(),
-    state: z.string().trim().max(100).optional(),
-    zip: z.string().trim().max(20).optional(),
+    line1: singleLine(z.string().trim().max(200)).optional(),
+    line2: singleLine(z.string().trim().max(200)).optional(),
+    city: singleLine(z.string().trim().max(100)).optional(),
+    state: singleLine(z.string().trim().max(100)).optional(),
+    zip: singleLine(z.string().trim().max(20)).optional(),
     country_code: z
       .string()
       .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as US')
@@ -75,8 +75,8 @@ export const Address = z
 
 export const Metadata = z
   .record(
-    z.string().min(1).max(40),
-    z.union([z.string().max(500), z.number(), z.boolean(), z.null()]),
+    singleLine(z.string().min(1).max(40)),
+    z.union([multiLine(z.string().max(500)), z.number(), z.boolean(), z.null()]),
   )
   .refine((m) => Object.keys(m).length <= 50, 'may hold at most 50 keys')
   .openapi({

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { eventTypes } from '../domain/events.js'
 import * as ex from './examples.js'
 import { httpUrl } from './partner.js'
+import { multiLine } from './text.js'
 
 const validEvents = eventTypes.join(', ')
 export const EventName = z.string().refine((e) => (eventTypes as readonly string[]).includes(e), {
@@ -40,7 +41,7 @@ export const CreateWebhookBody = z
     url: httpUrl,
     events: z.array(EventName).max(50).openapi({ description: 'Empty list: every event.' }),
     enabled: z.boolean().optional(),
-    description: z.string().trim().max(500).nullable().optional(),
+    description: multiLine(z.string().trim().max(500)).nullable().optional(),
   })
   .strict()
   .openapi('CreateWebhook', {
@@ -56,7 +57,7 @@ export const PatchWebhookBody = z
     url: httpUrl.optional(),
     events: z.array(EventName).max(50).optional(),
     enabled: z.boolean().optional(),
-    description: z.string().trim().max(500).nullable().optional(),
+    description: multiLine(z.string().trim().max(500)).nullable().optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, {

@@ -58,7 +58,11 @@ export function createControlClient(url: string, options: ControlClientOptions =
     partner: (created: CreatedSandboxPartner): SandboxPartnerHandle =>
       partnerHandle(transport, created),
     partners: {
-      list: () => req<ControlList<SandboxPartnerRecord>>('GET', '/_sandbox/partners'),
+      /** Oldest first, a page at a time: `limit` 1–500 (default 50), `starting_after` an id. */
+      list: (page: { limit?: number; starting_after?: string } = {}) =>
+        req<ControlList<SandboxPartnerRecord>>('GET', '/_sandbox/partners', {
+          query: { ...page },
+        }),
     },
 
     /** The sandbox-wide clock: moving it moves every partner. */
