@@ -2,15 +2,17 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_PARTNER } from '../store/default-credentials.js'
 import { listen } from './listen.js'
 import { remoteFrom } from './remote.js'
-import { trigger } from './trigger.js'
+import { eventList, parseOverrides, trigger } from './trigger.js'
 
 export const commandsHelp = `
 Webhook tools (against a running sandbox):
   partner-sandbox listen --forward-to URL [--events a,b] [--port N] [--host H] [--listener-url URL]
       subscribe an endpoint, print its signing secret once, forward each delivery (with its
       signature headers) to URL and print the local app's answer; Ctrl-C removes the endpoint
-  partner-sandbox trigger EVENT [--partner KEY]
-      emit EVENT for the partner with API key KEY, made from its real state
+  partner-sandbox trigger EVENT [--partner KEY] [--override data.object.FIELD=VALUE]…
+      emit EVENT for the partner with API key KEY, made from its real state, with chosen
+      fields (VALUE is JSON when it parses, else text); prints the ids it made and the event.
+      Without EVENT: lists the events
   Both take --url SANDBOX (SANDBOX_URL, http://127.0.0.1:4010), --admin-token (SANDBOX_ADMIN_TOKEN),
   --key/--secret (SANDBOX_PARTNER_KEY/SANDBOX_PARTNER_SECRET, default: the default partner).
 `
@@ -29,13 +31,20 @@ const listenOptions = {
   host: { type: 'string' },
   'listener-url': { type: 'string' },
 } as const
-const triggerOptions = { ...common, partner: { type: 'string' } } as const
+const triggerOptions = {
+  ...common,
+  partner: { type: 'string' },
+  override: { type: 'string', multiple: true },
+} as const
 
 /** Runs `listen` or `trigger`; answers false for any other command line. */
 export async function runCommand(argv: string[], fail: (message: string, code?: number) => never) {
   const command = argv[0]
   if (command !== 'listen' && command !== 'trigger') return false
-  let parsed: { values: Record<string, string | undefined>; positionals: string[] }
+  let parsed: {
+    values: Record<string, string | undefined> & { override?: string[] }
+    positionals: string[]
+  }
   try {
     parsed = parseArgs({
       args: argv.slice(1),
@@ -50,10 +59,20 @@ export async function runCommand(argv: string[], fail: (message: string, code?: 
   const print = (line: string) => process.stdout.write(`${line}\n`)
   try {
     if (command === 'trigger') {
-      if (positionals.length !== 1)
-        fail('trigger needs one event type, e.g. trigger card.funded', 2)
+      if (positionals.length === 0) fail(eventList(), 2)
+      if (positionals.length > 1)
+        fail(
+          `trigger takes one event type, e.g. trigger card.funded (got ${positionals.join(' ')})`,
+          2,
+        )
+      let overrides: Record<string, unknown> = {}
+      try {
+        overrides = parseOverrides(values.override)
+      } catch (error) {
+        fail((error as Error).message, 2)
+      }
       const key = (values.partner as string | undefined) ?? remote.key ?? DEFAULT_PARTNER.api_key
-      print(await trigger(remote, positionals[0] as string, key))
+      print(await trigger(remote, positionals[0] as string, key, overrides))
       return true
     }
     const forwardTo = values['forward-to'] as string | undefined

@@ -1,5 +1,6 @@
 import { type ControlClientOptions, createTransport } from './http.js'
 import { partnerHandle, type SandboxPartnerHandle } from './partner.js'
+import { triggerBody } from './trigger-body.js'
 import type {
   ControlList,
   CreatedSandboxPartner,
@@ -22,6 +23,8 @@ import type {
   SandboxSink,
   SandboxSinkConfig,
   SandboxSnapshot,
+  SandboxTriggerResult,
+  TriggerOptions,
 } from './types.js'
 import { type WaitForOptions, waitForEvent } from './wait.js'
 
@@ -80,10 +83,16 @@ export function createControlClient(url: string, options: ControlClientOptions =
     events: {
       list: (filter: { partner_id?: string; type?: string; limit?: number } = {}) =>
         req<ControlList<SandboxEventEnvelope>>('GET', '/_sandbox/events', { query: { ...filter } }),
-      trigger: async (partnerId: string, type: string, object?: Record<string, unknown>) =>
+      /** Emits `type`; `options.overrides` set chosen fields (`{ 'data.object.amount': 12.34 }`). */
+      trigger: async (
+        partnerId: string,
+        type: string,
+        object?: Record<string, unknown>,
+        options: TriggerOptions = {},
+      ) =>
         (
-          await req<{ event: SandboxEventEnvelope }>('POST', '/_sandbox/events', {
-            body: { partner_id: partnerId, type, ...(object ? { object } : {}) },
+          await req<SandboxTriggerResult>('POST', '/_sandbox/events', {
+            body: triggerBody(partnerId, type, object, options),
           })
         ).event,
       waitFor: (partnerId: string, type: string | undefined, options: WaitForOptions = {}) =>

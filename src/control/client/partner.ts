@@ -1,5 +1,6 @@
 import { NotFoundInSandboxError } from './errors.js'
 import type { Transport } from './http.js'
+import { triggerBody } from './trigger-body.js'
 import type {
   CreatedSandboxPartner,
   Duration,
@@ -12,6 +13,8 @@ import type {
   SandboxOk,
   SandboxPartnerRecord,
   SandboxPartnerSnapshot,
+  SandboxTriggerResult,
+  TriggerOptions,
 } from './types.js'
 import { type WaitForOptions, waitForEvent } from './wait.js'
 
@@ -101,11 +104,18 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
         })
         return data[0] ?? null
       },
-      /** Emits `type` with `object`, or without it a real one from the partner's state. */
-      trigger: async (type: string, object?: Record<string, unknown>) =>
+      /**
+       * Emits `type` with `object`, or without it a real one from the partner's state;
+       * `options.overrides` set chosen fields (`{ 'data.object.amount': 12.34 }`).
+       */
+      trigger: async (
+        type: string,
+        object?: Record<string, unknown>,
+        options: TriggerOptions = {},
+      ) =>
         (
-          await req<{ event: SandboxEventEnvelope }>('POST', '/_sandbox/events', {
-            body: { partner_id: id, type, ...(object ? { object } : {}) },
+          await req<SandboxTriggerResult>('POST', '/_sandbox/events', {
+            body: triggerBody(id, type, object, options),
           })
         ).event,
     },

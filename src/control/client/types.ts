@@ -19,7 +19,7 @@ import type {
 } from '../schemas.js'
 import type { InboxMessage } from '../user-routes.js'
 import type { WaitResultSchema } from '../wait-routes.js'
-import type { SinkConfigBody, SinkView } from '../webhook-routes.js'
+import type { SinkConfigBody, SinkView, TriggerResult } from '../webhook-routes.js'
 
 // The control plane's request and response types, inferred from the zod schemas its routes
 // validate and document with: the client can never drift from the server. Interfaces, not
@@ -46,6 +46,12 @@ export type SandboxScenarioDocument = Scenario
 export interface SandboxSink extends z.infer<typeof SinkView> {}
 export interface SandboxSinkConfig extends z.input<typeof SinkConfigBody> {}
 export interface SandboxWaitResult extends z.infer<typeof WaitResultSchema> {}
+export interface SandboxTriggerResult extends z.infer<typeof TriggerResult> {}
+
+export interface TriggerOptions {
+  /** Chosen fields by dotted path: `{ 'data.object.amount': 12.34 }` (docs/events.md). */
+  overrides?: Record<string, unknown>
+}
 
 /** Every control list: the items, and whether the limit cut the list. */
 export interface ControlList<T> {
