@@ -12,6 +12,7 @@ import { controlScenarioRoutes } from './scenario-routes.js'
 import { stateRoutes } from './state-routes.js'
 import { controlUserRoutes } from './user-routes.js'
 import { waitRoutes } from './wait-routes.js'
+import { webhookLabRoutes } from './webhook-lab-routes.js'
 import { controlWebhookRoutes } from './webhook-routes.js'
 
 /**
@@ -28,6 +29,7 @@ export function controlPlane(deps: Deps) {
   app.route('/', partnerStateRoutes(deps))
   app.route('/', controlUserRoutes(deps))
   app.route('/', controlWebhookRoutes(deps))
+  app.route('/', webhookLabRoutes(deps))
   app.route('/', controlDeliveryRoutes(deps))
   app.route('/', controlMoneyRoutes(deps))
   app.route('/', controlScenarioRoutes(deps))

@@ -27,6 +27,7 @@ import type {
   TriggerOptions,
 } from './types.js'
 import { type WaitForOptions, waitForEvent } from './wait.js'
+import { webhookLab } from './webhook-lab.js'
 
 /**
  * A typed client of the sandbox control plane (`/_sandbox`), for any running sandbox: npx,
@@ -102,6 +103,8 @@ export function createControlClient(url: string, options: ControlClientOptions =
     webhooks: {
       /** Runs every delivery due now and waits for them. */
       flush: () => req<{ attempted: number }>('POST', '/_sandbox/webhooks/flush'),
+      /** The webhook lab of an endpoint (its partner API id, wh_…): docs/webhook-lab.md. */
+      lab: webhookLab(req),
     },
 
     requests: {

@@ -19,6 +19,7 @@ import type {
 } from '../schemas.js'
 import type { InboxMessage } from '../user-routes.js'
 import type { WaitResultSchema } from '../wait-routes.js'
+import type { LabReport } from '../webhook-lab-routes.js'
 import type { SinkConfigBody, SinkView, TriggerResult } from '../webhook-routes.js'
 
 // The control plane's request and response types, inferred from the zod schemas its routes
@@ -47,6 +48,8 @@ export interface SandboxSink extends z.infer<typeof SinkView> {}
 export interface SandboxSinkConfig extends z.input<typeof SinkConfigBody> {}
 export interface SandboxWaitResult extends z.infer<typeof WaitResultSchema> {}
 export interface SandboxTriggerResult extends z.infer<typeof TriggerResult> {}
+export interface SandboxWebhookLabReport extends z.infer<typeof LabReport> {}
+export type SandboxLabCheck = SandboxWebhookLabReport['checks'][number]['check']
 
 export interface TriggerOptions {
   /** Chosen fields by dotted path: `{ 'data.object.amount': 12.34 }` (docs/events.md). */
