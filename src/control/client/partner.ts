@@ -17,6 +17,7 @@ import type {
   TriggerOptions,
 } from './types.js'
 import { type WaitForOptions, waitForEvent } from './wait.js'
+import { webhookLab } from './webhook-lab.js'
 
 /**
  * One partner, as a test worker uses it: its credentials, ready headers, and helpers scoped
@@ -86,6 +87,8 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
     },
 
     webhooks: {
+      /** The webhook lab of one of this partner's endpoints (wh_…): docs/webhook-lab.md. */
+      lab: webhookLab(req),
       /** The first event of `type` (`card.created`, or `card.*`), without polling. */
       waitFor: async (type: string | undefined, options: WaitForOptions = {}) =>
         (await waitForEvent(transport, id, type, options)).event,
