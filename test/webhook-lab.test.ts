@@ -254,3 +254,25 @@ describe('the webhook lab through the typed client', () => {
     await expect(lab.report('wh_missing')).rejects.toThrow(/No webhook endpoint wh_missing/)
   })
 })
+
+describe('the webhook lab on the dashboard', () => {
+  it('shows each endpoint’s report and a button that arms every check', async () => {
+    const { sandbox, call } = await testSandbox()
+    const app = await receiver(() => 200)
+    const hook = await endpointFor(call, app.url)
+    const before = await sandbox.app.request(`/_sandbox?partner=${DEFAULT_PARTNER.id}`)
+    const page = await before.text()
+    expect(page).toContain(`data-testid="lab-arm-${hook.id}"`)
+    expect(page).toContain(`data-action="POST /_sandbox/webhooks/${hook.id}/lab"`)
+    expect(page).toContain('data-testid="lab-checks-empty"')
+    await sandbox.control.webhooks.lab.arm(hook.id, ['forged_signature'])
+    await emit(call, 1)
+    await sandbox.control.webhooks.flush()
+    const after = await (
+      await sandbox.app.request(`/_sandbox?partner=${DEFAULT_PARTNER.id}`)
+    ).text()
+    const row = after.slice(after.indexOf(`data-id="${hook.id}-forged_signature"`))
+    expect(row).toMatch(/data-testid="lab-checks-verdict">fail</)
+    expect(row).toMatch(/data-testid="lab-checks-receiver-status">200</)
+  })
+})
