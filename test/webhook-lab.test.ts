@@ -216,6 +216,21 @@ describe('the webhook lab over the control plane', () => {
     })
     expect(restored.status, restored.text).toBe(200)
     expect(sandbox.deps.store.get('webhook_labs', hook.id)?.checks[0]?.check).toBe('replay')
+
+    // A disabled endpoint cannot be armed; a deleted one takes its lab with it.
+    await call('PATCH', `/api/v1/partner/webhooks/${hook.id}`, {
+      creds: acme,
+      body: { enabled: false },
+    })
+    const disabled = await call('POST', `/_sandbox/webhooks/${hook.id}/lab`, {
+      creds: null,
+      body: { checks: ['replay'] },
+    })
+    expect(disabled.status).toBe(409)
+    expect(disabled.json.error.message).toContain('enable it')
+    const gone = await call('DELETE', `/api/v1/partner/webhooks/${hook.id}`, { creds: acme })
+    expect(gone.status, gone.text).toBeLessThan(300)
+    expect(sandbox.deps.store.all('webhook_labs')).toHaveLength(0)
   })
 })
 

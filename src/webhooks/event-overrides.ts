@@ -32,7 +32,7 @@ export function checkOverrides(type: EventType, overrides: EventOverrides): Erro
     }
     const found = schemaAt(eventObjectSchemas[type], segments)
     if ('missing' in found) {
-      problem(`${type} objects have no field ${found.missing}${found.known}`)
+      problem(`is not a field of this object${found.known}`)
       continue
     }
     const parsed = found.schema.safeParse(value)
@@ -80,11 +80,9 @@ export function requireValidObject(type: EventType, object: Record<string, unkno
 
 export function overridesRefused(details: ErrorDetail[], type: EventType) {
   const first = details[0] as ErrorDetail
-  return new ApiError(
-    'validation_error',
-    `overrides: ${first.field} ${first.message} (checked against the ${type} object)`,
-    { details: details.map((d) => ({ ...d, field: `overrides.${d.field}` })) },
-  )
+  return new ApiError('validation_error', `${type} overrides: ${first.field} ${first.message}`, {
+    details: details.map((d) => ({ ...d, field: `overrides.${d.field}` })),
+  })
 }
 
 type Found = { schema: z.ZodType } | { missing: string; known: string }
@@ -99,7 +97,7 @@ function schemaAt(schema: z.ZodType, segments: string[]): Found {
     if (def.type === 'object') {
       const shape = (current as unknown as { shape: Record<string, z.ZodType> }).shape
       const next = shape[segment]
-      if (!next) return { missing: here, known: ` (fields: ${Object.keys(shape).join(', ')})` }
+      if (!next) return { missing: here, known: ` (its fields: ${Object.keys(shape).join(', ')})` }
       current = next
     } else if (def.type === 'array' && /^\d+$/.test(segment)) {
       current = (current as unknown as { element: z.ZodType }).element
@@ -108,7 +106,10 @@ function schemaAt(schema: z.ZodType, segments: string[]): Found {
     } else if (def.type === 'unknown' || def.type === 'any') {
       return { schema: current }
     } else {
-      return { missing: here, known: ` (${segments.slice(0, i).join('.')} is not an object)` }
+      return {
+        missing: here,
+        known: ` (data.object.${segments.slice(0, i).join('.')} is not an object)`,
+      }
     }
   }
   return { schema: current }
