@@ -89,6 +89,8 @@ describe('POST /_sandbox/events with overrides', () => {
       [{ type: 'x' }, 'overrides.type', /only fields of the event's object/],
       [{ 'data.object.amount': -5 }, 'overrides.data.object.amount', /./],
       [{ 'data.object.object': 'card' }, 'overrides.data.object.object', /card_funding/],
+      [{ 'data.object.toString': 1 }, 'overrides.data.object.toString', /not a field/],
+      [{ 'data.object.__proto__.x': 1 }, 'overrides.data.object.__proto__.x', /no event object/],
     ]
     for (const [overrides, field, message] of cases) {
       const res = await trigger(call, { type: 'card.funded', overrides })
@@ -105,6 +107,13 @@ describe('POST /_sandbox/events with overrides', () => {
     })
     expect(merchant.status, merchant.text).toBe(400)
     expect(merchant.json.error.details[0].field).toBe('overrides.data.object.merchant.name')
+    // A record field (metadata) takes any key, but never one into the prototype.
+    const polluted = await trigger(call, {
+      type: 'user.created',
+      overrides: { 'data.object.metadata.__proto__.polluted': 'yes' },
+    })
+    expect(polluted.status).toBe(400)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     expect(counts(sandbox)).toEqual(before)
   })
 

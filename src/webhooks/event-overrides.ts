@@ -15,6 +15,7 @@ import { eventObjectSchemas } from './event-objects.js'
 export type EventOverrides = Record<string, unknown>
 
 const PREFIX = 'data.object.'
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype'])
 
 /** Problems of the paths and values alone (no object needed): run before anything is made. */
 export function checkOverrides(type: EventType, overrides: EventOverrides): ErrorDetail[] {
@@ -28,6 +29,11 @@ export function checkOverrides(type: EventType, overrides: EventOverrides): Erro
     const segments = path.slice(PREFIX.length).split('.')
     if (segments.some((s) => s === '')) {
       problem('has an empty segment')
+      continue
+    }
+    // Never a path into an object's prototype.
+    if (segments.some((s) => UNSAFE.has(s))) {
+      problem('names a field no event object has')
       continue
     }
     const found = schemaAt(eventObjectSchemas[type], segments)
@@ -96,7 +102,7 @@ function schemaAt(schema: z.ZodType, segments: string[]): Found {
     const here = segments.slice(0, i + 1).join('.')
     if (def.type === 'object') {
       const shape = (current as unknown as { shape: Record<string, z.ZodType> }).shape
-      const next = shape[segment]
+      const next = Object.hasOwn(shape, segment) ? shape[segment] : undefined
       if (!next) return { missing: here, known: ` (its fields: ${Object.keys(shape).join(', ')})` }
       current = next
     } else if (def.type === 'array' && /^\d+$/.test(segment)) {
