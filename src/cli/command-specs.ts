@@ -99,7 +99,7 @@ export const triggerCommand: Command = {
   summary: "emit a webhook event made from a partner's real state",
   usage: [['partner-sandbox trigger EVENT [options]', '']],
   about:
-    'Makes EVENT from what the partner really has (see POST /_sandbox/events) and delivers it to\nits webhook endpoints.',
+    'Makes EVENT from what the partner really has (see POST /_sandbox/events), with the chosen\nfields set, and delivers it to its webhook endpoints; prints the ids of the rows it made and\nthe event. Without EVENT it lists the events.',
   flags: [
     {
       name: 'partner',
@@ -107,10 +107,18 @@ export const triggerCommand: Command = {
       arg: 'KEY',
       help: "the partner, by its API key: --key, else the default partner's",
     },
+    {
+      name: 'override',
+      type: 'string',
+      arg: 'PATH=VALUE',
+      multiple: true,
+      help: 'a chosen field of the event, e.g. data.object.amount=12.34 (repeatable;\nVALUE is JSON when it parses, else text; docs/events.md)',
+    },
     ...remoteFlags,
   ],
   examples: [
     'partner-sandbox trigger card.funded',
+    'partner-sandbox trigger card.funded --override data.object.amount=12.34',
     'partner-sandbox trigger card_transaction.created --url http://127.0.0.1:4010',
   ],
 }

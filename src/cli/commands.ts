@@ -12,7 +12,7 @@ import { type Command, helpHint, parseFlags, UsageError } from './flags.js'
 import { listen } from './listen.js'
 import { nearest } from './nearest.js'
 import { remoteFrom } from './remote.js'
-import { trigger } from './trigger.js'
+import { eventList, parseOverrides, trigger } from './trigger.js'
 
 type Fail = (message: string, code?: number) => never
 
@@ -68,10 +68,20 @@ export async function runCommand(argv: string[], fail: Fail) {
   const remote = remoteFrom(values)
   try {
     if (command === triggerCommand) {
-      if (positionals.length !== 1)
-        fail('trigger needs one event type, e.g. trigger card.funded', 2)
+      if (positionals.length === 0) fail(eventList(), 2)
+      if (positionals.length > 1)
+        fail(
+          `trigger takes one event type, e.g. trigger card.funded (got ${positionals.join(' ')})`,
+          2,
+        )
+      let overrides: Record<string, unknown> = {}
+      try {
+        overrides = parseOverrides(values.override as string[] | undefined)
+      } catch (error) {
+        fail((error as Error).message, 2)
+      }
       const key = (values.partner as string | undefined) ?? remote.key ?? DEFAULT_PARTNER.api_key
-      print(await trigger(remote, positionals[0] as string, key))
+      print(await trigger(remote, positionals[0] as string, key, overrides))
       return true
     }
     const forwardTo = values['forward-to'] as string | undefined

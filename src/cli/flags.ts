@@ -12,6 +12,8 @@ export interface Flag {
   help: string
   /** Shown after the help text as `(default …)`. */
   default?: string
+  /** Repeatable: every value is kept, in order (`--override a=1 --override b=2`). */
+  multiple?: boolean
 }
 
 /** A command's usage, flags and examples: its `--help` and the parsing of its arguments. */
@@ -42,7 +44,7 @@ export class UsageError extends Error {
 }
 
 export interface Parsed {
-  values: Record<string, string | boolean | undefined>
+  values: Record<string, string | string[] | boolean | undefined>
   positionals: string[]
 }
 
@@ -110,7 +112,12 @@ export function parseFlags(args: string[], command: Command, others: Command[] =
         refuse(`${typed} needs a value before ${value}: ${example}`)
       refuse(`${typed} ${value}: a value that begins with - is written ${typed}=${value}`)
     }
-    values[flag.name] = value
+    if (!flag.multiple) {
+      values[flag.name] = value
+      continue
+    }
+    const list = values[flag.name]
+    values[flag.name] = Array.isArray(list) ? [...list, value] : [value]
   }
   return { values, positionals }
 }

@@ -47,8 +47,11 @@ export async function listen(remote: Remote, options: ListenOptions) {
     }
     const ms = Math.round(performance.now() - started)
     const event = parseEvent(body)
+    // The webhook lab marks its deliveries (never ordinary ones): say which check this is.
+    const lab = req.headers['x-sandbox-lab']
+    const marked = typeof lab === 'string' ? ` LAB ${lab}` : ''
     options.print(
-      `${new Date().toISOString()}  --> ${event.type} [${event.id}]  <-- [${status}] POST ${options.forwardTo} in ${ms} ms${note}`,
+      `${new Date().toISOString()}  --> ${event.type} [${event.id}]${marked}  <-- [${status}] POST ${options.forwardTo} in ${ms} ms${note}`,
     )
     res.writeHead(status).end()
   })

@@ -15,6 +15,7 @@ import { stateRoutes } from './state-routes.js'
 import { controlUserRoutes } from './user-routes.js'
 import { verifyRoutes } from './verify-routes.js'
 import { waitRoutes } from './wait-routes.js'
+import { webhookLabRoutes } from './webhook-lab-routes.js'
 import { controlWebhookRoutes } from './webhook-routes.js'
 
 /**
@@ -31,6 +32,7 @@ export function controlPlane(deps: Deps, operations: OperationIndex) {
   app.route('/', partnerStateRoutes(deps))
   app.route('/', controlUserRoutes(deps))
   app.route('/', controlWebhookRoutes(deps))
+  app.route('/', webhookLabRoutes(deps))
   app.route('/', controlDeliveryRoutes(deps))
   app.route('/', controlMoneyRoutes(deps))
   app.route('/', controlScenarioRoutes(deps))

@@ -121,11 +121,34 @@ export const TriggerBody = z
       .record(z.string(), z.unknown())
       .optional()
       .openapi({ description: 'data.object of the event.' }),
+    overrides: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({
+        description:
+          'Chosen fields, by dotted path of the event: `{ "data.object.amount": 12.34 }`. Checked against the event type\'s object schema (400 naming the path, nothing made). For card.funded and card_transaction.created, `data.object.amount` (and `data.object.merchant…`) shape the real funding or purchase.',
+        example: { 'data.object.amount': 12.34 },
+      }),
   })
   .strict()
   .openapi('SandboxTriggerEvent', {
-    example: { partner_id: ex.ids.partner, type: 'card.funded', object: ex.funding },
+    example: {
+      partner_id: ex.ids.partner,
+      type: 'card.funded',
+      overrides: { 'data.object.amount': 12.34 },
+    },
   })
+
+export const TriggerResult = z
+  .object({
+    event: SandboxEvent,
+    made: z.array(z.object({ object: z.string(), id: z.string() })).openapi({
+      description:
+        'Rows the trigger made for real (a funding or purchase transaction), so their ids resolve over the API. Empty when it resent an object.',
+      example: [{ object: 'card_transaction', id: ex.ids.funding }],
+    }),
+  })
+  .openapi('SandboxTriggerResult')
 
 /** Control-plane routes of the webhook machinery: flush, trigger, events, and the sink. */
 export function controlWebhookRoutes(deps: Deps) {
@@ -155,19 +178,18 @@ export function controlWebhookRoutes(deps: Deps) {
       operationId: 'triggerEvent',
       summary: 'Emit an event for a partner (delivered to its endpoints like any other)',
       description:
-        'Without `object`, the event carries a real object of that partner: card_transaction.created makes a real purchase and card.funded a real funding on its newest active card; other types resend the object of its newest real event of the type. 409 when there is none.',
+        'Without `object`, the event carries a real object of that partner: card_transaction.created makes a real purchase and card.funded a real funding on its newest active card; other types resend the object of its newest real event of the type. 409 when there is none. `overrides` set chosen fields of the object (docs/events.md).',
       request: { body: jsonBody(TriggerBody) },
       responses: {
-        201: jsonResponse(z.object({ event: SandboxEvent }), 'The event.'),
+        201: jsonResponse(TriggerResult, 'The event, and what was made for it.'),
         ...errorResponses(400, 401, 404, 409),
       },
     }),
     (c) => {
-      const { partner_id, type, object } = c.req.valid('json')
+      const { partner_id, type, object, overrides } = c.req.valid('json')
       const partner = deps.store.get('partners', partner_id)
       if (!partner) throw new ApiError('not_found', `No partner with id ${partner_id}.`)
-      const envelope = triggerEvent(deps, partner, type as EventType, object)
-      return c.json({ event: envelope }, 201)
+      return c.json(triggerEvent(deps, partner, type as EventType, object, overrides), 201)
     },
   )
 

@@ -36,6 +36,11 @@ export type FanOut = (writer: Writer, event: EventRow) => void
 export class EventBus {
   private readonly listeners = new Set<EventListener>()
   private fanOut?: FanOut
+  /** Rewrites of the objects of some types while a trigger with overrides runs. */
+  private readonly patches = new Map<
+    string,
+    (object: Record<string, unknown>) => Record<string, unknown>
+  >()
 
   setFanOut(fanOut: FanOut): void {
     this.fanOut = fanOut
@@ -49,6 +54,23 @@ export class EventBus {
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+
+  /**
+   * Runs `fn` with the object of every `type` event it records rewritten by `patch`, inside the
+   * batch that records it: a patch that throws leaves the whole batch (and its change) undone.
+   */
+  patching<T>(
+    type: EventType,
+    patch: (object: Record<string, unknown>) => Record<string, unknown>,
+    fn: () => T,
+  ): T {
+    this.patches.set(type, patch)
+    try {
+      return fn()
+    } finally {
+      this.patches.delete(type)
+    }
   }
 
   /** Adds the event to `writer`'s batch; listeners run after the batch is committed. */
@@ -65,7 +87,7 @@ export class EventBus {
       partner_id: partnerId,
       type,
       created_at: deps.clocks.forPartner(partnerId).iso(),
-      data: { object },
+      data: { object: this.patches.get(type)?.(object) ?? object },
     }
     writer.put('events', event)
     if (options.fanOut !== false) this.fanOut?.(writer, event)

@@ -158,6 +158,7 @@ export const delivery = {
   retries: 0,
   next_attempt_at: null,
   redelivery_of: null,
+  lab: null,
   created_at: times.funded,
   completed_at: times.funded,
 }

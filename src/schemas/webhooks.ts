@@ -91,6 +91,10 @@ export const Delivery = z
     retries: z.number().int().openapi({ description: 'Attempts after the first.' }),
     next_attempt_at: z.string().nullable(),
     redelivery_of: z.string().nullable(),
+    lab: z.enum(['duplicate', 'out_of_order', 'forged_signature', 'replay']).nullable().openapi({
+      description:
+        'Sandbox only: the webhook lab check this delivery is (POST /_sandbox/webhooks/{id}/lab); null for ordinary deliveries.',
+    }),
     created_at: z.string(),
     completed_at: z.string().nullable(),
   })

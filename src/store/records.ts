@@ -160,6 +160,10 @@ export const attemptRow = z.object({
 })
 export type AttemptRow = z.infer<typeof attemptRow>
 
+/** What the webhook lab (webhooks/lab.ts) can do to an endpoint's next events. */
+export const labCheck = z.enum(['duplicate', 'out_of_order', 'forged_signature', 'replay'])
+export type LabCheck = z.infer<typeof labCheck>
+
 export const deliveryRow = z.object({
   id: z.string().startsWith('dlv_'),
   partner_id: z.uuid(),
@@ -172,10 +176,36 @@ export const deliveryRow = z.object({
   /** Sandbox time of the next attempt; null once succeeded or permanently failed. */
   next_attempt_at: z.string().nullable(),
   redelivery_of: z.string().nullable(),
+  /** Set on the webhook lab's deliveries: the check it is. */
+  lab: labCheck.optional(),
   created_at: z.string(),
   completed_at: z.string().nullable(),
 })
 export type DeliveryRow = z.infer<typeof deliveryRow>
+
+/** One check of a webhook lab, from armed to the receiver's verdict. */
+export const labCheckRow = z.object({
+  check: labCheck,
+  /** The event it applies to, once one came. */
+  event_id: z.string().nullable(),
+  /** The delivery whose first attempt lets this check's delivery go. */
+  after_delivery_id: z.string().nullable(),
+  /** The lab's delivery, once made. */
+  delivery_id: z.string().nullable(),
+  receiver_status: z.number().int().nullable(),
+  verdict: z.enum(['pass', 'fail', 'pending']),
+  why: z.string(),
+})
+export type LabCheckRow = z.infer<typeof labCheckRow>
+
+/** The webhook lab of one endpoint (its id is the endpoint's): the checks armed and the report. */
+export const webhookLabRow = z.object({
+  id: z.string().startsWith('wh_'),
+  partner_id: z.uuid(),
+  armed_at: z.string(),
+  checks: z.array(labCheckRow).max(4),
+})
+export type WebhookLabRow = z.infer<typeof webhookLabRow>
 
 export const onboardingStatus = z.enum([
   'pending',
@@ -309,6 +339,7 @@ export const collectionSchemas = {
   files: fileRow,
   webhooks: webhookRow,
   webhook_deliveries: deliveryRow,
+  webhook_labs: webhookLabRow,
   onboardings: onboardingRow,
   cards: cardRow,
   transactions: transactionRow,

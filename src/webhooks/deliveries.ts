@@ -19,6 +19,7 @@ export const publicDelivery = (d: DeliveryRow) => ({
   retries: Math.max(0, d.attempts.length - 1),
   next_attempt_at: d.next_attempt_at,
   redelivery_of: d.redelivery_of,
+  lab: d.lab ?? null,
   created_at: d.created_at,
   completed_at: d.completed_at,
 })

@@ -2,12 +2,12 @@ import type { Deps } from '../deps.js'
 import { eventEnvelope } from '../domain/events.js'
 import { packageVersion } from '../package-root.js'
 import { ATTEMPTS, webhookPolicy } from '../scenarios/webhooks.js'
-import type { DeliveryRow, EventRow, WebhookRow } from '../store/records.js'
+import type { DeliveryRow, EventRow, LabCheck, WebhookRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
 import { logAttempt } from './attempt-log.js'
 import { CompletionLog } from './completion-log.js'
+import { deliveryHeaders, isLabCopy, WebhookLab } from './lab.js'
 import { isSuccess, send } from './sender.js'
-import { signatureHeaders } from './signer.js'
 
 const MAX_IN_FLIGHT = 256
 /** A slow or dead endpoint can hold at most this many sockets; the rest go to others. */
@@ -49,8 +49,11 @@ export class Dispatcher {
   private readonly bodies = new Map<string, string>()
   private stopped = false
   private readonly completed = new CompletionLog()
+  /** The webhook lab (lab.ts): events of an endpoint it is armed on go through it. */
+  readonly lab: WebhookLab
 
   constructor(private readonly deps: Deps) {
+    this.lab = new WebhookLab(deps, this)
     this.loadFromStore()
     deps.events.setFanOut((writer, event) => this.fanOut(writer, event))
     deps.events.subscribe(() => this.pump())
@@ -150,7 +153,7 @@ export class Dispatcher {
     )) {
       if (!webhook.enabled) continue
       if (webhook.events.length > 0 && !webhook.events.includes(event.type)) continue
-      this.createDelivery(writer, webhook, event)
+      this.lab.route(writer, webhook, event)
     }
   }
 
@@ -160,6 +163,7 @@ export class Dispatcher {
     webhook: WebhookRow,
     event: EventRow,
     redeliveryOf?: string,
+    lab?: LabCheck,
   ): DeliveryRow {
     const partner = this.deps.store.get('partners', webhook.partner_id)
     const policy = webhookPolicy(
@@ -178,6 +182,7 @@ export class Dispatcher {
       attempts: [],
       next_attempt_at: new Date(dueAt).toISOString(),
       redelivery_of: redeliveryOf ?? null,
+      ...(lab ? { lab } : {}),
       created_at: new Date(now).toISOString(),
       completed_at: null,
     }
@@ -322,19 +327,13 @@ export class Dispatcher {
     const number = row.attempts.length + 1
     const body = this.serialize(event)
     const headers = {
-      ...signatureHeaders(
-        webhook.secret,
-        event.id,
-        body,
-        Math.floor(Date.now() / 1000),
-        policy.signatureHeader,
-      ),
+      ...deliveryHeaders(row, webhook.secret, event.id, body, policy.signatureHeader),
       'user-agent': `partner-sandbox-webhooks/${packageVersion}`,
       'x-sandbox-delivery-id': row.id,
       'x-sandbox-attempt': String(number),
     }
     const result =
-      number <= policy.failFirstAttempts
+      number <= policy.failFirstAttempts && !isLabCopy(row)
         ? {
             status: null,
             durationMs: 0,
@@ -356,7 +355,7 @@ export class Dispatcher {
     }
     const attempts = [...current.attempts, attempt]
     const retryAt =
-      isSuccess(result.status) || number >= ATTEMPTS
+      isSuccess(result.status) || number >= ATTEMPTS || isLabCopy(row)
         ? undefined
         : dueAt + (policy.delays[number] ?? 0)
     logAttempt(this.deps.logger, current, number, result, { retryAt, body })
@@ -369,7 +368,7 @@ export class Dispatcher {
         next_attempt_at: null,
         completed_at: at,
       })
-    } else if (number >= ATTEMPTS) {
+    } else if (retryAt === undefined) {
       this.settle(row.id)
       this.finish({
         ...current,

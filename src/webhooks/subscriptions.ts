@@ -100,7 +100,10 @@ export function deleteWebhook(deps: Deps, row: WebhookRow): void {
       'This is the primary endpoint; remove it by setting webhook_url to null with PATCH /partner/me.',
     )
   }
-  deps.store.remove('webhooks', row.id)
+  deps.store.batch((w) => {
+    w.remove('webhooks', row.id)
+    if (deps.store.get('webhook_labs', row.id)) w.remove('webhook_labs', row.id)
+  })
 }
 
 export function rotateWebhookSecret(deps: Deps, row: WebhookRow) {

@@ -2,56 +2,116 @@ import type { Deps } from '../deps.js'
 import { type EventType, eventEnvelope } from '../domain/events.js'
 import { simulateFund } from '../domain/funding.js'
 import { newestFirst } from '../domain/pagination.js'
-import { simulatePurchase } from '../domain/purchases.js'
+import { type MerchantInput, simulatePurchase } from '../domain/purchases.js'
 import { ApiError } from '../errors.js'
 import type { EventRow, PartnerRow, UserRow } from '../store/records.js'
+import {
+  applyOverrides,
+  checkOverrides,
+  type EventOverrides,
+  overridesRefused,
+  requireValidObject,
+} from './event-overrides.js'
 
 /** Amounts of the objects a trigger makes: small, so repeated triggers never hit a limit. */
 const TRIGGER_FUND = 25
 const TRIGGER_PURCHASE = 4.2
+
+/** A row the trigger made for real (so its id resolves over the API). */
+export interface MadeObject {
+  object: string
+  id: string
+}
 
 /**
  * Emits an event of `type` for a partner with a fully formed object from its real state, as
  * `stripe trigger` does: a money event makes the real thing through the domain (a purchase for
  * card_transaction.created, a funding for card.funded), so the ids in the payload resolve over
  * the API; any other type re-sends the object of that partner's newest real event of the type.
- * An explicit `object` is sent as given.
+ * An explicit `object` is sent as given. `overrides` (event-overrides.ts) set chosen fields;
+ * for the money events, `data.object.amount` (and a purchase's merchant) shape the real thing.
  */
 export function triggerEvent(
   deps: Deps,
   partner: PartnerRow,
   type: EventType,
   object?: Record<string, unknown>,
-) {
-  if (object) {
-    let event!: EventRow
-    deps.store.batch((w) => {
-      event = deps.events.record(deps, w, partner.id, type, object)
-    })
-    return eventEnvelope(event)
+  overrides?: EventOverrides,
+): { event: ReturnType<typeof eventEnvelope>; made: MadeObject[] } {
+  const chosen = overrides && Object.keys(overrides).length > 0 ? overrides : undefined
+  if (chosen) {
+    const details = checkOverrides(type, chosen)
+    if (details.length > 0) throw overridesRefused(details, type)
   }
-  const made = makeReal(deps, partner, type)
-  if (made) return eventEnvelope(made)
-  const last = newestEvent(deps, partner.id, type)
-  if (!last)
+  const patched = (base: Record<string, unknown>) => {
+    if (!chosen) return base
+    const next = applyOverrides(base, chosen)
+    requireValidObject(type, next)
+    return next
+  }
+  if (!object) {
+    const made = deps.events.patching(type, patched, () => makeReal(deps, partner, type, chosen))
+    if (made) return { event: eventEnvelope(made.event), made: made.made }
+  }
+  const base = object ?? newestEvent(deps, partner.id, type)?.data.object
+  if (!base)
     throw new ApiError(
       'conflict',
       `Partner ${partner.slug} has no ${type} event to base one on yet: ${howTo[type.split('.')[0] as string] ?? 'cause one through the API'}, or pass "object".`,
     )
+  const next = patched(base)
   let event!: EventRow
   deps.store.batch((w) => {
-    event = deps.events.record(deps, w, partner.id, type, last.data.object)
+    event = deps.events.record(deps, w, partner.id, type, next)
   })
-  return eventEnvelope(event)
+  return { event: eventEnvelope(event), made: [] }
 }
 
-function makeReal(deps: Deps, partner: PartnerRow, type: EventType): EventRow | undefined {
+function makeReal(
+  deps: Deps,
+  partner: PartnerRow,
+  type: EventType,
+  overrides: EventOverrides = {},
+): { event: EventRow; made: MadeObject[] } | undefined {
   if (type !== 'card_transaction.created' && type !== 'card.funded') return undefined
   const holder = cardholder(deps, partner)
-  if (type === 'card.funded') simulateFund(deps, partner, holder, TRIGGER_FUND)
-  else simulatePurchase(deps, partner, holder, TRIGGER_PURCHASE, { name: 'Sandbox Trigger Store' })
-  return newestEvent(deps, partner.id, type)
+  const amount = overrides['data.object.amount'] as number | undefined
+  try {
+    if (type === 'card.funded') {
+      const { transaction } = simulateFund(deps, partner, holder, amount ?? TRIGGER_FUND)
+      const event = newestEvent(deps, partner.id, type) as EventRow
+      return { event, made: [{ object: 'card_transaction', id: transaction.id }] }
+    }
+    const merchant = {
+      name: 'Sandbox Trigger Store',
+      ...(overrides['data.object.merchant'] as object | undefined),
+      ...merchantFields(overrides),
+    } as MerchantInput
+    const txn = simulatePurchase(deps, partner, holder, amount ?? TRIGGER_PURCHASE, merchant)
+    const event = newestEvent(deps, partner.id, type) as EventRow
+    return { event, made: [{ object: 'card_transaction', id: txn.id }] }
+  } catch (error) {
+    // The domain's own checks of the amount, said of the override that gave it.
+    if (error instanceof ApiError && error.code === 'validation_error' && amount !== undefined)
+      throw overridesRefused(
+        [{ field: 'data.object.amount', message: messageOf(error), location: 'body' }],
+        type,
+      )
+    throw error
+  }
 }
+
+/** `data.object.merchant.name` and the like, as purchase merchant fields. */
+function merchantFields(overrides: EventOverrides) {
+  const prefix = 'data.object.merchant.'
+  return Object.fromEntries(
+    Object.entries(overrides)
+      .filter(([path]) => path.startsWith(prefix))
+      .map(([path, value]) => [path.slice(prefix.length), value]),
+  )
+}
+
+const messageOf = (error: ApiError) => error.details?.[0]?.message ?? error.message
 
 /** The user of the partner's newest active card, or a 409 saying how to get one. */
 function cardholder(deps: Deps, partner: PartnerRow): UserRow {

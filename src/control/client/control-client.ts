@@ -1,6 +1,7 @@
 import { type ControlClientOptions, createTransport } from './http.js'
 import { journalQuery, verifyRequests } from './journal.js'
 import { partnerHandle, type SandboxPartnerHandle } from './partner.js'
+import { triggerBody } from './trigger-body.js'
 import type {
   ControlList,
   CreatedSandboxPartner,
@@ -25,9 +26,12 @@ import type {
   SandboxSink,
   SandboxSinkConfig,
   SandboxSnapshot,
+  SandboxTriggerResult,
+  TriggerOptions,
   VerifyFilter,
 } from './types.js'
 import { type WaitForOptions, waitForEvent } from './wait.js'
+import { webhookLab } from './webhook-lab.js'
 
 /**
  * A typed client of the sandbox control plane (`/_sandbox`), for any running sandbox: npx,
@@ -88,10 +92,16 @@ export function createControlClient(url: string, options: ControlClientOptions =
     events: {
       list: (filter: { partner_id?: string; type?: string; limit?: number } = {}) =>
         req<ControlList<SandboxEventEnvelope>>('GET', '/_sandbox/events', { query: { ...filter } }),
-      trigger: async (partnerId: string, type: string, object?: Record<string, unknown>) =>
+      /** Emits `type`; `options.overrides` set chosen fields (`{ 'data.object.amount': 12.34 }`). */
+      trigger: async (
+        partnerId: string,
+        type: string,
+        object?: Record<string, unknown>,
+        options: TriggerOptions = {},
+      ) =>
         (
-          await req<{ event: SandboxEventEnvelope }>('POST', '/_sandbox/events', {
-            body: { partner_id: partnerId, type, ...(object ? { object } : {}) },
+          await req<SandboxTriggerResult>('POST', '/_sandbox/events', {
+            body: triggerBody(partnerId, type, object, options),
           })
         ).event,
       waitFor: (partnerId: string, type: string | undefined, options: WaitForOptions = {}) =>
@@ -101,6 +111,8 @@ export function createControlClient(url: string, options: ControlClientOptions =
     webhooks: {
       /** Runs every delivery due now and waits for them. */
       flush: () => req<{ attempted: number }>('POST', '/_sandbox/webhooks/flush'),
+      /** The webhook lab of an endpoint (its partner API id, wh_…): docs/webhook-lab.md. */
+      lab: webhookLab(req),
     },
 
     requests: {

@@ -1,6 +1,7 @@
 import { NotFoundInSandboxError } from './errors.js'
 import type { Transport } from './http.js'
 import { journalQuery, verifyRequests } from './journal.js'
+import { triggerBody } from './trigger-body.js'
 import type {
   CreatedSandboxPartner,
   Duration,
@@ -15,9 +16,12 @@ import type {
   SandboxOverrideRequest,
   SandboxPartnerRecord,
   SandboxPartnerSnapshot,
+  SandboxTriggerResult,
+  TriggerOptions,
   VerifyFilter,
 } from './types.js'
 import { type WaitForOptions, waitForEvent } from './wait.js'
+import { webhookLab } from './webhook-lab.js'
 
 /**
  * One partner, as a test worker uses it: its credentials, ready headers, and helpers scoped
@@ -87,6 +91,8 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
     },
 
     webhooks: {
+      /** The webhook lab of one of this partner's endpoints (wh_…): docs/webhook-lab.md. */
+      lab: webhookLab(req),
       /** The first event of `type` (`card.created`, or `card.*`), without polling. */
       waitFor: async (type: string | undefined, options: WaitForOptions = {}) =>
         (await waitForEvent(transport, id, type, options)).event,
@@ -105,11 +111,18 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
         })
         return data[0] ?? null
       },
-      /** Emits `type` with `object`, or without it a real one from the partner's state. */
-      trigger: async (type: string, object?: Record<string, unknown>) =>
+      /**
+       * Emits `type` with `object`, or without it a real one from the partner's state;
+       * `options.overrides` set chosen fields (`{ 'data.object.amount': 12.34 }`).
+       */
+      trigger: async (
+        type: string,
+        object?: Record<string, unknown>,
+        options: TriggerOptions = {},
+      ) =>
         (
-          await req<{ event: SandboxEventEnvelope }>('POST', '/_sandbox/events', {
-            body: { partner_id: id, type, ...(object ? { object } : {}) },
+          await req<SandboxTriggerResult>('POST', '/_sandbox/events', {
+            body: triggerBody(id, type, object, options),
           })
         ).event,
     },

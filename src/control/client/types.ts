@@ -21,7 +21,8 @@ import type {
 import type { InboxMessage } from '../user-routes.js'
 import type { VerifyResult } from '../verify-routes.js'
 import type { WaitResultSchema } from '../wait-routes.js'
-import type { SinkConfigBody, SinkView } from '../webhook-routes.js'
+import type { LabReport } from '../webhook-lab-routes.js'
+import type { SinkConfigBody, SinkView, TriggerResult } from '../webhook-routes.js'
 
 // The control plane's request and response types, inferred from the zod schemas its routes
 // validate and document with: the client can never drift from the server. Interfaces, not
@@ -51,6 +52,14 @@ export interface SandboxWaitResult extends z.infer<typeof WaitResultSchema> {}
 export interface SandboxOverride extends z.infer<typeof OverrideView> {}
 export interface SandboxOverrideRequest extends z.input<typeof OverrideBody> {}
 export interface SandboxVerifyResult extends z.infer<typeof VerifyResult> {}
+export interface SandboxTriggerResult extends z.infer<typeof TriggerResult> {}
+export interface SandboxWebhookLabReport extends z.infer<typeof LabReport> {}
+export type SandboxLabCheck = SandboxWebhookLabReport['checks'][number]['check']
+
+export interface TriggerOptions {
+  /** Chosen fields by dotted path: `{ 'data.object.amount': 12.34 }` (docs/events.md). */
+  overrides?: Record<string, unknown>
+}
 
 /** Every control list: the items, and whether the limit cut the list. */
 export interface ControlList<T> {

@@ -14,6 +14,7 @@ import { partnersSection } from './partners-section.js'
 import { peopleSection } from './people-section.js'
 import { dashboardScript } from './script.js'
 import { dashboardCss } from './styles.js'
+import { webhookLabSection } from './webhook-lab-section.js'
 import { webhooksSection } from './webhooks-section.js'
 
 const csp = [
@@ -55,6 +56,7 @@ export function dashboardRoutes(deps: Deps) {
         token,
         html`${partnersSection(deps, partner.id, token)} ${clockSection(deps, view)}
         ${peopleSection(view)} ${moneySection(view)} ${webhooksSection(view)}
+        ${webhookLabSection(deps, view)}
         ${inboxSection(view)} ${journalSection(partner.id)}`,
       ),
     )

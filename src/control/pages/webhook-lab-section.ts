@@ -1,0 +1,43 @@
+import { html } from 'hono/html'
+import type { Deps } from '../../deps.js'
+import { labCheck } from '../../store/records.js'
+import type { PartnerView } from './partner-view.js'
+import { action, table } from './table.js'
+
+/**
+ * The webhook lab of each endpoint (webhooks/lab.ts): a button arming every check on its next
+ * events, and the receiver report, a row per check with its verdict and why.
+ */
+export function webhookLabSection(deps: Deps, view: PartnerView) {
+  return html`<section data-testid="webhook-lab-section">
+    <h2>Webhook lab</h2>
+    ${
+      view.webhooks.length === 0
+        ? html`<p class="empty" data-testid="webhook-lab-empty">
+            No endpoints to test: add one with POST /api/v1/partner/webhooks.
+          </p>`
+        : view.webhooks.map((w) => {
+            const lab = deps.store.get('webhook_labs', w.id)
+            return html`<h3>${w.id} <small>${w.url}</small></h3>
+              ${action(
+                'Arm every check',
+                `lab-arm-${w.id}`,
+                'POST',
+                `/_sandbox/webhooks/${w.id}/lab`,
+                {
+                  checks: labCheck.options,
+                },
+              )}
+              ${table(
+                'lab-checks',
+                ['Check', 'Event', 'Delivery', 'Receiver status', 'Verdict', 'Why'],
+                (lab?.checks ?? []).map((c) => ({
+                  id: `${w.id}-${c.check}`,
+                  cells: [c.check, c.event_id, c.delivery_id, c.receiver_status, c.verdict, c.why],
+                })),
+                'Not armed: the lab sends duplicates, late events, forged and replayed copies of the next events.',
+              )}`
+          })
+    }
+  </section>`
+}
