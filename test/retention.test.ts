@@ -15,7 +15,7 @@ import {
 } from './helpers.js'
 
 /**
- * Retention on the sandbox clock (README "Retention"): each rule is checked on both sides of
+ * Retention on the sandbox clock (docs/retention.md): each rule is checked on both sides of
  * its window, the row still there just before and gone just after.
  */
 

@@ -4,7 +4,7 @@ import { ApiError, validationError } from '../errors.js'
 import { duplicateKeyPath, loneSurrogatePath } from './json-checks.js'
 
 /**
- * How a JSON body is read, everywhere (README "Parsing decisions"):
+ * How a JSON body is read, everywhere (docs/hardening.md, "Parsing decisions"):
  *
  * - a `charset` other than UTF-8 is a 415 that names it (JSON is UTF-8, RFC 8259);
  * - bytes that are not valid UTF-8 are a 400 (never silently replaced by U+FFFD);
