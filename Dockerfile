@@ -1,7 +1,7 @@
 # partner-sandbox as a container: a service in CI pipelines, or next to a Playwright suite.
 #   docker build -t partner-sandbox .
 #   docker run --rm -p 4010:4010 partner-sandbox
-# Every option is an environment variable (README: "Command line"). Proven without a Docker
+# Every option is an environment variable (docs/configuration.md). Proven without a Docker
 # engine by scripts/check-image.sh, which builds this file against a local stand-in base.
 ARG NODE_IMAGE=node:20-bookworm-slim
 

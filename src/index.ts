@@ -163,8 +163,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     deps,
     clock,
     store,
-    fetch: app.fetch,
-    request: app.request,
+    // Promise-wrapped for the public type; the server's bindings (the node request and
+    // response, which injected faults use to drop a connection) pass through.
+    fetch: async (request: Request, ...bindings: unknown[]) =>
+      (app.fetch as (request: Request, ...rest: unknown[]) => Response | Promise<Response>)(
+        request,
+        ...bindings,
+      ),
+    request: async (input: string | URL | Request, init?: RequestInit) => app.request(input, init),
     control: inProcessControl(app, deps.baseUrl(), config.adminToken),
     setBaseUrl(url: string) {
       origins.setListenUrl(url)

@@ -19,9 +19,13 @@ export interface SandboxApp {
 /** A sandbox built by `createSandbox`, not listening. */
 export interface Sandbox {
   app: SandboxApp
-  /** `app.fetch`: give it to any server, or to MSW, to answer in process. */
-  fetch: SandboxApp['fetch']
-  request: SandboxApp['request']
+  /**
+   * `app.fetch`, always answering a promise: the shape of the `fetch` option of openapi-fetch,
+   * the control client and MSW handlers, so `fetch: sandbox.fetch` type-checks under strict.
+   */
+  fetch(request: Request): Promise<Response>
+  /** `app.request`, always answering a promise. */
+  request(input: string | URL | Request, init?: RequestInit): Promise<Response>
   /** The typed control-plane client, calling this sandbox in process (no socket needed). */
   control: ControlClient
   /** The sandbox clock (every partner's clock runs on top of it). */

@@ -8,18 +8,21 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process'
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { cleanEnv, repoRoot } from './cli-process.js'
+import { allCodeBlocks } from './doc-blocks.js'
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 let dir: string
@@ -89,6 +92,11 @@ describe('the packed package', () => {
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false)
     // The examples do not ship.
     expect(files.some((f) => f.startsWith('examples/'))).toBe(false)
+    // The README's links work in the installed package too: every page it links ships.
+    const readme = readFileSync(join(pkgDir, 'README.md'), 'utf8')
+    const linked = [...readme.matchAll(/\]\((docs\/[^)#\s]+)/g)].map((m) => m[1] as string)
+    expect(linked.length).toBeGreaterThanOrEqual(15)
+    for (const page of linked) expect(files, page).toContain(page)
   })
 
   it('serves the API through `npx partner-sandbox`, and killing npx leaves no sandbox', async () => {
@@ -144,20 +152,7 @@ describe('the packed package', () => {
   }, 60_000)
 
   it('types a TypeScript suite fully: strict, lib check on, no `any` (test/consumer/consumer.ts)', () => {
-    // A project outside the repository (module resolution cannot climb into its node_modules)
-    // holding what a user's would: the package as installed, and @types/node.
-    const project = join(dir, 'consumer')
-    const modules = join(project, 'node_modules')
-    mkdirSync(join(modules, '@types'), { recursive: true })
-    cpSync(join(installed, 'node_modules', 'partner-sandbox'), join(modules, 'partner-sandbox'), {
-      recursive: true,
-    })
-    const typesNode = join(repoRoot, 'node_modules', '@types', 'node')
-    cpSync(typesNode, join(modules, '@types', 'node'), { recursive: true })
-    const nodeTypesDeps = JSON.parse(readFileSync(join(typesNode, 'package.json'), 'utf8'))
-    for (const name of Object.keys(nodeTypesDeps.dependencies ?? {}))
-      cpSync(join(repoRoot, 'node_modules', name), join(modules, name), { recursive: true })
-    writeFileSync(join(project, 'package.json'), '{ "private": true, "type": "module" }\n')
+    const project = consumerProject()
     cpSync(join(repoRoot, 'test', 'consumer', 'consumer.ts'), join(project, 'consumer.ts'))
 
     // Node's own resolution, and a bundler's (Vite, esbuild, Playwright's loader).
@@ -178,13 +173,91 @@ describe('the packed package', () => {
       }
       const config = join(project, `tsconfig.${name}.json`)
       writeFileSync(config, JSON.stringify({ compilerOptions, files: ['consumer.ts'] }, null, 2))
-      const tsc = spawnSync(
-        process.execPath,
-        [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config],
-        { cwd: project, encoding: 'utf8' },
-      )
+      const tsc = runTsc(project, config)
       expect(`${tsc.stdout}${tsc.stderr}`, `tsc with ${name} resolution`).toBe('')
       expect(tsc.status).toBe(0)
     }
   }, 60_000)
+
+  it('compiles every TypeScript block of the README and docs/ under --strict', () => {
+    // The blocks as a reader pastes them, each a module of its own, against the installed
+    // package. Fragments name a few values they assume (an email, a started sandbox): those are
+    // declared once, globally (test/consumer/doc-globals.d.ts), so the blocks stay as written.
+    const project = consumerProject()
+    for (const name of [
+      'openapi-fetch',
+      'openapi-typescript-helpers',
+      '@playwright/test',
+      'playwright',
+    ])
+      linkModule(project, name)
+    const blocks = allCodeBlocks().filter((block) => block.lang === 'ts')
+    expect(blocks.length).toBeGreaterThanOrEqual(6)
+    const folder = join(project, 'doc-blocks')
+    mkdirSync(folder, { recursive: true })
+    const files = blocks.map((block) => {
+      const file = `${block.file.replace(/[/.]/g, '_')}_${block.line}.ts`
+      // `export {}` keeps a block without imports a module of its own.
+      writeFileSync(join(folder, file), `${block.code}\nexport {}\n`)
+      return `doc-blocks/${file}`
+    })
+    for (const shim of ['doc-globals.d.ts', 'msw.d.ts'])
+      cpSync(join(repoRoot, 'test', 'consumer', shim), join(project, shim))
+    const compilerOptions = {
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      target: 'ES2022',
+      lib: ['ES2023'],
+      types: ['node'],
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+    }
+    const config = join(project, 'tsconfig.docs.json')
+    writeFileSync(
+      config,
+      JSON.stringify({ compilerOptions, files: ['doc-globals.d.ts', 'msw.d.ts', ...files] }),
+    )
+    const tsc = runTsc(project, config)
+    // Each error names its block's file and line (doc-blocks/README_md_<line>.ts).
+    expect(`${tsc.stdout}${tsc.stderr}`).toBe('')
+    expect(tsc.status).toBe(0)
+  }, 60_000)
 })
+
+let consumer: string | undefined
+/**
+ * A project outside the repository (module resolution cannot climb into its node_modules)
+ * holding what a user's would: the package as installed, and @types/node.
+ */
+function consumerProject(): string {
+  if (consumer) return consumer
+  const project = join(dir, 'consumer')
+  const modules = join(project, 'node_modules')
+  mkdirSync(join(modules, '@types'), { recursive: true })
+  cpSync(join(installed, 'node_modules', 'partner-sandbox'), join(modules, 'partner-sandbox'), {
+    recursive: true,
+  })
+  const typesNode = join(repoRoot, 'node_modules', '@types', 'node')
+  cpSync(typesNode, join(modules, '@types', 'node'), { recursive: true })
+  const nodeTypesDeps = JSON.parse(readFileSync(join(typesNode, 'package.json'), 'utf8'))
+  for (const name of Object.keys(nodeTypesDeps.dependencies ?? {}))
+    cpSync(join(repoRoot, 'node_modules', name), join(modules, name), { recursive: true })
+  writeFileSync(join(project, 'package.json'), '{ "private": true, "type": "module" }\n')
+  consumer = project
+  return project
+}
+
+/** A library the docs use (openapi-fetch, Playwright), linked from the repository's install. */
+function linkModule(project: string, name: string): void {
+  const target = join(project, 'node_modules', name)
+  mkdirSync(dirname(target), { recursive: true })
+  if (!existsSync(target)) symlinkSync(join(repoRoot, 'node_modules', name), target, 'dir')
+}
+
+const runTsc = (project: string, config: string) =>
+  spawnSync(
+    process.execPath,
+    [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config],
+    { cwd: project, encoding: 'utf8' },
+  )

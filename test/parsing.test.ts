@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { type Call, testSandbox } from './helpers.js'
 
-/** The parsing decisions of the README ("Parsing decisions"), on the API and the control plane. */
+/** The parsing decisions of docs/hardening.md ("Parsing decisions"), on the API and the control plane. */
 
 const PATCH_ME = '/api/v1/partner/me'
 

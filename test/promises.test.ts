@@ -12,7 +12,7 @@ import {
 } from './helpers.js'
 
 /**
- * Promises the README makes that nothing else pins down: each of these tests fails when
+ * Promises the README and docs/ make that nothing else pins down: each of these tests fails when
  * its promise is broken (each was checked by breaking the code).
  */
 

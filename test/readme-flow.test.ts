@@ -3,13 +3,32 @@ import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
+import { allCodeBlocks, type CodeBlock } from './doc-blocks.js'
 
-/** The README's worked deposit flow, run as written (bash + curl) against a real sandbox. */
+/**
+ * The command blocks of the README and docs/ marked `<!-- runnable -->`, run as written (bash +
+ * curl) against a real sandbox. They address `http://127.0.0.1:4010` (or `localhost:4010`), as
+ * a reader's default sandbox; the test points that address at a sandbox on a free port, and
+ * makes curl fail on an HTTP error (`--fail-with-body`), so a block exits 0 only when every
+ * call it makes succeeds.
+ */
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
 const script = /## A worked deposit flow[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1]
+const runnable = allCodeBlocks().filter((block) => block.runnable)
 // spawnSync only probes for the tools; the script must not block the event loop, since the
 // sandbox answering it runs in this process.
 const hasTools = ['bash', 'curl'].every((tool) => spawnSync(tool, ['--version']).status === 0)
+const DEFAULT_ORIGIN = /http:\/\/(?:127\.0\.0\.1|localhost):4010/g
+
+/** Runs `code` with bash against the sandbox at `url`; curl fails on any 4xx or 5xx. */
+async function run(code: string, url: string) {
+  const strictCurl = 'curl() { command curl --fail-with-body "$@"; }\n'
+  return promisify(execFile)(
+    'bash',
+    ['-euo', 'pipefail', '-c', strictCurl + code.replace(DEFAULT_ORIGIN, url)],
+    { env: { ...process.env }, encoding: 'utf8', timeout: 60_000 },
+  )
+}
 
 let sandbox: RunningSandbox | undefined
 beforeAll(async () => {
@@ -23,18 +42,50 @@ describe('the README worked deposit flow', () => {
     async () => {
       expect(script).toBeDefined()
       const url = sandbox?.url as string
-      const run = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script as string], {
-        env: { ...process.env, API: `${url}/api/v1`, SANDBOX: `${url}/_sandbox` },
-        encoding: 'utf8',
-        timeout: 60_000,
-      })
-      const lines = run.stdout.trim().split('\n')
+      const { stdout } = await run(script as string, url)
+      const lines = stdout.trim().split('\n')
       expect(lines[0]).toBe('active')
       expect(lines[1]).toMatch(
         /^open: http:\/\/127\.0\.0\.1:\d+\/api\/v1\/external-bank-account-connect\/connect\?token=/,
       )
       expect(lines[2]).toBe('succeeded')
       expect(lines[3]).toContain('available: 150')
+    },
+    90_000,
+  )
+})
+
+describe('every runnable command block of the README and docs/', () => {
+  it('finds the marked blocks: the first call, the worked flow, the sessions walk-through', () => {
+    const where = runnable.map((block) => block.file)
+    expect(where.filter((file) => file === 'README.md').length).toBeGreaterThanOrEqual(2)
+    expect(where).toContain('docs/sessions.md')
+    expect(runnable.some((block) => block.code === script)).toBe(true)
+    for (const block of runnable) expect(block.lang, `${block.file}:${block.line}`).toBe('sh')
+  })
+
+  it.skipIf(!hasTools)('fails a block whose call is refused, even with curl -s', async () => {
+    const refused = run('curl -s http://127.0.0.1:4010/api/v1/partner/me\n', sandbox?.url as string)
+    await expect(refused).rejects.toMatchObject({ code: 22 })
+  })
+
+  const cases = runnable.map((block): [string, CodeBlock] => [`${block.file}:${block.line}`, block])
+  it.skipIf(!hasTools).each(cases)(
+    '%s exits 0 against a fresh sandbox',
+    async (_name, block) => {
+      // Each block on its own sandbox: blocks register fixed emails, as a reader would.
+      const own = await startSandbox({ port: 0, logLevel: 'silent' })
+      try {
+        const result = await run(block.code, own.url).catch(
+          (error: { code?: number; stdout?: string; stderr?: string }) => error,
+        )
+        expect(
+          'code' in result ? result.code : 0,
+          `${result.stdout ?? ''}\n${result.stderr ?? ''}`,
+        ).toBe(0)
+      } finally {
+        await own.close()
+      }
     },
     90_000,
   )

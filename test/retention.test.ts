@@ -15,7 +15,7 @@ import {
 } from './helpers.js'
 
 /**
- * Retention on the sandbox clock (README "Retention"): each rule is checked on both sides of
+ * Retention on the sandbox clock (docs/retention.md): each rule is checked on both sides of
  * its window, the row still there just before and gone just after.
  */
 
@@ -305,11 +305,11 @@ describe('in-memory caps', () => {
   })
 })
 
-describe('the README', () => {
+describe('the retention page (docs/retention.md)', () => {
   it('states the retention figures the code uses', async () => {
     const { readFileSync } = await import('node:fs')
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-    const section = /## Retention\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? ''
+    const page = readFileSync(new URL('../docs/retention.md', import.meta.url), 'utf8')
+    const section = /^# Retention\n([\s\S]*?)\n## Memory/.exec(page)?.[1] ?? ''
     expect(section).toContain(`at most ${BATCH} rows per rule per run`)
     expect(section).toContain(
       `at most ${HISTORY_CAP_PER_PARTNER.toLocaleString('en-US')} of each per partner`,

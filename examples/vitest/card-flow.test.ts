@@ -19,7 +19,7 @@ async function setup() {
   const api = createClient<paths>({
     baseUrl: 'http://sandbox.test',
     headers: partner.headers,
-    fetch: async (request) => sandbox.fetch(request),
+    fetch: sandbox.fetch,
   })
   return { sandbox, partner, api }
 }

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8'
 
 /**
- * The garbage-collection policy of the `partner-sandbox` process (README "Retention"). After
+ * The garbage-collection policy of the `partner-sandbox` process (docs/retention.md). After
  * each full collection V8 lets the heap grow by a factor it picks from the allocation rate:
  * under a steady load on a machine with a lot of memory it picks up to 4x what is live, so a
  * sandbox holding 50 MB of data sat at 400 MB and climbed with every user added. The CLI asks

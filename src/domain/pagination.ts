@@ -34,7 +34,7 @@ export function paginate<T extends { id: string }, V>(
 const unknownCursor = () =>
   validationError(
     'starting_after',
-    'is not the id of an item in this list (history older than its retention window is removed: see the README)',
+    'is not the id of an item in this list (history older than its retention window is removed: see docs/retention.md)',
     'query',
   )
 

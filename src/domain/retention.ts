@@ -4,7 +4,7 @@ import type { CollectionName, Collections } from '../store/records.js'
 import type { SweepScope } from './sweeper.js'
 
 /**
- * Retention of history on each partner's clock (README "Retention"), run by the sweeper once
+ * Retention of history on each partner's clock (docs/retention.md), run by the sweeper once
  * a second and on every clock advance. Each run removes at most BATCH rows per rule in one
  * store batch, so a large backlog (after advancing the clock by a month) drains over a few
  * seconds instead of stalling the event loop; rows are found through indexes by partner and hour

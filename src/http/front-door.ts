@@ -53,7 +53,7 @@ export function frontDoor(
         id: c.get('requestId'),
         at: deps.clock.now(),
         method: c.req.method,
-        // Bounded in bytes too: a 16 KB URL is journaled by its first 2 KB (README "Retention").
+        // Bounded in bytes too: a 16 KB URL is journaled by its first 2 KB (docs/retention.md).
         path: c.req.path.length > 2048 ? c.req.path.slice(0, 2048) : c.req.path,
         query: searchOf(c),
         status: c.res.status,

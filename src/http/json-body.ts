@@ -5,7 +5,7 @@ import { duplicateKeyPath, loneSurrogatePath } from './json-checks.js'
 import { MAX_JSON_DEPTH, tooDeepField } from './json-depth.js'
 
 /**
- * How a JSON body is read, everywhere (README "Parsing decisions"):
+ * How a JSON body is read, everywhere (docs/hardening.md, "Parsing decisions"):
  *
  * - a `charset` other than UTF-8 is a 415 that names it (JSON is UTF-8, RFC 8259);
  * - bytes that are not valid UTF-8 are a 400 (never silently replaced by U+FFFD);

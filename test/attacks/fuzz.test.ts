@@ -23,7 +23,7 @@ interface Operation {
 
 /**
  * Rejections that change state by design: a wrong one-time code counts against the code
- * (five wrong tries burn it), as the README says.
+ * (five wrong tries burn it), as docs/sessions.md says.
  */
 const changesOnRejection = new Set([
   'POST /api/v1/partner/auth/verify-otp',

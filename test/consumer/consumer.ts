@@ -49,6 +49,10 @@ export async function partnerSuite(): Promise<void> {
   is<Response>(typed(await inProcess.fetch(new Request('http://sandbox.test/api/v1/health'))))
   // @ts-expect-error fetch takes a Request, not options
   await inProcess.fetch({ url: '/api/v1/health' })
+  // Always a promise: the `fetch` option of openapi-fetch (and of fetch-like APIs) takes it as is.
+  const asFetch: (input: Request) => Promise<Response> = inProcess.fetch
+  is<Promise<Response>>(typed(asFetch(new Request('http://sandbox.test/api/v1/health'))))
+  is<Promise<Response>>(typed(inProcess.request('/api/v1/health')))
   is<string>(typed(await inProcess.control.health()).status)
   await inProcess.close()
 

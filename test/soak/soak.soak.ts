@@ -4,7 +4,7 @@ import { startSoakSandbox } from './sandbox-process.js'
 import { runSoak } from './workload.js'
 
 /**
- * The bounded soak (README "Retention"): the CLI with a data file under a mixed workload
+ * The bounded soak (docs/retention.md): the CLI with a data file under a mixed workload
  * from this process, the sandbox clock jumping 10 days every 4 seconds so every retention
  * window passes several times. After a warm-up, the sandbox's RSS may grow at most 25%
  * and the last window's throughput must be at least 85% of the first; no 5xx.
