@@ -3,13 +3,15 @@
 // transactions page (`?limit=50`) of a card holding 10, 1,000 and 10,000 transactions, read
 // while another user writes (BACKGROUND_WRITES logins a second: a page kept until the next
 // write anywhere would otherwise be measured instead of the page), and
-// login (a new code each time) for a fresh user and for users with 500 and 5,000 past codes.
+// login (a new code each time) for a fresh user and for users with 500 and 5,000 past codes,
+// and an endpoint's delivery log (`?limit=20`) with 500 and 5,000 deliveries.
 // The history is built once, in-process from dist/ (real rows made through the API, then
 // copied with new ids through the store, which is what 10,000 purchases would leave behind),
 // into a data file; the measured sandbox is the CLI reading it (`--data`, else default
 // flags). Every login run (warm-up runs too) uses a user of its own, so a run's own new codes
 // do not pile up on the next run's user (a fresh user still gains a code per request).
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
@@ -27,6 +29,7 @@ import {
   partnerHeaders,
   printTable,
   ratios,
+  sleep,
   spread,
   startSandboxCli,
   verdict,
@@ -40,6 +43,8 @@ const PASSWORD = 'Bench-Passw0rd!'
 const TARGET = 0.8
 const TRANSACTIONS = [10, 1_000, 10_000]
 const CODES = [0, 500, 5_000]
+/** Below the 10,000-a-partner cap together, so retention removes none during the runs. */
+const DELIVERIES = [500, 5_000]
 /** Logins per second of another user during the transactions runs: other traffic writes. */
 const BACKGROUND_WRITES = Number(process.env.BENCH_HISTORY_WRITES ?? 100)
 
@@ -54,10 +59,42 @@ function copies(store, collection, row, count, change = () => ({})) {
   })
 }
 
-/** Builds the data file; answers the card holders' Bearer headers and the login users' emails. */
+/** Endpoints with `count` delivered webhook.test deliveries each; answers their ids by count. */
+async function deliveryLogs(sandbox) {
+  const receiver = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'))
+  })
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  const hooks = {}
+  try {
+    for (const count of DELIVERIES) {
+      const { webhook } = await call(sandbox.url, 'POST', '/api/v1/partner/webhooks', {
+        url: `http://127.0.0.1:${receiver.address().port}/hook/${count}`,
+        events: ['webhook.test'],
+      })
+      await call(sandbox.url, 'POST', `/api/v1/partner/webhooks/${webhook.id}/test`, {})
+      let row
+      for (let i = 0; i < 500 && !row?.completed_at; i++) {
+        await sleep(10)
+        ;[row] = sandbox.store.lookup('webhook_deliveries', 'deliveries_by_webhook', webhook.id)
+      }
+      if (!row?.completed_at) throw new Error(`the test delivery to ${webhook.id} did not finish`)
+      copies(sandbox.store, 'webhook_deliveries', row, count - 1, (at) => ({ completed_at: at }))
+      hooks[count] = webhook.id
+    }
+    return hooks
+  } finally {
+    receiver.close()
+  }
+}
+
+/** Builds the data file; answers the card holders' Bearer headers, the login users' emails
+ * and the endpoints with a delivery log. */
 async function buildHistory(file) {
   const sandbox = await startSandbox({ port: 0, data: file, logLevel: 'silent', rateLimit: 'off' })
   try {
+    const hooks = await deliveryLogs(sandbox)
     const store = sandbox.store
     const userOf = (email) => store.all('users').find((u) => u.email === email)
     const holders = {}
@@ -109,7 +146,7 @@ async function buildHistory(file) {
         logins[count].push(email)
       }
     }
-    return { holders, logins }
+    return { holders, logins, hooks }
   } finally {
     await sandbox.close()
   }
@@ -155,7 +192,7 @@ export async function run() {
   let sandbox
   try {
     const file = join(dir, 'history.json')
-    const { holders, logins } = await buildHistory(file)
+    const { holders, logins, hooks } = await buildHistory(file)
     sandbox = await startSandboxCli(['--data', file])
     const json = { ...partnerHeaders, 'content-type': 'application/json' }
     const writer = {
@@ -169,6 +206,13 @@ export async function run() {
         label: `GET /cards/transactions?limit=50, ${fmt(count)} transactions`,
         url: `${sandbox.url}/api/v1/partner/cards/transactions?limit=50`,
         headers: { ...partnerHeaders, ...holders[count] },
+        writer,
+      })),
+      ...DELIVERIES.map((count) => ({
+        key: `deliveries${count}`,
+        label: `GET /webhooks/{id}/deliveries?limit=20, ${fmt(count)} deliveries`,
+        url: `${sandbox.url}/api/v1/partner/webhooks/${hooks[count]}/deliveries?limit=20`,
+        headers: partnerHeaders,
         writer,
       })),
       ...CODES.map((count) => ({
@@ -187,6 +231,11 @@ export async function run() {
       const rows = page.status === 200 ? JSON.parse(page.body).data.data.length : page.status
       if (rows !== Math.min(50, count)) throw new Error(`${t.label}: ${rows} rows, ${page.body}`)
     }
+    for (const count of DELIVERIES) {
+      const t = targets.find((x) => x.key === `deliveries${count}`)
+      const page = await httpGet(t.url, t.headers, 10_000)
+      if (page.status !== 200) throw new Error(`${t.label}: ${page.status} ${page.body}`)
+    }
     await call(sandbox.url, 'POST', '/api/v1/partner/auth/login', JSON.parse(writer.body))
     const runs = await measure(targets)
     const rps = (key) => runs[key].map((r) => r.rps)
@@ -199,9 +248,10 @@ export async function run() {
       pair('transactions page, 10k vs 1k transactions (10x)', 'tx10000', 'tx1000'),
       pair('login, 5k past codes vs a fresh user', 'login5000', 'login0', TARGET),
       pair('login, 5k vs 500 past codes (10x)', 'login5000', 'login500'),
+      pair('delivery log, 5k vs 500 deliveries (10x)', 'deliveries5000', 'deliveries500'),
     ]
     printTable(
-      `History (CLI with --data holding the history, else default flags; transactions read while another user logs in ${BACKGROUND_WRITES} times a second; ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, each after a ${ROUND_WARMUP} s warm-up run)`,
+      `History (CLI with --data holding the history, else default flags; lists read while another user logs in ${BACKGROUND_WRITES} times a second; ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, each after a ${ROUND_WARMUP} s warm-up run)`,
       [
         'target',
         'median req/s',
