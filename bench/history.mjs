@@ -152,13 +152,23 @@ async function buildHistory(file) {
   }
 }
 
-/** Runs `request` at `rate` a second until the returned function is called. */
+/**
+ * Sends the writer's request at `rate` a second until the returned function is called, which
+ * resolves with the writes a second it reached (a busy sandbox answers fewer).
+ */
 function background({ url, headers, body }, rate) {
+  let finished
+  const result = new Promise((resolve) => {
+    finished = resolve
+  })
   const instance = autocannon(
     { url, method: 'POST', headers, body, connections: 2, overallRate: rate, duration: 3_600 },
-    () => {},
+    (_error, r) => finished(r ? r.requests.total / r.duration : 0),
   )
-  return () => instance.stop()
+  return () => {
+    instance.stop()
+    return result
+  }
 }
 
 /** Interleaved rounds over `targets` (each { key, url, headers, body?, method?, writer? }). */
@@ -175,12 +185,13 @@ async function measure(targets) {
         method: t.method,
         requests: t.body ? [{ method: 'POST', body: t.body(round * 2 + n) }] : undefined,
       })
-      const stop = t.writer ? background(t.writer, BACKGROUND_WRITES) : () => {}
+      const stop = t.writer ? background(t.writer, BACKGROUND_WRITES) : async () => undefined
       try {
         await loadTest(t.url, options(ROUND_WARMUP, 0))
         t.runs.push(await loadTest(t.url, options(SECONDS, 1)))
       } finally {
-        stop()
+        const writes = await stop()
+        if (writes !== undefined) t.runs.at(-1).backgroundWrites = writes
       }
     }
   }
@@ -256,6 +267,7 @@ export async function run() {
         'target',
         'median req/s',
         ...Array.from({ length: ROUNDS }, (_, i) => `round ${i + 1}`),
+        "other user's writes/s",
         'non-2xx',
         'errors',
       ],
@@ -263,6 +275,7 @@ export async function run() {
         t.label,
         fmt(median(rps(t.key))),
         ...rps(t.key).map((v) => fmt(v)),
+        t.writer ? fmt(median(runs[t.key].map((r) => r.backgroundWrites))) : '-',
         fmt(runs[t.key].reduce((n, r) => n + r.non2xx, 0)),
         fmt(runs[t.key].reduce((n, r) => n + r.errors + r.timeouts, 0)),
       ]),

@@ -9,7 +9,8 @@ const SonicBoom = sonicBoomExports as unknown as new (options: SonicBoomOpts) =>
  * `fs.write` is in flight leave together in the next one, from the thread pool, instead of one
  * synchronous write(2) per request on the event loop (a third of the throughput at `info`).
  * One writer per process: every sandbox in it shares fd 2, and one exit hook writes what is
- * still queued. The CLI awaits flushLogs() before it exits on SIGTERM or SIGINT.
+ * still queued; a sandbox's close() awaits flushLogs(), so the CLI's stop on SIGTERM or
+ * SIGINT loses no line.
  */
 
 /** Queued bytes past which new lines are dropped: a reader that stops must not grow the heap. */
