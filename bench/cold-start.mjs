@@ -32,7 +32,7 @@ const PRISM_URL = /listening on (http:\/\/127\.0\.0\.1:\d+)/
 
 const once = (args, pattern) => timeToFirst200(args, pattern, DEADLINE_MS)
 
-const cli = (...extra) => ['dist/bundle/cli.js', '--port', '0', '--log-level', 'silent', ...extra]
+const cli = (...extra) => ['dist/bundle/cli.js', '--port', '0', ...extra]
 
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-restart-'))

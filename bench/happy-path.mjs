@@ -1,6 +1,6 @@
 // Happy-path flows per second over HTTP (bench/flow.mjs: 9 requests each, every answer
-// checked). The sandbox is one child process (rate limit off) and the load generator another
-// (bench/clients/flows.mjs), so the figure is the sandbox's and not the client's.
+// checked). The sandbox is the CLI with default flags (startSandboxCli) and the load
+// generator another process (bench/clients/flows.mjs), so the figure is the sandbox's.
 import { join } from 'node:path'
 import {
   fmt,
@@ -11,7 +11,7 @@ import {
   printTable,
   root,
   spawnNode,
-  startBenchServer,
+  startSandboxCli,
   verdict,
   waitForStdout,
 } from './lib.mjs'
@@ -21,7 +21,7 @@ const SECONDS = Number(process.env.BENCH_FLOW_SECONDS ?? 8)
 const TARGET = 200
 
 export async function run() {
-  const sandbox = await startBenchServer('sandbox')
+  const sandbox = await startSandboxCli()
   try {
     const client = spawnNode([join(root, 'bench', 'clients', 'flows.mjs'), sandbox.url], {
       env: { BENCH_FLOW_WORKERS: String(WORKERS), BENCH_FLOW_SECONDS: String(SECONDS) },
@@ -31,7 +31,7 @@ export async function run() {
     const rate = result.flows / result.seconds
     const latencies = result.latencies.sort((a, b) => a - b)
     printTable(
-      `Happy-path flows over HTTP (9 requests each, ${WORKERS} at a time, ${SECONDS} s; sandbox and load generator each a child process, rate limit off)`,
+      `Happy-path flows over HTTP (9 requests each, ${WORKERS} at a time, ${SECONDS} s; the CLI with default flags and the load generator each a child process)`,
       ['flows', 'seconds', 'flows/s', 'requests/s', 'p50 flow ms', 'p99 flow ms'],
       [
         [

@@ -1,11 +1,14 @@
-// Throughput of three authenticated routes of the sandbox, of the same routes mocked by Prism
-// from the sandbox's own /openapi.json, and of the baseline: bare Hono with ONE small JSON
-// route and nothing else. Every server is a child process; autocannon runs here. Each round
-// runs every target once, in an order that rotates from round to round so machine drift
-// favours none; a ratio is taken within each round, and the median of those per-round ratios
-// is the figure (min and max beside it). Every measured run follows an unmeasured warm-up run
-// on the same target (BENCH_ROUND_WARMUP seconds, bare Hono and Prism alike), so a figure is
-// not taken while 50 fresh connections open and the server recovers from serving another.
+// Throughput of three authenticated routes of the sandbox as a user runs it (the CLI with
+// default flags: request log at `info` on stderr; see startSandboxCli), beside its peers:
+// the baseline, bare Hono answering the same bytes on one route per page (the sandbox's own
+// answers, taken once); Prism mocking the sandbox's own /openapi.json; and Mockoon's CLI
+// serving the same partner record. Every server is a child process; autocannon runs here.
+// Each round runs every target once, in an order that rotates from round to round so
+// machine drift favours none; a ratio is taken within each round, and the median of those
+// per-round ratios is the figure (min and max beside it). Every measured run follows an
+// unmeasured warm-up run on the same target (BENCH_ROUND_WARMUP seconds, every peer alike),
+// so a figure is not taken while 50 fresh connections open and the server recovers from
+// serving another.
 import { call, flow } from './flow.mjs'
 import {
   fmt,
@@ -21,8 +24,10 @@ import {
   ratios,
   spread,
   startBenchServer,
+  startSandboxCli,
   verdict,
 } from './lib.mjs'
+import { startMockoon } from './mockoon.mjs'
 import { startPrism } from './prism.mjs'
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
@@ -68,45 +73,41 @@ async function cardHolder(base) {
 }
 
 export async function run() {
-  const bare = await startBenchServer('bare')
-  const sandbox = await startBenchServer('sandbox')
+  const sandbox = await startSandboxCli()
   const prism = await startPrism()
-  let barePage
+  let bare
+  let mockoon
   try {
     const bearer = await cardHolder(sandbox.url)
-    const pageRoute = routes.find((r) => r.name === 'transactions')
-    const page = await httpGet(
-      sandbox.url + pageRoute.path,
-      { ...partnerHeaders, ...bearer },
-      5_000,
-    )
-    barePage = await startBenchServer('bare-page', { BENCH_PAGE: page.body })
+    const headersOf = (r) => ({ ...partnerHeaders, ...(r.session ? bearer : {}) })
+    const pages = {}
+    for (const r of routes) {
+      const page = await httpGet(sandbox.url + r.path, headersOf(r), 5_000)
+      if (page.status !== 200) throw new Error(`${r.path} answered ${page.status}: ${page.body}`)
+      pages[r.path] = page.body
+      r.bytes = Buffer.byteLength(page.body)
+    }
+    bare = await startBenchServer('bare-page', { BENCH_PAGES: JSON.stringify(pages) })
+    const me = routes.find((r) => r.name === 'me')
+    mockoon = await startMockoon({ [me.path]: pages[me.path] }, me.path)
     const targets = [
-      { key: 'bare', label: 'bare Hono  GET /ok (one JSON route)', url: `${bare.url}/ok` },
+      ...routes.flatMap((r) => [
+        {
+          key: `bare.${r.name}`,
+          label: `bare Hono  ${r.label.split(' (')[0]} (the same ${fmt(r.bytes)} bytes)`,
+          url: bare.url + r.path,
+        },
+        { key: `sandbox.${r.name}`, label: `sandbox    ${r.label}`, url: sandbox.url + r.path },
+        { key: `prism.${r.name}`, label: `Prism      ${r.label}`, url: prism.url + r.path },
+      ]),
       {
-        key: 'barePage',
-        label: `bare Hono  GET /page (the same ${fmt(page.body.length)}-byte page, pre-serialized; context)`,
-        url: `${barePage.url}/page`,
+        key: 'mockoon.me',
+        label: `Mockoon    ${me.label.split(' (')[0]}`,
+        url: mockoon.url + me.path,
       },
-      ...routes.flatMap((r) => {
-        const headers = { ...partnerHeaders, ...(r.session ? bearer : {}) }
-        return [
-          {
-            key: `sandbox.${r.name}`,
-            label: `sandbox    ${r.label}`,
-            url: sandbox.url + r.path,
-            headers,
-          },
-          {
-            key: `prism.${r.name}`,
-            label: `Prism      ${r.label}`,
-            url: prism.url + r.path,
-            headers,
-          },
-        ]
-      }),
     ]
     for (const t of targets) {
+      t.headers = headersOf(routes.find((r) => t.key.endsWith(`.${r.name}`)))
       // One checked request first: a benchmark of 401s would be meaningless.
       const probe = await httpGet(t.url, t.headers, 5_000)
       if (probe.status !== 200)
@@ -136,11 +137,12 @@ export async function run() {
     const byKey = Object.fromEntries(targets.map((t) => [t.key, t]))
     const rps = (key) => byKey[key].runs.map((r) => r.rps)
     const figures = routes.map((r) => {
-      const vsBare = spread(ratios(rps(`sandbox.${r.name}`), rps('bare')))
+      const vsBare = spread(ratios(rps(`sandbox.${r.name}`), rps(`bare.${r.name}`)))
       const vsPrism = spread(ratios(rps(`sandbox.${r.name}`), rps(`prism.${r.name}`)))
       return {
         route: r.label,
         rps: median(rps(`sandbox.${r.name}`)),
+        bareRps: median(rps(`bare.${r.name}`)),
         prismRps: median(rps(`prism.${r.name}`)),
         vsBare,
         vsBareTarget: r.vsBare,
@@ -150,14 +152,13 @@ export async function run() {
         vsPrismPass: vsPrism.median >= VS_PRISM,
       }
     })
-    const bareRps = median(rps('bare'))
-    const samePage = {
-      rps: median(rps('barePage')),
-      vsBare: spread(ratios(rps('barePage'), rps('bare'))),
-      sandboxVsSamePage: spread(ratios(rps('sandbox.transactions'), rps('barePage'))),
+    const vsMockoon = {
+      route: me.label,
+      rps: median(rps('mockoon.me')),
+      ratio: spread(ratios(rps('sandbox.me'), rps('mockoon.me'))),
     }
     printTable(
-      `HTTP throughput (autocannon in this process: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, each after a ${ROUND_WARMUP} s warm-up run on that target; each server a child process)`,
+      `HTTP throughput (autocannon in this process: ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, each after a ${ROUND_WARMUP} s warm-up run on that target; each server a child process; the sandbox is the CLI with default flags)`,
       [
         'target',
         'median req/s',
@@ -182,7 +183,7 @@ export async function run() {
           `${f.route} vs bare Hono: ${fmtRatio(f.vsBare)}  (target >= ${f.vsBareTarget}x)  ${verdict(f.vsBarePass)}`,
           `${f.route} vs Prism:     ${fmtRatio(f.vsPrism, 1)}  (target >= ${VS_PRISM}x)  ${verdict(f.vsPrismPass)}`,
         ]),
-        `context, no target: bare Hono sending the same transactions page runs at ${fmtRatio(samePage.vsBare)} of bare Hono; the sandbox's page at ${fmtRatio(samePage.sandboxVsSamePage)} of that`,
+        `${me.label} vs Mockoon: ${fmtRatio(vsMockoon.ratio, 1)}  (no target)`,
         ...targets
           .filter((t) => t.runs.some((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0))
           .map((t) => `WARNING: ${t.label} had non-2xx answers or errors; its figure is suspect`),
@@ -193,12 +194,11 @@ export async function run() {
       rounds: ROUNDS,
       seconds: SECONDS,
       roundWarmup: ROUND_WARMUP,
-      bareRps,
       routes: figures,
-      samePage,
+      vsMockoon,
     }
   } finally {
-    for (const child of [bare.child, sandbox.child, prism.child, barePage?.child]) {
+    for (const child of [bare?.child, sandbox.child, prism.child, mockoon?.child]) {
       if (child) await killChild(child)
     }
     await killAllChildren()

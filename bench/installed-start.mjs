@@ -39,8 +39,7 @@ function install() {
   return { dir, bin: join(app, 'node_modules', 'partner-sandbox', 'bin', 'partner-sandbox.mjs') }
 }
 
-const once = (bin) =>
-  timeToFirst200([bin, '--port', '0', '--log-level', 'silent'], SANDBOX_BANNER_URL, DEADLINE_MS)
+const once = (bin) => timeToFirst200([bin, '--port', '0'], SANDBOX_BANNER_URL, DEADLINE_MS)
 
 export async function run() {
   const installStarted = performance.now()

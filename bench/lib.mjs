@@ -137,6 +137,26 @@ export async function startBenchServer(name, env) {
   return { child, url: assertLoopback(match[1]) }
 }
 
+/**
+ * The sandbox as a user runs it: `node bin/partner-sandbox.mjs` (the dist/ bundle), default
+ * flags but a free port and a rate limit no benchmark reaches (the default partner's 1,000 a
+ * minute would answer 429s; the limiter still runs and sends its headers). The request log
+ * goes to stderr at `info` as by default; this process reads the pipe (and keeps its start).
+ * Returns { child, url }.
+ */
+export async function startSandboxCli(extraArgs = []) {
+  const child = spawnNode([
+    join(root, 'bin', 'partner-sandbox.mjs'),
+    '--port',
+    '0',
+    '--rate-limit',
+    '1000000000',
+    ...extraArgs,
+  ])
+  const { match } = await waitForStdout(child, SANDBOX_BANNER_URL, 60_000)
+  return { child, url: assertLoopback(match[1]) }
+}
+
 // ---------------------------------------------------------------------------------------------
 // HTTP
 

@@ -6,6 +6,7 @@ import { cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { run as coldStart } from './cold-start.mjs'
 import { run as happyPath } from './happy-path.mjs'
+import { run as history } from './history.mjs'
 import { run as httpThroughput } from './http-throughput.mjs'
 import { run as httpWrites } from './http-writes.mjs'
 import { run as installedStart } from './installed-start.mjs'
@@ -31,6 +32,7 @@ if (machine.loadAverageAtStart[0] > 0.5)
 
 try {
   const http = await httpThroughput()
+  const histories = await history()
   const writes = await httpWrites()
   const start = await coldStart()
   const installed = await installedStart()
@@ -38,29 +40,24 @@ try {
   const flows = await happyPath()
   const rows = [
     ...http.routes.map((r) => [
-      `${r.route} vs bare Hono`,
+      `${r.route} vs bare Hono sending the same bytes (CLI, default flags)`,
       fmtRatio(r.vsBare),
       `>= ${r.vsBareTarget}x`,
       verdict(r.vsBarePass),
     ]),
-    [
-      'Context: bare Hono sending that same transactions page, pre-serialized, vs bare Hono',
-      fmtRatio(http.samePage.vsBare),
-      'none',
-      '-',
-    ],
-    [
-      'GET /partner/cards/transactions vs that same-page bare Hono',
-      fmtRatio(http.samePage.sandboxVsSamePage),
-      'none',
-      '-',
-    ],
+    ...histories.figures.map((f) => [
+      f.label,
+      fmtRatio(f.ratio),
+      f.target ? `>= ${f.target}x` : 'none',
+      f.target ? verdict(f.pass) : '-',
+    ]),
     ...http.routes.map((r) => [
       `${r.route} vs Prism`,
       fmtRatio(r.vsPrism, 1),
       `>= ${r.vsPrismTarget}x`,
       verdict(r.vsPrismPass),
     ]),
+    [`${http.vsMockoon.route} vs Mockoon`, fmtRatio(http.vsMockoon.ratio, 1), 'none', '-'],
     [
       'Happy-path flows/s over HTTP (load generator in its own process)',
       fmt(flows.rate),
@@ -133,7 +130,7 @@ try {
   }))
   writeFileSync(
     file,
-    `${JSON.stringify({ machine: { ...machine, loadAverageAtEnd: loadavg() }, seconds, summary, http, writes, start, installed, webhooks, flows }, null, 2)}\n`,
+    `${JSON.stringify({ machine: { ...machine, loadAverageAtEnd: loadavg() }, seconds, summary, http, histories, writes, start, installed, webhooks, flows }, null, 2)}\n`,
   )
   console.log(`\nfigures written to ${file}`)
 } finally {

@@ -1,5 +1,5 @@
-// Webhook fan-out: events × ENDPOINTS endpoints delivered to a local receiver. The sandbox and
-// the receiver are child processes; this process asks for the events (POST /_sandbox/events)
+// Webhook fan-out: events × ENDPOINTS endpoints delivered to a local receiver. The sandbox (the
+// CLI with default flags) and the receiver are child processes; this process asks for the events (POST /_sandbox/events)
 // at a steady pace of RATE events/s for SECONDS. Each event carries the time it was asked
 // for, so the receiver measures the event -> delivery delay. Throughput (deliveries/s, from
 // the first ask to the last delivery) and the p50 delay come from the same phase: the p50 is
@@ -15,6 +15,7 @@ import {
   partnerHeaders,
   printTable,
   startBenchServer,
+  startSandboxCli,
   verdict,
   waitForStdout,
 } from './lib.mjs'
@@ -76,7 +77,7 @@ async function phase(sandbox, receiver, partnerId, events, rate) {
 }
 
 export async function run() {
-  const sandbox = await startBenchServer('sandbox')
+  const sandbox = await startSandboxCli()
   const receiver = await startBenchServer('receiver')
   try {
     const me = await (

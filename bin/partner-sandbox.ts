@@ -79,6 +79,7 @@ async function main() {
     if (stopping) return
     stopping = true
     sandbox.deps.logger.info(`${signal}: stopping`)
+    // close() also writes out the log lines still queued (log-destination.ts), this one too.
     await sandbox.close()
     process.exit(0)
   }

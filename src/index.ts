@@ -22,6 +22,7 @@ import { humanMessage, valueAt } from './http/issue-messages.js'
 import { RequestJournal } from './http/request-journal.js'
 import { requestOrigins } from './http/request-origin.js'
 import { guardSlowBodies, slowClientServerOptions } from './http/slow-clients.js'
+import { flushLogs } from './log-destination.js'
 import { createLogger } from './logger.js'
 import { createRandom } from './random.js'
 import type { SandboxOptions } from './sandbox-options.js'
@@ -185,6 +186,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       deps.dispatcher.stop()
       deps.sweeper.stop()
       await store.close()
+      // Lines on stderr are written asynchronously: the last ones are out before close resolves.
+      if (!config.onLog) await flushLogs()
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { logFormats, logLevels } from './config.js'
+import { writeStderrLine } from './log-destination.js'
 
 export type LogLevel = (typeof logLevels)[number]
 export type LogFormat = (typeof logFormats)[number]
@@ -32,15 +33,15 @@ const colors: Record<string, string> = {
 }
 
 /**
- * Lines on stderr (stdout stays free for the banner). A hand-written writer rather than pino:
- * pino's worth is its worker-thread transports, which the esbuild-bundled CLI cannot load, and
- * its synchronous mode is this same JSON.stringify of one object per line; pino-pretty would
- * add a dozen packages to the tarball for the pretty format. Callers never pass secrets
- * (bodies go through redact() first).
+ * Lines on stderr (stdout stays free for the banner), buffered and written asynchronously
+ * (log-destination.ts). A hand-written formatter rather than pino: pino's formatting is this
+ * same JSON.stringify of one object per line, and pino-pretty would add a dozen packages to
+ * the tarball for the pretty format; its writer, sonic-boom, is what we use. Callers never
+ * pass secrets (bodies go through redact() first).
  */
 export function createLogger(
   levelOrOptions: LogLevel | LoggerOptions,
-  write = (line: string) => process.stderr.write(`${line}\n`),
+  write: (line: string) => void = writeStderrLine,
 ): Logger {
   const options = typeof levelOrOptions === 'string' ? { level: levelOrOptions } : levelOrOptions
   const { level, format = 'pretty', color = false } = options

@@ -1,5 +1,8 @@
-// The sandbox under test, built from dist/ exactly as a user would run it programmatically,
-// with rate limiting off. BENCH_SANDBOX_OPTIONS (JSON) adds options (data file, fixtures).
+// The sandbox of the write benchmark (http-writes), which needs a hand inside the process
+// (memory, event-loop delay, a compaction on demand): started from dist/ as the CLI starts it,
+// with the CLI's defaults (request log at `info` on stderr, read by the bench) and its heap
+// policy (src/cli/heap-policy.ts: the same flag), rate limiting off. Every other benchmark
+// runs the CLI itself (startSandboxCli). BENCH_SANDBOX_OPTIONS (JSON) adds options.
 // Prints `READY <url>` once listening; exits when stdin (its lifeline to the bench) closes.
 // Lines on stdin are commands, each answered with one line of JSON:
 // - `STATS`: RSS and heap in bytes; `ELD`: event-loop delay (ms) since the last `ELD RESET`;
@@ -7,10 +10,12 @@
 //   journal threshold would, so the event-loop delay of a compaction under load is measured.
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
+import { setFlagsFromString } from 'node:v8'
 import { startSandbox } from '../../dist/bundle/index.js'
 
 const extra = JSON.parse(process.env.BENCH_SANDBOX_OPTIONS ?? '{}')
-const sandbox = await startSandbox({ port: 0, logLevel: 'silent', rateLimit: 'off', ...extra })
+const sandbox = await startSandbox({ port: 0, rateLimit: 'off', ...extra })
+setFlagsFromString('--heap-growing-percent=50')
 const delay = monitorEventLoopDelay({ resolution: 1 })
 delay.enable()
 process.stdout.write(`READY ${sandbox.url}\n`)

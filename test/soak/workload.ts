@@ -1,15 +1,18 @@
 import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { countRows } from './data-rows.js'
 
 /**
- * The soak's mixed workload against a running sandbox on 127.0.0.1: each worker registers and
- * onboards a user every few rounds, and loops login -> inbox -> verify-otp -> fund -> status
- * -> transactions -> usage/deliveries -> logout over its last 20 users. Every event is
- * delivered to a webhook receiver on 127.0.0.1. Every few seconds a pacer waits for the
- * rounds in progress to end and moves the sandbox clock (by `clockStep`), so the retention
- * windows (a day, 30 days) pass within the run as over weeks of real use, and no login
- * straddles a jump. It counts requests and samples the sandbox's RSS per window.
+ * The soak's workload against a running sandbox on 127.0.0.1: each worker registers and
+ * onboards its own `usersPerWorker` users, then loops login(s) -> inbox -> verify-otp -> fund ->
+ * `purchases` purchases -> status -> transactions -> usage/deliveries -> logout over them, so
+ * every round adds a code, a session and transactions to one of a fixed set of users. Every
+ * event is delivered to a webhook receiver on 127.0.0.1. With `clockStep`, a pacer waits for
+ * the rounds in progress to end every few seconds and moves the sandbox clock, so the
+ * retention windows (a day, 30 days) pass within the run as over weeks of real use, and no
+ * login straddles a jump. It counts requests and samples the sandbox's CPU time, its RSS and
+ * (with `dataFile`) its stored rows per window.
  */
 
 export interface SoakOptions {
@@ -19,6 +22,16 @@ export interface SoakOptions {
   seconds: number
   windowSeconds: number
   workers: number
+  /** Users each worker creates at its start and then cycles through (default 3). */
+  usersPerWorker?: number
+  /** Logins per round, each a new code replacing the last (default 1; the last is verified). */
+  loginsPerRound?: number
+  /** Purchases per round after the funding (default 0). */
+  purchases?: number
+  /** `limit` of each round's transactions read (default 10). */
+  listLimit?: number
+  /** The sandbox's data file: each window then counts the stored rows (read here). */
+  dataFile?: string
   /** Sandbox time added every `clockEverySeconds` (a duration the clock route takes). */
   clockStep?: string
   clockEverySeconds?: number
@@ -31,6 +44,8 @@ export interface SoakWindow {
   /** Requests per CPU second of the sandbox: what a request costs, whatever else runs. */
   perCpuSecond: number
   rssMb: number
+  /** Rows stored at the window's end (with `dataFile`). */
+  rows?: number
 }
 
 export interface SoakReport {
@@ -165,10 +180,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     )
   }
   const round = async (email: string, n: number) => {
+    for (let i = 1; i < (options.loginsPerRound ?? 1); i++)
+      await call('POST', '/api/v1/partner/auth/login', partnerHeaders, {
+        email,
+        password: PASSWORD,
+      })
     const bearer = await login(email)
-    await call('POST', '/api/v1/partner/cards/simulate-fund', bearer, { amount: 1.25 })
+    await call('POST', '/api/v1/partner/cards/simulate-fund', bearer, {
+      amount: 1.25 + (options.purchases ?? 0),
+    })
+    for (let i = 0; i < (options.purchases ?? 0); i++) {
+      await call('POST', '/api/v1/partner/cards/simulate-purchase', bearer, {
+        amount: 1,
+        merchant: { name: `Soak shop ${i}` },
+      })
+    }
     await call('GET', '/api/v1/partner/cards/status', bearer)
-    await call('GET', '/api/v1/partner/cards/transactions?limit=10', bearer)
+    await call('GET', `/api/v1/partner/cards/transactions?limit=${options.listLimit ?? 10}`, bearer)
     if (n % 4 === 0) await call('GET', '/api/v1/partner/usage', partnerHeaders)
     if (n % 4 === 2)
       await call('GET', `/api/v1/partner/webhooks/${webhookId}/deliveries?limit=20`, partnerHeaders)
@@ -181,18 +209,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let idle: (() => void) | undefined
   const deadline = Date.now() + options.seconds * 1000
   const worker = async () => {
-    const pool: string[] = []
+    const users: string[] = []
+    for (let i = 0; i < (options.usersPerWorker ?? 3); i++) {
+      const email = await newUser()
+      await onboard(email, await login(email))
+      users.push(email)
+    }
     for (let n = 0; Date.now() < deadline; n++) {
       while (gate) await gate
       active++
       try {
-        if (pool.length < 3 || n % 10 === 0) {
-          const email = await newUser()
-          await onboard(email, await login(email))
-          pool.push(email)
-          if (pool.length > 20) pool.shift()
-        }
-        await round(pool[n % pool.length] as string, n)
+        await round(users[n % users.length] as string, n)
       } finally {
         active--
         if (active === 0) idle?.()
@@ -227,6 +254,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       perSecond: Math.round(inWindow / options.windowSeconds),
       perCpuSecond: used > 0 ? Math.round(inWindow / used) : 0,
       rssMb: rssMb(options.pid),
+      ...(options.dataFile ? { rows: countRows(options.dataFile) } : {}),
     })
     inWindow = 0
   }, options.windowSeconds * 1000)
