@@ -3,6 +3,7 @@ import { clockRoutes } from './clock-routes.js'
 import { controlDeliveryRoutes } from './delivery-routes.js'
 import { journalRoutes } from './journal-routes.js'
 import { controlMoneyRoutes } from './money-routes.js'
+import { controlOnboardingRoutes } from './onboarding-routes.js'
 import { dashboardRoutes } from './pages/routes.js'
 import { partnerClockRoutes } from './partner-clock-routes.js'
 import { partnerRoutes } from './partner-routes.js'
@@ -27,6 +28,7 @@ export function controlPlane(deps: Deps) {
   app.route('/', partnerClockRoutes(deps))
   app.route('/', partnerStateRoutes(deps))
   app.route('/', controlUserRoutes(deps))
+  app.route('/', controlOnboardingRoutes(deps))
   app.route('/', controlWebhookRoutes(deps))
   app.route('/', controlDeliveryRoutes(deps))
   app.route('/', controlMoneyRoutes(deps))

@@ -1,9 +1,11 @@
 /**
  * The hosted onboarding page's script (plain browser JS, inlined with a CSP nonce). It
  * reads its configuration from `data-config` on <main>, posts each step with the access
- * token, shows the outcome, and tells the host app: React Native WebView, iOS WKWebView
+ * token, and tells the host app how the flow ended: React Native WebView, iOS WKWebView
  * (`webkit.messageHandlers.partnerSandbox`), a parent window (iframe) or an opener (popup)
  * on one of the partner's allowed origins, and a redirect when a redirect_uri was given.
+ * The flow's end is not the onboarding's: the partner completes it (or auto_complete does),
+ * so the page says the result went to the app and polls its own status until then.
  */
 export const onboardingScript = String.raw`
 (function () {
@@ -70,6 +72,22 @@ export const onboardingScript = String.raw`
     return url.toString();
   }
 
+  // Exact allowed origins, plus the framing (or opening) page's own origin when an any-port
+  // entry such as http://localhost:* allows it: postMessage needs an exact target origin.
+  function targetOrigins() {
+    var found = config.allowedOrigins.slice();
+    var seen = [];
+    try { if (location.ancestorOrigins && location.ancestorOrigins.length) seen.push(location.ancestorOrigins[0]); } catch (e) {}
+    try { if (document.referrer) seen.push(new URL(document.referrer).origin); } catch (e) {}
+    seen.forEach(function (origin) {
+      var url;
+      try { url = new URL(origin); } catch (e) { return; }
+      var pattern = url.protocol + '//' + url.hostname + ':*';
+      if (config.originPatterns.indexOf(pattern) >= 0 && found.indexOf(url.origin) < 0) found.push(url.origin);
+    });
+    return found;
+  }
+
   function signal(message) {
     var text = JSON.stringify(message);
     try { if (window.ReactNativeWebView) window.ReactNativeWebView.postMessage(text); } catch (e) {}
@@ -84,25 +102,81 @@ export const onboardingScript = String.raw`
     // allowed origins may read the result (postMessage drops it for any other origin).
     [window.parent !== window ? window.parent : null, window.opener].forEach(function (host) {
       if (!host) return;
-      config.allowedOrigins.forEach(function (origin) {
+      targetOrigins().forEach(function (origin) {
         try { host.postMessage(message, origin); } catch (e) {}
       });
     });
     window.__onboardingResult = message;
   }
 
-  var titles = {
-    approved: ['You are approved', 'Your card is being issued. You can return to the app.'],
-    declined: ['We could not approve you', 'Your application was not approved.'],
-    manual_review: ['Your application is in review', 'We will let you know the outcome shortly.']
-  };
+  var app = config.partnerName;
+  var reasonText = function (reason) { return reason ? ' (' + reason.replace(/_/g, ' ') + ')' : ''; };
+
+  // What the page says, from the onboarding's real state: until the partner completes it,
+  // only that the answers were sent (a decline is the flow's own, so it is said at once).
+  function render(message, state) {
+    var result = document.querySelector('[data-testid="result"]');
+    var title, detail, note, name;
+    if (state.status === 'completed') {
+      name = 'completed';
+      title = 'You are approved';
+      detail = (state.card ? 'Your card ending ' + state.card.last4 + ' is issued.' : 'Your card is issued.') +
+        ' You can return to ' + app + '.';
+      note = '';
+    } else if (state.status === 'failed') {
+      name = 'failed';
+      title = 'We could not approve you';
+      detail = 'Your application was not approved' + reasonText(state.failure_reason) + '.';
+      note = 'You can return to ' + app + '.';
+    } else if (state.status === 'manual_review') {
+      name = 'manual_review';
+      title = 'Your application is in review';
+      detail = 'We will let you know the outcome shortly.';
+      note = 'You can return to ' + app + '; it shows the outcome when the review ends.';
+    } else if (state.status === 'canceled') {
+      name = 'stopped';
+      title = 'This application was replaced';
+      detail = 'A newer application was started. Continue in ' + app + '.';
+      note = '';
+    } else if (message.outcome === 'declined') {
+      name = 'waiting';
+      title = 'We could not approve you';
+      detail = 'Your application was not approved' + reasonText(message.reason) + '.';
+      note = 'The result was sent to ' + app + '.';
+    } else {
+      name = 'waiting';
+      title = 'Application sent';
+      detail = 'Your answers were sent to ' + app + '. Your card is issued once ' + app + ' confirms your application.';
+      note = 'Waiting for ' + app + ' to confirm…';
+    }
+    result.setAttribute('data-outcome', message.outcome);
+    result.setAttribute('data-state', name);
+    document.querySelector('[data-testid="result-title"]').textContent = title;
+    document.querySelector('[data-testid="result-detail"]').textContent = detail;
+    document.querySelector('[data-testid="result-state"]').textContent = note;
+    return name;
+  }
+
+  // Polls GET statusUrl (this onboarding only, with its access token) until its state is final.
+  function watch(message, state) {
+    var name = render(message, state);
+    if (name === 'completed' || name === 'failed' || name === 'stopped') return;
+    setTimeout(function () {
+      fetch(config.statusUrl, { headers: { authorization: 'Bearer ' + config.accessToken } })
+        .then(function (res) {
+          if (res.ok) return res.json().then(function (next) { watch(message, next); });
+          if (res.status === 401 || res.status === 403) {
+            document.querySelector('[data-testid="result-state"]').textContent =
+              'This page can no longer check the status of your application: ' + app + ' shows it.';
+            document.querySelector('[data-testid="result"]').setAttribute('data-state', 'unknown');
+            return;
+          }
+          watch(message, state);
+        }, function () { watch(message, state); });
+    }, 1500);
+  }
 
   function finish(message) {
-    var result = document.querySelector('[data-testid="result"]');
-    result.setAttribute('data-outcome', message.outcome);
-    document.querySelector('[data-testid="result-title"]').textContent = titles[message.outcome][0];
-    document.querySelector('[data-testid="result-detail"]').textContent =
-      titles[message.outcome][1] + (message.reason ? ' (' + message.reason.replace(/_/g, ' ') + ')' : '');
     var next = document.querySelector('[data-testid="result-continue"]');
     next.hidden = !config.redirectUri;
     show('result');
@@ -110,6 +184,7 @@ export const onboardingScript = String.raw`
     if (config.redirectUri) {
       next.addEventListener('click', function () { location.assign(redirectUrl(message)); });
     }
+    watch(message, config.state);
   }
 
   function advance(json) {
