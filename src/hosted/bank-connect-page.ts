@@ -138,8 +138,8 @@ export function bankConnectPage(
   <header><strong data-testid="partner-name">${partner}</strong><small>Bank connection</small></header>
   <section data-view="banks" data-testid="connect-banks">
     <h1>Connect your bank</h1>
-    <p>${partner} asks to connect a bank account to your card.
-    <small>Test environment: no real bank is contacted.</small></p>
+    <p>${partner} asks to connect a bank account to your card.</p>
+    <p><small>Test environment: no real bank is contacted.</small></p>
     <div class="list">
       ${institutions.map((i) => html`<button type="button" data-institution="${i.id}" data-testid="bank-${i.id}">${i.name}</button>`)}
     </div>

@@ -38,6 +38,7 @@ const styles = `
   [data-state="waiting"] h1, [data-state="manual_review"] h1 { color: var(--ink); }
   [data-state="completed"] h1 { color: #15803d; }
   [data-state="failed"] h1 { color: #b91c1c; }
+  [data-testid="result-state"]:empty { display: none; }
   [data-testid="result-state"] { display: flex; gap: 8px; align-items: center; color: var(--muted); font-size: 14px; }
   [data-state="waiting"] [data-testid="result-state"]::before { content: ''; width: 10px; height: 10px; flex: none; border-radius: 50%; background: var(--brand); animation: pulse 1.2s ease-in-out infinite; }
   @keyframes pulse { 50% { opacity: .25; } }
