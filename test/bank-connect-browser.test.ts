@@ -382,9 +382,7 @@ describeWithBrowser('hosted bank connect in a real browser (phone viewport)', ()
       const opener = await context.newPage()
       await opener.goto(`${sandbox?.url}/_sandbox/health`)
       const popupOpened = context.waitForEvent('page')
-      await opener.evaluate((url) => {
-        window.open(url, 'bank')
-      }, s.connect_url)
+      await opener.evaluate(`window.open(${JSON.stringify(s.connect_url)}, 'bank')`)
       const popup = await popupOpened
       await popup.getByTestId(`bank-${FIRST_BANK}`).click({ timeout: UI_TIMEOUT })
       const [account] = await visibleAccounts(popup)

@@ -8,7 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page, Response } from 'playwright-core'
+import type { Browser, FrameLocator, Page, Response } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
@@ -206,6 +206,18 @@ async function deliveryOf(call: Call, receiver: Receiver, type: string, timeoutM
     await call('POST', '/_sandbox/webhooks/flush', { creds: null })
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
+}
+
+/** Every step of the hosted flow, accepted, in a page or a frame; `answers` of underwriting. */
+async function walkFlow(scope: Page | FrameLocator, answers: [string, string, string]) {
+  await scope.getByTestId('identity-confirm').check({ timeout: UI_TIMEOUT })
+  await scope.getByTestId('identity-submit').click()
+  await scope.getByTestId('employment-status').selectOption(answers[0])
+  await scope.getByTestId('annual-income').selectOption(answers[1])
+  await scope.getByTestId('source-of-funds').selectOption(answers[2])
+  await scope.getByTestId('underwriting-submit').click()
+  await scope.getByTestId('agreement-accept').check({ timeout: UI_TIMEOUT })
+  await scope.getByTestId('agreement-submit').click()
 }
 
 describeWithBrowser('hosted onboarding in a real browser, embedded in a partner page', () => {
@@ -605,14 +617,7 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
       const start = await startOnboarding(call, bearer, onboardingApplicant(user))
       await page.goto(devServer.pageFor(start.onboardingEmbedUrl))
       const frame = page.frameLocator('#onboarding')
-      await frame.getByTestId('identity-confirm').check({ timeout: UI_TIMEOUT })
-      await frame.getByTestId('identity-submit').click()
-      await frame.getByTestId('employment-status').selectOption('student')
-      await frame.getByTestId('annual-income').selectOption('under_25k')
-      await frame.getByTestId('source-of-funds').selectOption('savings')
-      await frame.getByTestId('underwriting-submit').click()
-      await frame.getByTestId('agreement-accept').check({ timeout: UI_TIMEOUT })
-      await frame.getByTestId('agreement-submit').click()
+      await walkFlow(frame, ['student', 'under_25k', 'savings'])
       await frame
         .locator('[data-testid="result"][data-state="waiting"]')
         .waitFor({ timeout: UI_TIMEOUT })
@@ -657,14 +662,7 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
       expect(res.status, res.text).toBe(200)
       await page.goto(res.json.data.onboardingEmbedUrl)
       expect(await page.getByTestId('partner-name').textContent()).toBe('Tab Wallet')
-      await page.getByTestId('identity-confirm').check({ timeout: UI_TIMEOUT })
-      await page.getByTestId('identity-submit').click()
-      await page.getByTestId('employment-status').selectOption('employed')
-      await page.getByTestId('annual-income').selectOption('50k_100k')
-      await page.getByTestId('source-of-funds').selectOption('salary')
-      await page.getByTestId('underwriting-submit').click()
-      await page.getByTestId('agreement-accept').check({ timeout: UI_TIMEOUT })
-      await page.getByTestId('agreement-submit').click()
+      await walkFlow(page, ['employed', '50k_100k', 'salary'])
       await page
         .locator('[data-testid="result"][data-state="completed"]')
         .waitFor({ timeout: UI_TIMEOUT })
@@ -675,6 +673,29 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
         `Your card ending ${status.json.data.card.last4} is issued. You can return to Tab Wallet.`,
       )
       await screenshot(page, 'plain-tab-auto-complete')
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  it(
+    'opened after the partner completed without the hosted flow: the page shows the outcome, not a blank step',
+    async () => {
+      const { call, page } = await setup()
+      const { user, bearer } = await registerAndLogin(call)
+      const start = await startOnboarding(call, bearer, onboardingApplicant(user))
+      const done = await call('POST', `${ONBOARDING}/${start.onboardingId}/complete`, {
+        headers: bearer,
+        body: { result: 'pass', data: { from: 'backend' }, agreement_accepted: true },
+      })
+      expect(done.status, done.text).toBe(200)
+      await page.goto(start.onboardingEmbedUrl)
+      await page
+        .locator('[data-testid="result"][data-state="completed"]')
+        .waitFor({ timeout: UI_TIMEOUT })
+      expect(await page.getByTestId('result-title').textContent()).toBe('You are approved')
+      expect(await page.getByTestId('result-detail').textContent()).toContain(
+        `Your card ending ${done.json.data.card.last4} is issued.`,
+      )
     },
     BROWSER_TEST_TIMEOUT,
   )

@@ -1,5 +1,6 @@
 import { html, raw } from 'hono/html'
 import type { OfferedAccount } from '../domain/bank-connect.js'
+import { targetOriginsScript } from './target-origins-script.js'
 
 /**
  * The public bank-connect page: pick a bank, pick an account, connect, then back to the
@@ -19,20 +20,7 @@ const script = String.raw`
     box.textContent = message || '';
     box.hidden = !message;
   }
-  // Exact allowed origins, plus the framing or opening page's origin when an any-port entry
-  // (http://localhost:*) allows it: postMessage needs an exact target origin.
-  function targetOrigins() {
-    var found = config.allowedOrigins.slice();
-    var seen = [];
-    try { if (location.ancestorOrigins && location.ancestorOrigins.length) seen.push(location.ancestorOrigins[0]); } catch (e) {}
-    try { if (document.referrer) seen.push(new URL(document.referrer).origin); } catch (e) {}
-    seen.forEach(function (origin) {
-      var url;
-      try { url = new URL(origin); } catch (e) { return; }
-      if (config.originPatterns.indexOf(url.protocol + '//' + url.hostname + ':*') >= 0 && found.indexOf(url.origin) < 0) found.push(url.origin);
-    });
-    return found;
-  }
+${targetOriginsScript}
   document.querySelector('[data-testid="connect-return"]').addEventListener('click', function () {
     window.close();
   });

@@ -36,6 +36,7 @@ const styles = `
   [data-outcome="declined"] h1 { color: #b91c1c; }
   [data-outcome="manual_review"] h1 { color: #b45309; }
   [data-state="waiting"] h1, [data-state="manual_review"] h1 { color: var(--ink); }
+  [data-state="sent"] h1 { color: #b91c1c; }
   [data-state="completed"] h1 { color: #15803d; }
   [data-state="failed"] h1 { color: #b91c1c; }
   [data-testid="result-state"]:empty { display: none; }

@@ -1,3 +1,5 @@
+import { targetOriginsScript } from './target-origins-script.js'
+
 /**
  * The hosted onboarding page's script (plain browser JS, inlined with a CSP nonce). It
  * reads its configuration from `data-config` on <main>, posts each step with the access
@@ -72,21 +74,7 @@ export const onboardingScript = String.raw`
     return url.toString();
   }
 
-  // Exact allowed origins, plus the framing (or opening) page's own origin when an any-port
-  // entry such as http://localhost:* allows it: postMessage needs an exact target origin.
-  function targetOrigins() {
-    var found = config.allowedOrigins.slice();
-    var seen = [];
-    try { if (location.ancestorOrigins && location.ancestorOrigins.length) seen.push(location.ancestorOrigins[0]); } catch (e) {}
-    try { if (document.referrer) seen.push(new URL(document.referrer).origin); } catch (e) {}
-    seen.forEach(function (origin) {
-      var url;
-      try { url = new URL(origin); } catch (e) { return; }
-      var pattern = url.protocol + '//' + url.hostname + ':*';
-      if (config.originPatterns.indexOf(pattern) >= 0 && found.indexOf(url.origin) < 0) found.push(url.origin);
-    });
-    return found;
-  }
+${targetOriginsScript}
 
   function signal(message) {
     var text = JSON.stringify(message);
@@ -114,47 +102,39 @@ export const onboardingScript = String.raw`
 
   // What the page says, from the onboarding's real state: until the partner completes it,
   // only that the answers were sent (a decline is the flow's own, so it is said at once).
-  function render(message, state) {
-    var result = document.querySelector('[data-testid="result"]');
-    var title, detail, note, name;
+  // [state name, title, detail, note]
+  function says(message, state) {
+    var back = 'You can return to ' + app + '.';
+    var declined = function (reason) { return 'Your application was not approved' + reasonText(reason) + '.'; };
     if (state.status === 'completed') {
-      name = 'completed';
-      title = 'You are approved';
-      detail = (state.card ? 'Your card ending ' + state.card.last4 + ' is issued.' : 'Your card is issued.') +
-        ' You can return to ' + app + '.';
-      note = '';
-    } else if (state.status === 'failed') {
-      name = 'failed';
-      title = 'We could not approve you';
-      detail = 'Your application was not approved' + reasonText(state.failure_reason) + '.';
-      note = 'You can return to ' + app + '.';
-    } else if (state.status === 'manual_review') {
-      name = 'manual_review';
-      title = 'Your application is in review';
-      detail = 'We will let you know the outcome shortly.';
-      note = 'You can return to ' + app + '; it shows the outcome when the review ends.';
-    } else if (state.status === 'canceled') {
-      name = 'stopped';
-      title = 'This application was replaced';
-      detail = 'A newer application was started. Continue in ' + app + '.';
-      note = '';
-    } else if (message.outcome === 'declined') {
-      name = 'waiting';
-      title = 'We could not approve you';
-      detail = 'Your application was not approved' + reasonText(message.reason) + '.';
-      note = 'The result was sent to ' + app + '.';
-    } else {
-      name = 'waiting';
-      title = 'Application sent';
-      detail = 'Your answers were sent to ' + app + '. Your card is issued once ' + app + ' confirms your application.';
-      note = 'Waiting for ' + app + ' to confirm…';
+      var card = state.card ? 'Your card ending ' + state.card.last4 + ' is issued.' : 'Your card is issued.';
+      return ['completed', 'You are approved', card + ' ' + back, ''];
     }
+    if (state.status === 'failed') return ['failed', 'We could not approve you', declined(state.failure_reason), back];
+    if (state.status === 'manual_review') {
+      return ['manual_review', 'Your application is in review', 'We will let you know the outcome shortly.',
+        'You can return to ' + app + '; it shows the outcome when the review ends.'];
+    }
+    if (state.status === 'canceled') {
+      return ['stopped', 'This application was replaced', 'A newer application was started. Continue in ' + app + '.', ''];
+    }
+    if (message.outcome === 'declined') {
+      return ['sent', 'We could not approve you', declined(message.reason), 'The result was sent to ' + app + '.'];
+    }
+    return ['waiting', 'Application sent',
+      'Your answers were sent to ' + app + '. Your card is issued once ' + app + ' confirms your application.',
+      'Waiting for ' + app + ' to confirm…'];
+  }
+
+  function render(message, state) {
+    var said = says(message, state);
+    var result = document.querySelector('[data-testid="result"]');
     result.setAttribute('data-outcome', message.outcome);
-    result.setAttribute('data-state', name);
-    document.querySelector('[data-testid="result-title"]').textContent = title;
-    document.querySelector('[data-testid="result-detail"]').textContent = detail;
-    document.querySelector('[data-testid="result-state"]').textContent = note;
-    return name;
+    result.setAttribute('data-state', said[0]);
+    ['result-title', 'result-detail', 'result-state'].forEach(function (testid, i) {
+      document.querySelector('[data-testid="' + testid + '"]').textContent = said[i + 1];
+    });
+    return said[0];
   }
 
   // Polls GET statusUrl (this onboarding only, with its access token) until its state is final.
@@ -229,6 +209,10 @@ export const onboardingScript = String.raw`
   });
 
   if (config.finished) finish(config.finished);
-  else show(config.currentStep);
+  else if (config.currentStep === 'result') {
+    // Completed (or ended) without the hosted flow, e.g. by the API directly: say what it is.
+    show('result');
+    watch({ outcome: config.state.status === 'failed' ? 'declined' : 'approved', reason: null }, config.state);
+  } else show(config.currentStep);
 })();
 `
