@@ -137,11 +137,15 @@ ${targetOriginsScript}
     return said[0];
   }
 
-  // Polls GET statusUrl (this onboarding only, with its access token) until its state is final.
+  // Polls GET statusUrl (this onboarding only, with its access token) until its state is
+  // final: every 1.5 s at first, slowing to every 10 s, so a page left open does not fill
+  // the request journal. Stops when the token no longer opens it (expired after an hour).
+  var delay = 1500;
   function watch(message, state) {
     var name = render(message, state);
     if (name === 'completed' || name === 'failed' || name === 'stopped') return;
     setTimeout(function () {
+      delay = Math.min(10000, Math.round(delay * 1.25));
       fetch(config.statusUrl, { headers: { authorization: 'Bearer ' + config.accessToken } })
         .then(function (res) {
           if (res.ok) return res.json().then(function (next) { watch(message, next); });
@@ -153,7 +157,7 @@ ${targetOriginsScript}
           }
           watch(message, state);
         }, function () { watch(message, state); });
-    }, 1500);
+    }, delay);
   }
 
   function finish(message) {
