@@ -90,7 +90,10 @@ function openWithBearer(deps: Deps, id: string, authorization: string | undefine
   }
 }
 
-/** Journals a public request as its partner's (the token named the onboarding). */
+/**
+ * Journals a public request as its partner's (the token named the onboarding), so the
+ * dashboard lists the hosted page and its calls with the partner's API requests.
+ */
 function attribute(deps: Deps, c: Context<AppEnv>, partnerId: string) {
   const partner = deps.store.get('partners', partnerId)
   if (partner) c.set('partner', partner)
@@ -124,8 +127,7 @@ export function embedRoutes(deps: Deps) {
       )
     }
     const partner = deps.store.get('partners', row.partner_id)
-    // Journaled as the partner's request, so the dashboard lists its hosted pages too.
-    if (partner) c.set('partner', partner)
+    attribute(deps, c, row.partner_id)
     const origins = partnerOrigins(partner?.allowed_origins)
     const redirectUri = c.req.query('redirect_uri') ?? row.redirect_uri
     // A redirect_uri on the URL itself must meet the same rule as one given at start.
