@@ -33,7 +33,7 @@ async function partner(
     slug: p.slug,
     api_key: p.api_key,
     api_secret_hash: await hashSecret(p.api_secret, random),
-    allowed_origins: ['http://localhost:3000', 'http://127.0.0.1:3000'],
+    allowed_origins: ['http://localhost:*', 'http://127.0.0.1:*'],
     webhook_url: null,
     scopes: ['users', 'cards', 'transactions'],
     rate_limit: 1000,

@@ -150,9 +150,32 @@ describeWithBrowser('hosted bank connect in a real browser (phone viewport)', ()
       expect(bankAccount.id).toMatch(/^bank_/)
       expect(bankAccount).not.toHaveProperty('routing_number')
       expect(chosen?.text).toContain(bankAccount.account_name)
-      expect(await page.getByTestId('connect-result-detail').textContent()).toBe(
-        `Sandbox First Bank ${bankAccount.account_name} ••${mask}`,
+      // Bank, account name and number each in their own place, never run together.
+      expect(await page.getByTestId('connect-result-institution').textContent()).toBe(
+        'Sandbox First Bank',
       )
+      expect(await page.getByTestId('connect-result-account').textContent()).toBe(
+        bankAccount.account_name,
+      )
+      expect(await page.getByTestId('connect-result-mask').textContent()).toBe(`•••• ${mask}`)
+      expect(
+        (await page.getByTestId('connect-result-detail').innerText())
+          .split('\n')
+          .map((l) => l.trim()),
+      ).toEqual([
+        'Bank',
+        'Sandbox First Bank',
+        'Account',
+        bankAccount.account_name,
+        'Number',
+        `•••• ${mask}`,
+      ])
+      // The partner is named, and the way back to its app is said (a plain tab cannot close).
+      expect(await page.getByTestId('partner-name').textContent()).toBe('Acme Fintech')
+      expect(await page.getByTestId('connect-return-hint').textContent()).toContain(
+        'return to Acme Fintech',
+      )
+      expect(await page.getByTestId('connect-return').isHidden()).toBe(true)
       const resultShot = await screenshot(page, 'connected')
       expect(existsSync(resultShot)).toBe(true)
 
@@ -347,6 +370,32 @@ describeWithBrowser('hosted bank connect in a real browser (phone viewport)', ()
       expect(list.json.data.data).toHaveLength(1)
       expect(all.find((a) => a.id === secondAccount)?.text).toContain(connected.account_name)
       expect(all.find((a) => a.id === secondAccount)?.text).toContain(`••${connected.account_mask}`)
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  it(
+    'in a popup: "Return to <partner>" closes the window and hands back to the opener',
+    async () => {
+      const s = await connectSession()
+      const context = await phone()
+      const opener = await context.newPage()
+      await opener.goto(`${sandbox?.url}/_sandbox/health`)
+      const popupOpened = context.waitForEvent('page')
+      await opener.evaluate(`window.open(${JSON.stringify(s.connect_url)}, 'bank')`)
+      const popup = await popupOpened
+      await popup.getByTestId(`bank-${FIRST_BANK}`).click({ timeout: UI_TIMEOUT })
+      const [account] = await visibleAccounts(popup)
+      await popup.getByTestId(`account-${account}`).locator('input').check()
+      await popup.getByTestId('connect-submit').click()
+      const back = popup.getByTestId('connect-return')
+      await back.waitFor({ timeout: UI_TIMEOUT })
+      expect(await back.textContent()).toBe('Return to Acme Fintech')
+      await screenshot(popup, 'popup-connected')
+      const closed = popup.waitForEvent('close')
+      await back.click()
+      await closed
+      expect(popup.isClosed()).toBe(true)
     },
     BROWSER_TEST_TIMEOUT,
   )

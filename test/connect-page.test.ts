@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { onboardedUser, testSandbox } from './helpers.js'
+import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
+import { journalOf, onboardedUser, testSandbox } from './helpers.js'
 
 /**
  * The public bank-connect page (spec section 4: needs neither credentials nor a session).
@@ -45,6 +46,21 @@ describe('the public bank-connect page', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toContain('text/html')
     expect(res.text).toContain('data-testid="bank-connect"')
+  })
+
+  it('names the partner, and is journaled under it with the token redacted', async () => {
+    const { call, issue, open } = await setup()
+    const token = await issue()
+    const res = await open(`?token=${encodeURIComponent(token)}`)
+    expect(res.text).toContain('<title>Acme Fintech · Connect your bank</title>')
+    expect(res.text).toContain('data-testid="partner-name">Acme Fintech</strong>')
+    const [entry] = await journalOf(call, { path: PAGE })
+    expect(entry.partner_id).toBe(DEFAULT_PARTNER.id)
+    expect(entry.status).toBe(200)
+    // The page's HTML carries the token for its script: the journal never shows it.
+    const secret = token.split('.')[1] as string
+    expect(JSON.stringify(entry)).not.toContain(secret)
+    expect(JSON.stringify(entry.response.body)).toContain('bctok_[redacted]')
   })
 
   it('a missing or empty token is a 400 page', async () => {

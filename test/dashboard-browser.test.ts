@@ -9,7 +9,17 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { describeWithBrowser, launchBrowser } from './browser.js'
-import { type Call, httpCall, onboardedUser, type Receiver, startReceiver } from './helpers.js'
+import {
+  bearer,
+  type Call,
+  httpCall,
+  onboardedUser,
+  onboardingApplicant,
+  type Receiver,
+  registerAndLogin,
+  startReceiver,
+  UNDERWRITING_ANSWERS,
+} from './helpers.js'
 import { recordRequests, saveScreenshot } from './screenshots.js'
 
 let browser: Browser | undefined
@@ -113,6 +123,113 @@ describeWithBrowser('/_sandbox dashboard in a real browser', () => {
     expect(clock.json.offset_ms).toBeGreaterThanOrEqual(86_400_000)
 
     await saveScreenshot(page, 'dashboard', true)
+    expect(log.outside).toEqual([])
+    await page.close()
+  }, 90_000)
+
+  it('opens a request (redacted), names faults, lists hosted-page requests, origins and endpoints, and completes a finished hosted flow', async () => {
+    if (!browser || !sandbox || !receiver) throw new Error('setup failed')
+    // A user whose hosted flow ended (the page's steps), not yet completed by the partner.
+    const { user, bearer: auth } = await registerAndLogin(call)
+    const ssn = '123-45-6789'
+    const started = await call('POST', '/api/v1/partner/cards/onboarding', {
+      headers: auth,
+      body: onboardingApplicant(user, { ssn }),
+    })
+    expect(started.status, started.text).toBe(200)
+    const { onboardingId, accessToken, onboardingEmbedUrl } = started.json.data
+    const embed = new URL(onboardingEmbedUrl)
+    expect((await call('GET', `${embed.pathname}${embed.search}`, { creds: null })).status).toBe(
+      200,
+    )
+    for (const [step, body] of [
+      ['identity_verification', { confirmed: true }],
+      ['underwriting', UNDERWRITING_ANSWERS],
+      ['agreement', { accepted: true }],
+    ] as const) {
+      const res = await call('POST', `/embed/onboarding/${onboardingId}/steps/${step}`, {
+        creds: null,
+        headers: bearer(accessToken),
+        body,
+      })
+      expect(res.status, res.text).toBe(200)
+    }
+    // A fault on one request: the journal says what it was, not only "error".
+    const fault = await call('POST', '/_sandbox/faults', {
+      creds: null,
+      body: { route: 'GET /api/v1/partner/usage', error_status: 503, next: 1 },
+    })
+    expect(fault.status, fault.text).toBe(201)
+    expect((await call('GET', '/api/v1/partner/usage')).status).toBe(503)
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
+    const log = await recordRequests(page)
+    await page.goto(`${sandbox.url}/_sandbox`)
+    await page.getByTestId('partners-section').waitFor()
+
+    // No empty status line above the sections.
+    expect(await page.getByTestId('status').isVisible()).toBe(false)
+
+    // The partner's allowed origins and webhook endpoints.
+    const acmeRow = page.locator(`[data-testid="partners-row"][data-id="${DEFAULT_PARTNER.id}"]`)
+    expect(await acmeRow.getByTestId('partners-allowed-origins').innerText()).toContain(
+      'http://localhost:*',
+    )
+    expect(await acmeRow.getByTestId('partners-webhook-endpoints').innerText()).toContain(
+      receiver.url,
+    )
+
+    // The fault column says what the fault did.
+    // The newest journal row whose Path cell is exactly `path`.
+    const rowOf = (path: string) =>
+      page
+        .locator('[data-testid="journal-row"]')
+        .filter({ has: page.locator('td:nth-child(3)', { hasText: new RegExp(`^${path}$`) }) })
+        .first()
+    await rowOf('/api/v1/partner/usage').waitFor({ timeout: 10_000 })
+    expect(await rowOf('/api/v1/partner/usage').locator('td').nth(5).textContent()).toMatch(
+      /^error 503 \(flt_/,
+    )
+    // The hosted page and its step calls are listed with the partner's requests.
+    await rowOf('/embed/onboarding').waitFor({ timeout: 10_000 })
+    await rowOf(`/embed/onboarding/${onboardingId}/steps/agreement`).waitFor()
+
+    // A request opens with its headers and bodies, secrets redacted.
+    await rowOf('/api/v1/partner/cards/onboarding').click()
+    const detail = page.getByTestId('request-detail')
+    await detail.waitFor()
+    expect(await page.getByTestId('detail-title').textContent()).toMatch(
+      /^POST \/api\/v1\/partner\/cards\/onboarding → 200/,
+    )
+    const requestBody = (await page.getByTestId('detail-request-body').textContent()) ?? ''
+    expect(JSON.parse(requestBody)).toMatchObject({ ssn: '[redacted]', email: user.email })
+    expect(requestBody).not.toContain(ssn)
+    const requestHeaders = (await page.getByTestId('detail-request-headers').textContent()) ?? ''
+    expect(JSON.parse(requestHeaders)).toMatchObject({
+      'x-partner-secret': '[redacted]',
+      authorization: '[redacted]',
+    })
+    const responseBody = (await page.getByTestId('detail-response-body').textContent()) ?? ''
+    expect(JSON.parse(responseBody).data).toMatchObject({ onboardingId, accessToken: '[redacted]' })
+    expect(responseBody).not.toContain(accessToken)
+    await saveScreenshot(page, 'dashboard-request', true)
+
+    // The finished flow: one click completes it, as the partner's /complete would.
+    const onboardingRow = page.locator(`[data-testid="onboardings-row"][data-id="${onboardingId}"]`)
+    expect(await onboardingRow.getByTestId('onboardings-status').textContent()).toBe('in_progress')
+    await page.getByTestId(`complete-${onboardingId}`).click()
+    await page.waitForLoadState('load')
+    await expect
+      .poll(() => onboardingRow.getByTestId('onboardings-status').textContent(), {
+        timeout: 10_000,
+      })
+      .toBe('completed')
+    const status = await call('GET', '/api/v1/partner/cards/status', { headers: auth })
+    expect(status.json.data).toMatchObject({ kyc_status: 'approved', card: { status: 'active' } })
+    expect(await onboardingRow.getByTestId('onboardings-card').textContent()).toBe(
+      status.json.data.card.id,
+    )
+    expect(await page.getByTestId(`complete-${onboardingId}`).count()).toBe(0)
     expect(log.outside).toEqual([])
     await page.close()
   }, 90_000)

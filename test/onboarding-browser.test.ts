@@ -8,7 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page, Response } from 'playwright-core'
+import type { Browser, FrameLocator, Page, Response } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
@@ -114,9 +114,13 @@ async function startPartnerPage() {
  * allowed_origins, a webhook receiver subscribed to the onboarding and card events, and a
  * phone-sized browser page. Everything is closed after the test.
  */
-async function setup() {
+async function setup(options: { onLog?: (line: string) => void } = {}) {
   if (!browser) throw new Error('The browser did not start (see beforeAll).')
-  const sandbox: RunningSandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+  const sandbox: RunningSandbox = await startSandbox({
+    port: 0,
+    logLevel: options.onLog ? 'warn' : 'silent',
+    ...options,
+  })
   cleanup.push(() => sandbox.close())
   const call = httpCall(sandbox.url)
   const partner = await startPartnerPage()
@@ -204,6 +208,18 @@ async function deliveryOf(call: Call, receiver: Receiver, type: string, timeoutM
   }
 }
 
+/** Every step of the hosted flow, accepted, in a page or a frame; `answers` of underwriting. */
+async function walkFlow(scope: Page | FrameLocator, answers: [string, string, string]) {
+  await scope.getByTestId('identity-confirm').check({ timeout: UI_TIMEOUT })
+  await scope.getByTestId('identity-submit').click()
+  await scope.getByTestId('employment-status').selectOption(answers[0])
+  await scope.getByTestId('annual-income').selectOption(answers[1])
+  await scope.getByTestId('source-of-funds').selectOption(answers[2])
+  await scope.getByTestId('underwriting-submit').click()
+  await scope.getByTestId('agreement-accept').check({ timeout: UI_TIMEOUT })
+  await scope.getByTestId('agreement-submit').click()
+}
+
 describeWithBrowser('hosted onboarding in a real browser, embedded in a partner page', () => {
   beforeAll(async () => {
     browser = await launchBrowser()
@@ -263,11 +279,17 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
       await frame.getByTestId('agreement-accept').check()
       await frame.getByTestId('agreement-submit').click()
 
-      // 4. Result, and the message to the parent page.
+      // 4. Result, and the message to the parent page. The flow's end is not the card: the
+      // page says the answers went to the app and waits for the partner's completion.
       const result = frame.getByTestId('result')
       await result.waitFor({ timeout: UI_TIMEOUT })
       expect(await result.getAttribute('data-outcome')).toBe('approved')
-      expect(await frame.getByTestId('result-title').textContent()).toBe('You are approved')
+      expect(await result.getAttribute('data-state')).toBe('waiting')
+      expect(await frame.getByTestId('result-title').textContent()).toBe('Application sent')
+      expect(await frame.getByTestId('result-detail').textContent()).not.toContain('issued.')
+      expect(await frame.getByTestId('result-state').textContent()).toMatch(
+        /^Waiting for .+ to confirm/,
+      )
 
       const messages = await messagesOf(page)
       expect(messages).toHaveLength(1)
@@ -336,6 +358,16 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
       })
       expect(card).toMatchObject({ id: cardId, status: 'active' })
       expect(card.last4).toMatch(/^\d{4}$/)
+
+      // The page, still open, polled its own status and now shows the real outcome.
+      await frame
+        .locator('[data-testid="result"][data-state="completed"]')
+        .waitFor({ timeout: UI_TIMEOUT })
+      expect(await frame.getByTestId('result-title').textContent()).toBe('You are approved')
+      expect(await frame.getByTestId('result-detail').textContent()).toContain(
+        `Your card ending ${card.last4} is issued.`,
+      )
+      await screenshot(page, 'approved-completed')
       expect(card.exp_month).toBeGreaterThanOrEqual(1)
       expect(card.exp_month).toBeLessThanOrEqual(12)
       expect(card.exp_year).toBeGreaterThan(new Date(sandbox.clock.now()).getUTCFullYear())
@@ -517,9 +549,16 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
   )
 
   it(
-    'refuses to be framed by an origin that is not in allowed_origins (CSP frame-ancestors)',
+    'refuses to be framed by an origin that is not in allowed_origins (CSP frame-ancestors), and logs why',
     async () => {
-      const { sandbox, call, partner, page } = await setup()
+      const lines: string[] = []
+      const { sandbox, call, partner, page } = await setup({ onLog: (l) => lines.push(l) })
+      // Only the partner page's exact origin: the fixtures' any-port entries would allow the
+      // stranger, which is on 127.0.0.1 as well.
+      const only = await call('PATCH', '/api/v1/partner/me', {
+        body: { allowed_origins: [partner.origin] },
+      })
+      expect(only.status, only.text).toBe(200)
       const stranger = await startPartnerPage() // not added to allowed_origins
       const { user, bearer } = await registerAndLogin(call)
       const start = await startOnboarding(call, bearer, onboardingApplicant(user))
@@ -545,6 +584,12 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
       expect(child?.url() ?? '').not.toContain('/embed/onboarding')
       expect(await page.evaluate('window.messages')).toEqual([])
       await screenshot(page, 'frame-refused')
+      // The sandbox said it, naming the refused origin and how to allow it.
+      const warning = lines.find((l) => l.includes('framed by')) ?? ''
+      expect(warning).toContain(stranger.origin)
+      expect(warning).toContain('allowed_origins')
+      expect(warning).toContain('PATCH /api/v1/partner/me')
+      const refusals = lines.filter((l) => l.includes('framed by')).length
 
       // The same link in the allowed partner's page loads (so the refusal above is the CSP).
       await page.goto(partner.pageFor(start.onboardingEmbedUrl))
@@ -553,6 +598,104 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
         status: 'pending',
         steps: { identity_verification: false, underwriting: false, agreement: false },
       })
+      expect(lines.filter((l) => l.includes('framed by'))).toHaveLength(refusals)
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  it(
+    'frames from any 127.0.0.1 port with the fixture origins: the message arrives, the page waits, then shows the control-plane completion',
+    async () => {
+      const { sandbox, call, page } = await setup()
+      // Reset to the fixture entries only (http://localhost:*, http://127.0.0.1:*).
+      const fixtureOnly = await call('PATCH', '/api/v1/partner/me', {
+        body: { allowed_origins: ['http://localhost:*', 'http://127.0.0.1:*'] },
+      })
+      expect(fixtureOnly.status, fixtureOnly.text).toBe(200)
+      const devServer = await startPartnerPage() // a port nobody listed
+      const { user, bearer } = await registerAndLogin(call)
+      const start = await startOnboarding(call, bearer, onboardingApplicant(user))
+      await page.goto(devServer.pageFor(start.onboardingEmbedUrl))
+      const frame = page.frameLocator('#onboarding')
+      await walkFlow(frame, ['student', 'under_25k', 'savings'])
+      await frame
+        .locator('[data-testid="result"][data-state="waiting"]')
+        .waitFor({ timeout: UI_TIMEOUT })
+
+      // postMessage reached the dev server's exact origin, found through the any-port entry.
+      const [message] = await messagesOf(page)
+      expect(message?.origin).toBe(sandbox.url)
+      expect(message?.data).toMatchObject({ onboardingId: start.onboardingId, result: 'pass' })
+
+      // The dashboard's completion (control plane) is what the page then shows.
+      const done = await call('POST', `/_sandbox/onboardings/${start.onboardingId}/complete`, {
+        creds: null,
+        body: {},
+      })
+      expect(done.status, done.text).toBe(200)
+      await frame
+        .locator('[data-testid="result"][data-state="completed"]')
+        .waitFor({ timeout: UI_TIMEOUT })
+      expect(await frame.getByTestId('result-detail').textContent()).toContain(
+        `Your card ending ${done.json.card.last4} is issued.`,
+      )
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  it(
+    'in a plain tab (no redirect_uri, no opener) with auto_complete: the page ends on the real card',
+    async () => {
+      const { call, page } = await setup()
+      const created = await call('POST', '/_sandbox/partners', {
+        creds: null,
+        body: { name: 'Tab Wallet', auto_complete: true },
+      })
+      expect(created.status, created.text).toBe(201)
+      const creds = { key: created.json.api_key, secret: created.json.api_secret }
+      const { user, bearer } = await registerAndLogin(call, {}, creds)
+      const res = await call('POST', ONBOARDING, {
+        creds,
+        headers: bearer,
+        body: onboardingApplicant(user),
+      })
+      expect(res.status, res.text).toBe(200)
+      await page.goto(res.json.data.onboardingEmbedUrl)
+      expect(await page.getByTestId('partner-name').textContent()).toBe('Tab Wallet')
+      await walkFlow(page, ['employed', '50k_100k', 'salary'])
+      await page
+        .locator('[data-testid="result"][data-state="completed"]')
+        .waitFor({ timeout: UI_TIMEOUT })
+      const status = await call('GET', '/api/v1/partner/cards/status', { creds, headers: bearer })
+      expect(status.json.data).toMatchObject({ kyc_status: 'approved', card: { status: 'active' } })
+      expect(await page.getByTestId('result-title').textContent()).toBe('You are approved')
+      expect(await page.getByTestId('result-detail').textContent()).toBe(
+        `Your card ending ${status.json.data.card.last4} is issued. You can return to Tab Wallet.`,
+      )
+      await screenshot(page, 'plain-tab-auto-complete')
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  it(
+    'opened after the partner completed without the hosted flow: the page shows the outcome, not a blank step',
+    async () => {
+      const { call, page } = await setup()
+      const { user, bearer } = await registerAndLogin(call)
+      const start = await startOnboarding(call, bearer, onboardingApplicant(user))
+      const done = await call('POST', `${ONBOARDING}/${start.onboardingId}/complete`, {
+        headers: bearer,
+        body: { result: 'pass', data: { from: 'backend' }, agreement_accepted: true },
+      })
+      expect(done.status, done.text).toBe(200)
+      await page.goto(start.onboardingEmbedUrl)
+      await page
+        .locator('[data-testid="result"][data-state="completed"]')
+        .waitFor({ timeout: UI_TIMEOUT })
+      expect(await page.getByTestId('result-title').textContent()).toBe('You are approved')
+      expect(await page.getByTestId('result-detail').textContent()).toContain(
+        `Your card ending ${done.json.data.card.last4} is issued.`,
+      )
     },
     BROWSER_TEST_TIMEOUT,
   )

@@ -66,12 +66,13 @@ async function setup(allow: boolean) {
   cleanup.push(() => sandbox.close())
   const call = httpCall(sandbox.url)
   const app = await startPartnerApp()
-  if (allow) {
-    const patched = await call('PATCH', '/api/v1/partner/me', {
-      body: { allowed_origins: ['http://localhost:3000', app.origin] },
-    })
-    expect(patched.status, patched.text).toBe(200)
-  }
+  // Not allowed: one exact origin only (the fixtures' http://127.0.0.1:* would allow the app).
+  const patched = await call('PATCH', '/api/v1/partner/me', {
+    body: {
+      allowed_origins: allow ? ['http://localhost:3000', app.origin] : ['http://localhost:3000'],
+    },
+  })
+  expect(patched.status, patched.text).toBe(200)
   const context = await browser.newContext()
   cleanup.push(() => context.close())
   const user = await registerAndLogin(call)

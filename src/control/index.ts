@@ -4,6 +4,7 @@ import { clockRoutes } from './clock-routes.js'
 import { controlDeliveryRoutes } from './delivery-routes.js'
 import { journalRoutes } from './journal-routes.js'
 import { controlMoneyRoutes } from './money-routes.js'
+import { controlOnboardingRoutes } from './onboarding-routes.js'
 import { overrideRoutes } from './override-routes.js'
 import { dashboardRoutes } from './pages/routes.js'
 import { partnerClockRoutes } from './partner-clock-routes.js'
@@ -31,6 +32,7 @@ export function controlPlane(deps: Deps, operations: OperationIndex) {
   app.route('/', partnerClockRoutes(deps))
   app.route('/', partnerStateRoutes(deps))
   app.route('/', controlUserRoutes(deps))
+  app.route('/', controlOnboardingRoutes(deps))
   app.route('/', controlWebhookRoutes(deps))
   app.route('/', webhookLabRoutes(deps))
   app.route('/', controlDeliveryRoutes(deps))

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
+import { ApiError } from '../errors.js'
 import { countJournal, searchJournal } from '../http/journal-search.js'
 import { BODY_WINDOW, JOURNAL_CAPACITY } from '../http/request-journal.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
@@ -145,6 +146,31 @@ export function journalRoutes(deps: Deps) {
         ? await countJournal(deps.journal, filterOf(q), content)
         : deps.journal.count(filterOf(q))
       return c.json({ count }, 200)
+    },
+  )
+
+  app.openapi(
+    controlRoute({
+      method: 'get',
+      path: '/requests/{id}',
+      operationId: 'getRequest',
+      summary: 'One journaled request by its id (X-Request-Id): headers and bodies, redacted',
+      request: { params: z.object({ id: z.string().min(1).max(200) }) },
+      responses: {
+        200: jsonResponse(JournalEntryView, 'The request.'),
+        ...errorResponses(401, 404),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const entry = await deps.journal.find(id)
+      if (!entry) {
+        throw new ApiError(
+          'not_found',
+          `No journaled request ${id}: the journal keeps the newest ${JOURNAL_CAPACITY}.`,
+        )
+      }
+      return c.json(entry, 200)
     },
   )
 

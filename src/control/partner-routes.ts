@@ -20,6 +20,7 @@ export function sandboxPartner(deps: Deps, p: PartnerRow) {
   return {
     ...publicPartner(p),
     scenario: p.scenario,
+    auto_complete: p.auto_complete ?? false,
     scenario_error: deps.scenarios.problemOf(p) ?? null,
   }
 }
@@ -89,7 +90,7 @@ export function partnerRoutes(deps: Deps) {
       method: 'patch',
       path: '/partners/{id}',
       operationId: 'updateSandboxPartner',
-      summary: "Set a partner's status, scenario or rate limit",
+      summary: "Set a partner's status, scenario, rate limit or auto_complete",
       request: { params: PartnerIdParam, body: jsonBody(PatchSandboxPartner) },
       responses: {
         200: jsonResponse(SandboxPartner, 'The partner.'),

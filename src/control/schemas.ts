@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from '../schemas/examples.js'
-import { httpUrl, Partner } from '../schemas/partner.js'
+import { allowedOrigin, httpUrl, Partner } from '../schemas/partner.js'
 import { singleLine } from '../schemas/text.js'
 
 export const Health = z
@@ -30,6 +30,11 @@ export const Health = z
     },
   })
 
+const autoComplete = z.boolean().openapi({
+  description:
+    "Sandbox setting, off by default: when an onboarding's hosted flow ends, the sandbox completes it itself (as POST /api/v1/partner/cards/onboarding/{id}/complete would, with the same events and webhooks), so a page opened in a plain tab ends on the real outcome. Off: the partner's backend completes it (the spec's flow).",
+})
+
 export const CreatePartnerBody = z
   .object({
     name: singleLine(z.string().trim().min(1).max(200)),
@@ -41,7 +46,7 @@ export const CreatePartnerBody = z
       .optional(),
     contact_email: z.email().optional(),
     contact_name: singleLine(z.string().trim().min(1).max(200)).optional(),
-    allowed_origins: z.array(httpUrl).max(50).optional(),
+    allowed_origins: z.array(allowedOrigin).max(50).optional(),
     webhook_url: httpUrl.nullable().optional(),
     scopes: z.array(z.enum(['users', 'cards', 'transactions'])).optional(),
     rate_limit: z.number().int().positive().max(1_000_000).optional(),
@@ -52,6 +57,7 @@ export const CreatePartnerBody = z
       .nullable()
       .optional()
       .openapi({ description: 'Bundled scenario name.' }),
+    auto_complete: autoComplete.optional(),
   })
   .strict()
   .openapi('CreateSandboxPartner', {
@@ -86,21 +92,25 @@ export const CreatedPartner = z
 
 export const SandboxPartner = Partner.extend({
   scenario: z.string().nullable(),
+  auto_complete: autoComplete,
   scenario_error: z.string().nullable().openapi({
     description:
       "Set when the partner's scenario is not loaded (its API requests get 503 until it is).",
   }),
-}).openapi('SandboxPartner', { example: { ...ex.partner, scenario: null, scenario_error: null } })
+}).openapi('SandboxPartner', {
+  example: { ...ex.partner, scenario: null, auto_complete: false, scenario_error: null },
+})
 
 export const PatchSandboxPartner = z
   .object({
     status: z.enum(['active', 'suspended', 'revoked']).optional(),
     scenario: z.string().min(1).nullable().optional(),
     rate_limit: z.number().int().positive().max(1_000_000).optional(),
+    auto_complete: autoComplete.optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, {
-    message: 'give at least one of status, scenario, rate_limit',
+    message: 'give at least one of status, scenario, rate_limit, auto_complete',
   })
   .openapi('PatchSandboxPartner', { minProperties: 1, example: { status: 'suspended' } })
 

@@ -34,12 +34,17 @@ export function openWithToken(
       'This onboarding link is incomplete or unknown. Start the onboarding again from the app.',
     )
   }
-  const expected = Buffer.from(row.access_token_hash)
-  const given = Buffer.from(codeHash(deps, `embed:${row.id}`, token))
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+  const given = codeHash(deps, `embed:${row.id}`, token)
+  if (!sameHash(row.access_token_hash, given)) {
+    if ((row.superseded_token_hashes ?? []).some((old) => sameHash(old, given))) {
+      throw new EmbedTokenError(
+        'Link not valid',
+        'This onboarding link is not valid any more (a newer one was issued). Start again from the app.',
+      )
+    }
     throw new EmbedTokenError(
       'Link not valid',
-      'This onboarding link is not valid any more (a newer one was issued). Start again from the app.',
+      'This onboarding link is not valid: its access token is unknown. Open the onboardingEmbedUrl exactly as the start call returned it, or start the onboarding again from the app.',
     )
   }
   if (Date.parse(row.access_token_expires_at) <= deps.clocks.nowOf(row.partner_id)) {
@@ -49,6 +54,12 @@ export function openWithToken(
     )
   }
   return row
+}
+
+const sameHash = (a: string, b: string) => {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 export type FlowOutcome = 'approved' | 'declined' | 'manual_review'

@@ -13,6 +13,8 @@ import { publicUser } from './users.js'
 
 /** Lifetime of the embed access token, in seconds (the spec's sample `expiresIn`). */
 export const EMBED_TOKEN_TTL_S = 3600
+/** How many replaced access tokens an onboarding remembers (as hashes), to name them. */
+export const SUPERSEDED_TOKENS = 5
 
 export interface OnboardingInput {
   first_name: string
@@ -103,6 +105,14 @@ export function startOnboarding(
     consumer_kyc_status: 'pending',
     access_token_hash: codeHash(deps, `embed:${id}`, token),
     access_token_expires_at: new Date(nowMs + EMBED_TOKEN_TTL_S * 1000).toISOString(),
+    ...(existing
+      ? {
+          superseded_token_hashes: [
+            existing.access_token_hash,
+            ...(existing.superseded_token_hashes ?? []),
+          ].slice(0, SUPERSEDED_TOKENS),
+        }
+      : {}),
     applicant,
     applicant_fingerprint: fingerprint,
     decision: existing && sameApplicant ? existing.decision : decision,

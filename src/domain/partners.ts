@@ -95,6 +95,7 @@ export interface NewPartnerInput {
   rate_limit?: number
   config?: Record<string, unknown>
   scenario?: string | null
+  auto_complete?: boolean
 }
 
 function slugify(name: string): string {
@@ -135,6 +136,7 @@ export async function createPartner(deps: Deps, input: NewPartnerInput) {
     contact_name: input.contact_name ?? input.name,
     config: input.config ?? {},
     scenario: input.scenario ?? null,
+    ...(input.auto_complete ? { auto_complete: true } : {}),
     created_at: now,
     updated_at: now,
   }

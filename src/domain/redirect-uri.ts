@@ -1,4 +1,6 @@
-import type { PartnerRow } from '../store/records.js'
+import { originAllowed, partnerOrigins } from './allowed-origins.js'
+
+export { partnerOrigins }
 
 /**
  * Where the hosted flow may send the user when it ends: an http(s) URL on one of the
@@ -13,13 +15,8 @@ export function redirectUriProblem(uri: string, allowedOrigins: string[]): strin
   if (unsafeSchemes.has(url.protocol)) return `must not use the ${url.protocol} scheme`
   const web = url.protocol === 'http:' || url.protocol === 'https:'
   const origins = partnerOrigins(allowedOrigins)
-  if (web && !origins.includes(url.origin)) {
+  if (web && !originAllowed(url.origin, origins)) {
     return `must be on one of the partner's allowed_origins (${origins.join(', ') || 'none set'})`
   }
   return null
-}
-
-/** The partner's allowed origins as origins (`scheme://host:port`), skipping any unparsable. */
-export function partnerOrigins(allowed: PartnerRow['allowed_origins'] | undefined): string[] {
-  return (allowed ?? []).filter((o) => URL.canParse(o)).map((o) => new URL(o).origin)
 }

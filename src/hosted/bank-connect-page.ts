@@ -1,7 +1,11 @@
 import { html, raw } from 'hono/html'
 import type { OfferedAccount } from '../domain/bank-connect.js'
+import { targetOriginsScript } from './target-origins-script.js'
 
-/** The public bank-connect page: pick a bank, pick an account, connect. No CDN. */
+/**
+ * The public bank-connect page: pick a bank, pick an account, connect, then back to the
+ * partner's app (the result is posted to it; a popup can close itself). No CDN.
+ */
 
 const script = String.raw`
 (function () {
@@ -16,6 +20,10 @@ const script = String.raw`
     box.textContent = message || '';
     box.hidden = !message;
   }
+${targetOriginsScript}
+  document.querySelector('[data-testid="connect-return"]').addEventListener('click', function () {
+    window.close();
+  });
   document.querySelectorAll('[data-institution]').forEach(function (button) {
     button.addEventListener('click', function () {
       var id = button.getAttribute('data-institution');
@@ -48,13 +56,20 @@ const script = String.raw`
       return res.json().then(function (json) {
         if (!res.ok) { setError((json.error && json.error.message) || 'The bank could not be connected.'); return; }
         var account = json.data;
-        document.querySelector('[data-testid="connect-result-detail"]').textContent =
-          account.institution_name + ' ' + account.account_name + ' ••' + account.account_mask;
+        document.querySelector('[data-testid="connect-result-institution"]').textContent = account.institution_name;
+        document.querySelector('[data-testid="connect-result-account"]').textContent = account.account_name;
+        document.querySelector('[data-testid="connect-result-mask"]').textContent = '•••• ' + account.account_mask;
+        // A popup can close itself and hand back to the window that opened it; a tab or a
+        // frame cannot, so the page says where to go instead.
+        document.querySelector('[data-testid="connect-return"]').hidden = !window.opener;
         show('done');
         var message = { type: 'partner-sandbox:bank-connect', version: 1, result: 'connected', bankAccount: account };
         try { if (window.ReactNativeWebView) window.ReactNativeWebView.postMessage(JSON.stringify(message)); } catch (e) {}
         try { if (window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.partnerSandbox) window.webkit.messageHandlers.partnerSandbox.postMessage(message); } catch (e) {}
-        if (window.parent && window.parent !== window) config.allowedOrigins.forEach(function (o) { try { window.parent.postMessage(message, o); } catch (e) {} });
+        [window.parent !== window ? window.parent : null, window.opener].forEach(function (host) {
+          if (!host) return;
+          targetOrigins().forEach(function (o) { try { host.postMessage(message, o); } catch (e) {} });
+        });
         window.__bankConnectResult = message;
       });
     }, function () { setError('The connection failed. Please try again.'); });
@@ -75,6 +90,11 @@ const styles = `
   .link { background: none; border: 0; color: #2563eb; padding: 8px 0; font-size: 15px; }
   [data-testid="connect-error"] { margin-top: 12px; padding: 10px; border-radius: 8px; background: #fef2f2; color: #b91c1c; }
   small { color: #64748b; }
+  header { display: flex; justify-content: space-between; align-items: baseline; margin-bottom: 4px; }
+  header strong { font-size: 18px; }
+  dl.account { display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; margin: 12px 0; padding: 12px; background: #fff; border: 1px solid #e2e8f0; border-radius: 10px; }
+  dl.account dt { color: #64748b; }
+  dl.account dd { margin: 0; font-weight: 600; }
   button, input { font: inherit; }
   input[type="radio"] { width: 20px; height: 20px; flex: none; }
 `
@@ -82,22 +102,31 @@ const styles = `
 export function bankConnectPage(
   institutions: readonly { id: string; name: string }[],
   accounts: OfferedAccount[],
-  config: { token: string; enrollUrl: string; allowedOrigins: string[] },
+  config: {
+    token: string
+    enrollUrl: string
+    allowedOrigins: string[]
+    originPatterns: string[]
+    partnerName: string
+  },
   nonce: string,
 ) {
+  const partner = config.partnerName
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
-<title>Connect your bank</title>
+<title>${partner} · Connect your bank</title>
 <style nonce="${nonce}">${raw(styles)}</style>
 </head>
 <body>
 <main data-config="${JSON.stringify(config)}" data-testid="bank-connect">
+  <header><strong data-testid="partner-name">${partner}</strong><small>Bank connection</small></header>
   <section data-view="banks" data-testid="connect-banks">
     <h1>Connect your bank</h1>
+    <p>${partner} asks to connect a bank account to your card.</p>
     <p><small>Test environment: no real bank is contacted.</small></p>
     <div class="list">
       ${institutions.map((i) => html`<button type="button" data-institution="${i.id}" data-testid="bank-${i.id}">${i.name}</button>`)}
@@ -118,7 +147,13 @@ export function bankConnectPage(
   </section>
   <section data-view="done" data-testid="connect-result" hidden>
     <h1>Bank connected</h1>
-    <p data-testid="connect-result-detail"></p>
+    <dl class="account" data-testid="connect-result-detail">
+      <dt>Bank</dt><dd data-testid="connect-result-institution"></dd>
+      <dt>Account</dt><dd data-testid="connect-result-account"></dd>
+      <dt>Number</dt><dd data-testid="connect-result-mask"></dd>
+    </dl>
+    <p data-testid="connect-return-hint">${partner} has the account now. You can close this window and return to ${partner}.</p>
+    <button type="button" class="primary" data-testid="connect-return" hidden>Return to ${partner}</button>
   </section>
   <div data-testid="connect-error" role="alert" hidden></div>
 </main>

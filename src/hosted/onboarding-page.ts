@@ -1,4 +1,5 @@
 import { html, raw } from 'hono/html'
+import type { flowStatus } from '../domain/flow-completion.js'
 import { underwritingChoices } from '../domain/onboarding-flow.js'
 import type { OnboardingRow } from '../store/records.js'
 import { onboardingScript } from './onboarding-script.js'
@@ -34,6 +35,14 @@ const styles = `
   [data-outcome="approved"] h1 { color: #15803d; }
   [data-outcome="declined"] h1 { color: #b91c1c; }
   [data-outcome="manual_review"] h1 { color: #b45309; }
+  [data-state="waiting"] h1, [data-state="manual_review"] h1 { color: var(--ink); }
+  [data-state="sent"] h1 { color: #b91c1c; }
+  [data-state="completed"] h1 { color: #15803d; }
+  [data-state="failed"] h1 { color: #b91c1c; }
+  [data-testid="result-state"]:empty { display: none; }
+  [data-testid="result-state"] { display: flex; gap: 8px; align-items: center; color: var(--muted); font-size: 14px; }
+  [data-state="waiting"] [data-testid="result-state"]::before { content: ''; width: 10px; height: 10px; flex: none; border-radius: 50%; background: var(--brand); animation: pulse 1.2s ease-in-out infinite; }
+  @keyframes pulse { 50% { opacity: .25; } }
   footer { margin-top: 12px; color: var(--muted); font-size: 12px; text-align: center; }
 `
 
@@ -64,10 +73,17 @@ const questions = [
 export interface PageConfig {
   accessToken: string
   stepsUrl: string
+  /** Polled after the flow ends, until the onboarding is completed (the page's own status). */
+  statusUrl: string
+  /** Exact origins that may receive the result by postMessage. */
   allowedOrigins: string[]
+  /** Any-port entries (`http://localhost:*`): the framing page's origin is checked against them. */
+  originPatterns: string[]
   redirectUri: string | null
   currentStep: string
   finished: unknown
+  state: ReturnType<typeof flowStatus>
+  partnerName: string
 }
 
 export function onboardingPage(
@@ -136,6 +152,7 @@ export function onboardingPage(
   <section data-step="result" data-testid="result" hidden>
     <h1 data-testid="result-title"></h1>
     <p data-testid="result-detail"></p>
+    <p data-testid="result-state" role="status"></p>
     <button type="button" data-testid="result-continue" hidden>Continue</button>
   </section>
 

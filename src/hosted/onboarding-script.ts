@@ -1,9 +1,13 @@
+import { targetOriginsScript } from './target-origins-script.js'
+
 /**
  * The hosted onboarding page's script (plain browser JS, inlined with a CSP nonce). It
  * reads its configuration from `data-config` on <main>, posts each step with the access
- * token, shows the outcome, and tells the host app: React Native WebView, iOS WKWebView
+ * token, and tells the host app how the flow ended: React Native WebView, iOS WKWebView
  * (`webkit.messageHandlers.partnerSandbox`), a parent window (iframe) or an opener (popup)
  * on one of the partner's allowed origins, and a redirect when a redirect_uri was given.
+ * The flow's end is not the onboarding's: the partner completes it (or auto_complete does),
+ * so the page says the result went to the app and polls its own status until then.
  */
 export const onboardingScript = String.raw`
 (function () {
@@ -70,6 +74,8 @@ export const onboardingScript = String.raw`
     return url.toString();
   }
 
+${targetOriginsScript}
+
   function signal(message) {
     var text = JSON.stringify(message);
     try { if (window.ReactNativeWebView) window.ReactNativeWebView.postMessage(text); } catch (e) {}
@@ -84,25 +90,77 @@ export const onboardingScript = String.raw`
     // allowed origins may read the result (postMessage drops it for any other origin).
     [window.parent !== window ? window.parent : null, window.opener].forEach(function (host) {
       if (!host) return;
-      config.allowedOrigins.forEach(function (origin) {
+      targetOrigins().forEach(function (origin) {
         try { host.postMessage(message, origin); } catch (e) {}
       });
     });
     window.__onboardingResult = message;
   }
 
-  var titles = {
-    approved: ['You are approved', 'Your card is being issued. You can return to the app.'],
-    declined: ['We could not approve you', 'Your application was not approved.'],
-    manual_review: ['Your application is in review', 'We will let you know the outcome shortly.']
-  };
+  var app = config.partnerName;
+  var reasonText = function (reason) { return reason ? ' (' + reason.replace(/_/g, ' ') + ')' : ''; };
 
-  function finish(message) {
+  // What the page says, from the onboarding's real state: until the partner completes it,
+  // only that the answers were sent (a decline is the flow's own, so it is said at once).
+  // [state name, title, detail, note]
+  function says(message, state) {
+    var back = 'You can return to ' + app + '.';
+    var declined = function (reason) { return 'Your application was not approved' + reasonText(reason) + '.'; };
+    if (state.status === 'completed') {
+      var card = state.card ? 'Your card ending ' + state.card.last4 + ' is issued.' : 'Your card is issued.';
+      return ['completed', 'You are approved', card + ' ' + back, ''];
+    }
+    if (state.status === 'failed') return ['failed', 'We could not approve you', declined(state.failure_reason), back];
+    if (state.status === 'manual_review') {
+      return ['manual_review', 'Your application is in review', 'We will let you know the outcome shortly.',
+        'You can return to ' + app + '; it shows the outcome when the review ends.'];
+    }
+    if (state.status === 'canceled') {
+      return ['stopped', 'This application was replaced', 'A newer application was started. Continue in ' + app + '.', ''];
+    }
+    if (message.outcome === 'declined') {
+      return ['sent', 'We could not approve you', declined(message.reason), 'The result was sent to ' + app + '.'];
+    }
+    return ['waiting', 'Application sent',
+      'Your answers were sent to ' + app + '. Your card is issued once ' + app + ' confirms your application.',
+      'Waiting for ' + app + ' to confirm…'];
+  }
+
+  function render(message, state) {
+    var said = says(message, state);
     var result = document.querySelector('[data-testid="result"]');
     result.setAttribute('data-outcome', message.outcome);
-    document.querySelector('[data-testid="result-title"]').textContent = titles[message.outcome][0];
-    document.querySelector('[data-testid="result-detail"]').textContent =
-      titles[message.outcome][1] + (message.reason ? ' (' + message.reason.replace(/_/g, ' ') + ')' : '');
+    result.setAttribute('data-state', said[0]);
+    ['result-title', 'result-detail', 'result-state'].forEach(function (testid, i) {
+      document.querySelector('[data-testid="' + testid + '"]').textContent = said[i + 1];
+    });
+    return said[0];
+  }
+
+  // Polls GET statusUrl (this onboarding only, with its access token) until its state is
+  // final: every 1.5 s at first, slowing to every 10 s, so a page left open does not fill
+  // the request journal. Stops when the token no longer opens it (expired after an hour).
+  var delay = 1500;
+  function watch(message, state) {
+    var name = render(message, state);
+    if (name === 'completed' || name === 'failed' || name === 'stopped') return;
+    setTimeout(function () {
+      delay = Math.min(10000, Math.round(delay * 1.25));
+      fetch(config.statusUrl, { headers: { authorization: 'Bearer ' + config.accessToken } })
+        .then(function (res) {
+          if (res.ok) return res.json().then(function (next) { watch(message, next); });
+          if (res.status === 401 || res.status === 403) {
+            document.querySelector('[data-testid="result-state"]').textContent =
+              'This page can no longer check the status of your application: ' + app + ' shows it.';
+            document.querySelector('[data-testid="result"]').setAttribute('data-state', 'unknown');
+            return;
+          }
+          watch(message, state);
+        }, function () { watch(message, state); });
+    }, delay);
+  }
+
+  function finish(message) {
     var next = document.querySelector('[data-testid="result-continue"]');
     next.hidden = !config.redirectUri;
     show('result');
@@ -110,6 +168,7 @@ export const onboardingScript = String.raw`
     if (config.redirectUri) {
       next.addEventListener('click', function () { location.assign(redirectUrl(message)); });
     }
+    watch(message, config.state);
   }
 
   function advance(json) {
@@ -154,6 +213,10 @@ export const onboardingScript = String.raw`
   });
 
   if (config.finished) finish(config.finished);
-  else show(config.currentStep);
+  else if (config.currentStep === 'result') {
+    // Completed (or ended) without the hosted flow, e.g. by the API directly: say what it is.
+    show('result');
+    watch({ outcome: config.state.status === 'failed' ? 'declined' : 'approved', reason: null }, config.state);
+  } else show(config.currentStep);
 })();
 `

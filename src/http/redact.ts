@@ -45,6 +45,8 @@ const isOneTimeCode = (key: string, value: unknown) =>
 const SECRET_PATTERNS: [RegExp, string][] = [
   [/\b(sk_(?:test|live)_)[\w-]+/g, `$1${REDACTED}`],
   [/\bwhsec_[A-Za-z0-9+/=]+/g, `whsec_${REDACTED}`],
+  // Hosted-page tokens (onboarding access, bank connect), e.g. inside a hosted page's HTML.
+  [/\b(obt_|bctok_)[\w-]+/g, `$1${REDACTED}`],
   // JWTs (session and embed access tokens).
   [/\beyJ[\w-]+\.[\w-]+\.[\w-]+/g, REDACTED],
   // Query and form parameters carrying a secret (links with ?token=, urlencoded forms).

@@ -127,6 +127,12 @@ export class RequestJournal {
     return { data: await Promise.all(picked.map(viewOf)), has_more: hasMore }
   }
 
+  /** One entry by its request id, redacted, or undefined when it left the journal. */
+  async find(id: string): Promise<JournalView | undefined> {
+    for (const e of this.newestFirst()) if (e.id === id) return viewOf(e)
+    return undefined
+  }
+
   count(filter: JournalFilter): number {
     const matches = matcher(filter)
     let count = 0

@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
+import { exactOrigins, partnerOrigins } from '../domain/allowed-origins.js'
 import {
   ConnectLinkError,
   createConnectSession,
@@ -12,8 +13,8 @@ import {
 } from '../domain/bank-connect.js'
 import { ListQuery, newestFirst, pageOf, paginate } from '../domain/pagination.js'
 import { PartnerUnavailableError, unavailablePage } from '../domain/partner-status.js'
-import { partnerOrigins } from '../domain/redirect-uri.js'
 import { bankConnectPage, bankConnectPageExample } from '../hosted/bank-connect-page.js'
+import { warnIfFramingRefused } from '../hosted/frame-check.js'
 import {
   errorPageExample,
   hostedErrorPage,
@@ -124,7 +125,10 @@ export function bankConnectRoutes(deps: Deps) {
         return hostedErrorPage(c, title, error.message, status)
       }
       const partner = deps.store.get('partners', session.partner_id)
+      // Journaled as the partner's request, so the dashboard lists its hosted pages too.
+      if (partner) c.set('partner', partner)
       const origins = partnerOrigins(partner?.allowed_origins)
+      warnIfFramingRefused(c, deps, 'hosted bank connect page', partner, origins)
       const nonce = deps.random.token(22)
       setHostedPageHeaders(c, nonce, origins)
       return c.html(
@@ -134,7 +138,9 @@ export function bankConnectRoutes(deps: Deps) {
           {
             token,
             enrollUrl: '/api/v1/external-bank-account-connect/enrollment/public',
-            allowedOrigins: origins,
+            allowedOrigins: exactOrigins(origins),
+            originPatterns: origins.filter((o) => o.endsWith(':*')),
+            partnerName: partner?.display_name ?? 'the app',
           },
           nonce,
         ),
@@ -173,6 +179,8 @@ export function bankConnectRoutes(deps: Deps) {
     async (c) => {
       const { token, institution_id, account_id } = c.req.valid('json')
       const account = await enroll(deps, token, institution_id, account_id)
+      const partner = deps.store.get('partners', account.partner_id)
+      if (partner) c.set('partner', partner)
       return c.json({ success: true as const, data: publicBankAccount(account) }, 201)
     },
   )

@@ -1,5 +1,8 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
+import { exactOrigins } from '../domain/allowed-origins.js'
+import { autoCompleteIfAsked, flowStatus } from '../domain/flow-completion.js'
 import { currentStep } from '../domain/onboarding.js'
 import {
   EmbedTokenError,
@@ -15,6 +18,7 @@ import {
 } from '../domain/partner-status.js'
 import { partnerOrigins, redirectUriProblem } from '../domain/redirect-uri.js'
 import { ApiError } from '../errors.js'
+import { warnIfFramingRefused } from '../hosted/frame-check.js'
 import { onboardingPage } from '../hosted/onboarding-page.js'
 import { hostedErrorPage, setHostedPageHeaders } from '../hosted/page-headers.js'
 import { validationHook } from '../http/validation.js'
@@ -49,6 +53,52 @@ const StepResult = z
     },
   })
 
+const FlowStatus = z
+  .object({
+    onboardingId: z.uuid(),
+    status: z.string().openapi({ example: 'completed' }),
+    consumerKycStatus: z.string().openapi({ example: 'approved' }),
+    flow_result: z.enum(['pass', 'fail']).nullable(),
+    completed: z
+      .boolean()
+      .openapi({ description: 'The partner (or auto_complete) completed the onboarding.' }),
+    failure_reason: z.string().nullable(),
+    review_resolves_at: z.string().nullable(),
+    card: z.object({ last4: z.string(), status: z.string() }).nullable(),
+  })
+  .openapi('EmbedFlowStatus', {
+    example: {
+      onboardingId: '3f0c6a52-5d1e-4b8a-9c2f-7e4d1a0b9c83',
+      status: 'completed',
+      consumerKycStatus: 'approved',
+      flow_result: 'pass',
+      completed: true,
+      failure_reason: null,
+      review_resolves_at: null,
+      card: { last4: '4242', status: 'active' },
+    },
+  })
+
+/** The onboarding a Bearer access token opens, or a 401 naming why not. */
+function openWithBearer(deps: Deps, id: string, authorization: string | undefined) {
+  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1]
+  try {
+    return openWithToken(deps, id, token)
+  } catch (error) {
+    if (error instanceof EmbedTokenError) throw new ApiError('unauthorized', error.message)
+    throw error
+  }
+}
+
+/**
+ * Journals a public request as its partner's (the token named the onboarding), so the
+ * dashboard lists the hosted page and its calls with the partner's API requests.
+ */
+function attribute(deps: Deps, c: Context<AppEnv>, partnerId: string) {
+  const partner = deps.store.get('partners', partnerId)
+  if (partner) c.set('partner', partner)
+}
+
 /**
  * The hosted onboarding flow: the page at `onboardingEmbedUrl`, and the step endpoints it
  * posts to with the onboarding's access token. Public (no partner credentials): the
@@ -77,6 +127,7 @@ export function embedRoutes(deps: Deps) {
       )
     }
     const partner = deps.store.get('partners', row.partner_id)
+    attribute(deps, c, row.partner_id)
     const origins = partnerOrigins(partner?.allowed_origins)
     const redirectUri = c.req.query('redirect_uri') ?? row.redirect_uri
     // A redirect_uri on the URL itself must meet the same rule as one given at start.
@@ -92,6 +143,7 @@ export function embedRoutes(deps: Deps) {
         400,
       )
     }
+    warnIfFramingRefused(c, deps, 'hosted onboarding page', partner, origins)
     const nonce = deps.random.token(22)
     setHostedPageHeaders(c, nonce, origins)
     return c.html(
@@ -101,10 +153,14 @@ export function embedRoutes(deps: Deps) {
         {
           accessToken: token as string,
           stepsUrl: `/embed/onboarding/${row.id}/steps`,
-          allowedOrigins: origins,
+          statusUrl: `/embed/onboarding/${row.id}/status`,
+          allowedOrigins: exactOrigins(origins),
+          originPatterns: origins.filter((o) => o.endsWith(':*')),
           redirectUri: redirectUri ?? null,
           currentStep: currentStep(row) ?? 'result',
           finished: row.flow_result ? flowResult(row) : null,
+          state: flowStatus(deps, row),
+          partnerName: partner?.display_name ?? 'the app',
         },
         nonce,
       ),
@@ -135,16 +191,40 @@ export function embedRoutes(deps: Deps) {
     }),
     (c) => {
       const { onboardingId, step } = c.req.valid('param')
-      const token = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
-      let row: ReturnType<typeof openWithToken>
-      try {
-        row = openWithToken(deps, onboardingId, token)
-      } catch (error) {
-        if (error instanceof EmbedTokenError) throw new ApiError('unauthorized', error.message)
-        throw error
-      }
+      const row = openWithBearer(deps, onboardingId, c.req.header('authorization'))
       assertPartnerActive(deps, row.partner_id)
-      return c.json(submitStep(deps, row, step as Step, c.req.valid('json')), 200)
+      attribute(deps, c, row.partner_id)
+      const answer = submitStep(deps, row, step as Step, c.req.valid('json'))
+      if (answer.finished) autoCompleteIfAsked(deps, row.id)
+      return c.json(answer, 200)
+    },
+  )
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/onboarding/{onboardingId}/status',
+      operationId: 'getOnboardingFlowStatus',
+      tags,
+      security: [{ OnboardingAccessToken: [] }],
+      summary: 'The state of this onboarding (used by the hosted page while it waits)',
+      description:
+        "Authorization: Bearer <accessToken>. Only this onboarding: its status, KYC status, the flow's result, whether it was completed, and the issued card's last four digits. The page polls it after the flow ends, until the partner completes the onboarding (or auto_complete does).",
+      request: { params: z.object({ onboardingId: z.uuid() }) },
+      responses: {
+        200: jsonResponse(FlowStatus, "The onboarding's state."),
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    (c) => {
+      const row = openWithBearer(
+        deps,
+        c.req.valid('param').onboardingId,
+        c.req.header('authorization'),
+      )
+      assertPartnerActive(deps, row.partner_id)
+      attribute(deps, c, row.partner_id)
+      return c.json(flowStatus(deps, row), 200)
     },
   )
 

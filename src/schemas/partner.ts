@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { ANY_PORT_ORIGIN } from '../domain/allowed-origins.js'
 import * as ex from './examples.js'
 import { singleLine } from './text.js'
 
@@ -10,6 +11,19 @@ import { singleLine } from './text.js'
 export const httpUrl = singleLine(z.string())
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(2048))
   .openapi({ type: 'string', format: 'uri', maxLength: 2048 })
+
+/**
+ * An allowed_origins entry: an http(s) URL, or an origin with any port (`http://localhost:*`,
+ * the CSP form) for dev servers whose port changes.
+ */
+export const allowedOrigin = z
+  .string()
+  .max(2048)
+  .refine((v) => ANY_PORT_ORIGIN.test(v) || httpUrl.safeParse(v).success, {
+    error:
+      'must be an http:// or https:// URL, or an origin with any port such as http://localhost:*',
+  })
+  .openapi({ example: 'http://localhost:*' })
 
 const completionDefault = (field: string) =>
   z
@@ -60,7 +74,7 @@ export const PatchPartnerBody = z
     display_name: singleLine(z.string().trim().min(1).max(200)).optional(),
     contact_email: z.email().max(254).optional(),
     contact_name: singleLine(z.string().trim().min(1).max(200)).optional(),
-    allowed_origins: z.array(httpUrl).max(50).optional(),
+    allowed_origins: z.array(allowedOrigin).max(50).optional(),
     webhook_url: httpUrl.nullable().optional(),
     config: partnerConfig.optional(),
   })

@@ -37,6 +37,11 @@ export const partnerRow = z.object({
   /** Name of the scenario this partner runs under; null means the sandbox default. */
   scenario: z.string().nullable(),
   /**
+   * Sandbox setting: the sandbox completes an onboarding itself when its hosted flow ends, as
+   * the partner's POST …/complete would. Absent or false: the partner completes (the spec's flow).
+   */
+  auto_complete: z.boolean().optional(),
+  /**
    * The partner's own clock over the sandbox clock (see domain/partner-clocks.ts): its time is
    * the sandbox time plus `offset_ms`, or `frozen_at` (epoch ms) while frozen. Absent: none.
    */
@@ -236,6 +241,11 @@ export const onboardingRow = z.object({
   /** HMAC of the embed access token (the token itself is shown once, at start). */
   access_token_hash: z.string(),
   access_token_expires_at: z.string(),
+  /**
+   * HMACs of the tokens a resumed start replaced, newest first, at most SUPERSEDED_TOKENS: the
+   * page tells "a newer link was issued" from a token the sandbox never issued.
+   */
+  superseded_token_hashes: z.array(z.string()).optional(),
   applicant: z.object({
     first_name: z.string(),
     last_name: z.string(),

@@ -2,7 +2,17 @@ import { html } from 'hono/html'
 import type { Deps } from '../../deps.js'
 import { action, table } from './table.js'
 
-/** Every partner with status, scenario and its own clock; the selected one is highlighted. */
+const list = (items: string[], none: string) =>
+  items.length
+    ? html`<ul class="plain">
+        ${items.map((i) => html`<li>${i}</li>`)}
+      </ul>`
+    : none
+
+/**
+ * Every partner with status, scenario, its own clock, the origins that may frame its hosted
+ * pages and its webhook endpoints; the selected one is highlighted.
+ */
 export function partnersSection(deps: Deps, selected: string, token: string | undefined) {
   const partners = deps.store.all('partners')
   const link = (id: string) =>
@@ -11,9 +21,20 @@ export function partnersSection(deps: Deps, selected: string, token: string | un
     <h2>Partners</h2>
     ${table(
       'partners',
-      ['Name', 'Status', 'Scenario', 'Clock', 'Users', 'Actions'],
+      [
+        'Name',
+        'Status',
+        'Scenario',
+        'Clock',
+        'Users',
+        'Allowed origins',
+        'Webhook endpoints',
+        'Auto-complete',
+        'Actions',
+      ],
       partners.map((p) => {
         const clock = deps.clocks.state(p.id)
+        const endpoints = deps.store.lookup('webhooks', 'webhooks_by_partner', p.id)
         return {
           id: p.id,
           cells: [
@@ -24,6 +45,12 @@ export function partnersSection(deps: Deps, selected: string, token: string | un
             deps.scenarios.ownScenarioOf(p).name,
             `${clock.now}${clock.frozen ? ' (frozen)' : ''}`,
             deps.store.lookup('users', 'users_by_partner', p.id).length,
+            list(p.allowed_origins, 'none: hosted pages cannot be framed'),
+            list(
+              endpoints.map((w) => `${w.url}${w.enabled ? '' : ' (disabled)'}`),
+              'none',
+            ),
+            p.auto_complete ?? false,
             html`${action('Reset', `partner-reset-${p.slug}`, 'POST', `/_sandbox/partners/${p.id}/reset`)}`,
           ],
         }

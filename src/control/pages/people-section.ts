@@ -1,6 +1,20 @@
 import { html } from 'hono/html'
 import type { PartnerView } from './partner-view.js'
-import { table, usd } from './table.js'
+import { action, table, usd } from './table.js'
+
+type Onboarding = PartnerView['people'][number]['onboardings'][number]
+
+/** A hosted flow that ended waits for the partner's completion: the dashboard can give it. */
+const completeAction = (o: Onboarding) =>
+  o.flow_result && (o.status === 'pending' || o.status === 'in_progress')
+    ? action(
+        `Complete (${o.flow_result})`,
+        `complete-${o.onboardingId}`,
+        'POST',
+        `/_sandbox/onboardings/${o.onboardingId}/complete`,
+        {},
+      )
+    : ''
 
 /** Users with their KYC state, their onboardings, and their cards with balances. */
 export function peopleSection(view: PartnerView) {
@@ -27,10 +41,18 @@ export function peopleSection(view: PartnerView) {
     <h3>Onboardings</h3>
     ${table(
       'onboardings',
-      ['Id', 'User', 'Status', 'Step', 'Result', 'Card'],
+      ['Id', 'User', 'Status', 'Step', 'Result', 'Card', 'Actions'],
       onboardings.map(({ email, o }) => ({
         id: o.onboardingId,
-        cells: [o.onboardingId, email, o.status, o.current_step, o.flow_result, o.card_id],
+        cells: [
+          o.onboardingId,
+          email,
+          o.status,
+          o.current_step,
+          o.flow_result,
+          o.card_id,
+          completeAction(o),
+        ],
       })),
       'No onboardings.',
     )}

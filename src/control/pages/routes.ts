@@ -12,6 +12,7 @@ import { moneySection } from './money-section.js'
 import { partnerView } from './partner-view.js'
 import { partnersSection } from './partners-section.js'
 import { peopleSection } from './people-section.js'
+import { requestDetailScript } from './request-detail-script.js'
 import { dashboardScript } from './script.js'
 import { dashboardCss } from './styles.js'
 import { webhookLabSection } from './webhook-lab-section.js'
@@ -63,7 +64,7 @@ export function dashboardRoutes(deps: Deps) {
   })
   app.get('/assets/dashboard.js', (c) => {
     c.header('Content-Type', 'text/javascript; charset=utf-8')
-    return c.body(dashboardScript)
+    return c.body(dashboardScript + requestDetailScript)
   })
   app.get('/assets/dashboard.css', (c) => {
     c.header('Content-Type', 'text/css; charset=utf-8')

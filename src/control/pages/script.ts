@@ -28,6 +28,13 @@ export const dashboardScript = `(function () {
       })
       .catch(function (err) { status.textContent = String(err); button.disabled = false; });
   });
+  // What a fault did, as the journal's Fault column and the request view say it.
+  window.partnerSandboxFaultText = function (f) {
+    var what = f.type === 'error' ? 'error ' + (f.status || '')
+      : f.type === 'latency' ? 'latency ' + (f.latency_ms || 0) + ' ms'
+      : 'dropped connection';
+    return what.trim() + ' (' + f.rule + ')';
+  };
   var journal = document.querySelector('[data-testid="journal"]');
   var rows = document.querySelector('[data-testid="journal-rows"]');
   function refresh() {
@@ -40,7 +47,9 @@ export const dashboardScript = `(function () {
           var tr = document.createElement('tr');
           tr.setAttribute('data-testid', 'journal-row');
           tr.setAttribute('data-id', r.id);
-          [r.at, r.method, r.path, r.status, r.duration_ms, r.fault ? r.fault.type : ''].forEach(
+          tr.tabIndex = 0;
+          var fault = r.fault ? window.partnerSandboxFaultText(r.fault) : '';
+          [r.at, r.method, r.path, r.status, r.duration_ms, fault].forEach(
             function (v) {
               var td = document.createElement('td');
               td.textContent = v === null || v === undefined ? '' : String(v);

@@ -21,6 +21,14 @@ button:hover { background: #e0e7f7; }
 .empty { color: #7a849c; margin: 2px 0 6px; }
 a.selected { font-weight: 700; }
 ol.attempts { margin: 0; padding-left: 18px; }
-#status { min-height: 1.2em; color: #a32020; }
+#status { color: #a32020; margin: 8px 20px 0; }
+#status:empty { display: none; }
+[data-testid="journal-rows"] tr { cursor: pointer; }
+[data-testid="journal-rows"] tr:hover, [data-testid="journal-rows"] tr:focus { background: #eef3ff; outline: none; }
+.request-detail { margin-top: 10px; border-top: 2px solid #dfe3ea; padding-top: 8px; }
+.detail-head { display: flex; justify-content: space-between; align-items: center; gap: 8px; }
+.detail-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 8px 14px; }
+.detail-grid pre { margin: 0; max-height: 280px; overflow: auto; background: #f5f6f8; border: 1px solid #eef0f4; border-radius: 4px; padding: 6px 8px; font-size: 12px; white-space: pre-wrap; word-break: break-all; }
+ul.plain { margin: 0; padding: 0; list-style: none; }
 form.login { max-width: 360px; margin: 80px auto; background: #fff; padding: 20px; border-radius: 6px; border: 1px solid #dfe3ea; display: grid; gap: 8px; }
 `
