@@ -102,8 +102,7 @@ async function buildHistory(file) {
       const tag = `history.tx${count}.${process.pid}`
       const bearer = await flow(sandbox.url, tag) // one transaction: the funding
       const user = userOf(`flow.${tag}@example.com`)
-      const card = store.all('cards').find((c) => c.user_id === user.id)
-      const [funding] = store.lookup('transactions', 'transactions_by_card', card.id)
+      const [funding] = store.lookup('transactions', 'transactions_by_user', user.id)
       copies(store, 'transactions', funding, count - 1)
       holders[count] = bearer
     }

@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { createOverride, listOverrides, OVERRIDE_CAP, removeOverride } from '../domain/overrides.js'
+import { pageOf, paginateInOrder } from '../domain/pagination.js'
 import type { OperationIndex } from '../openapi/operations.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { controlPageQuery } from '../schemas/limit.js'
 import { overrideMatch, overrideResponse, overrideRow } from '../store/records-overrides.js'
 import { controlRoute, controlRouter, Ok } from './router.js'
 import { PartnerIdParam } from './schemas.js'
@@ -47,7 +49,11 @@ export const OverrideBody = z
     },
   })
 
-export const OverrideView = overrideRow.openapi('SandboxOverride', {
+// The row schema is plain zod (the store loads without the OpenAPI extension), so the view
+// wraps its shape in a schema made by @hono/zod-openapi's z.
+const pages = controlPageQuery('override')
+
+export const OverrideView = z.object(overrideRow.shape).openapi('SandboxOverride', {
   example: {
     id: 'ovr_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M',
     partner_id: '6f1c2b1e-6c8a-4d3e-9a51-2d7f0c9b8e10',
@@ -109,13 +115,23 @@ export function overrideRoutes(deps: Deps, operations: OperationIndex) {
         path: `${prefix}/overrides`,
         operationId: `list${suffix}s`,
         summary: `${scope === 'partner' ? "A partner's" : 'The global'} response overrides, in the order they are tried`,
-        request: params ? { params } : {},
+        description:
+          'In the order they are tried (highest priority first; among equals, the newest), `limit` at a time (1–500, default 50; at most 100 are kept); `starting_after` an override id to read the next page.',
+        request: params ? { params, query: pages.request.query } : { query: pages.request.query },
         responses: {
-          200: jsonResponse(z.object({ data: z.array(OverrideView) }), 'Highest priority first.'),
+          200: jsonResponse(pageOf(OverrideView), 'Highest priority first.'),
           ...errorResponses(400, 401, 404),
         },
       }),
-      (c) => c.json({ data: listOverrides(deps, partnerOf(c.req.param())) }, 200),
+      (c) =>
+        c.json(
+          paginateInOrder(
+            listOverrides(deps, partnerOf(c.req.param())),
+            c.req.valid('query'),
+            (row) => row,
+          ),
+          200,
+        ),
     )
     app.openapi(
       controlRoute({

@@ -143,7 +143,8 @@ export function createControlClient(url: string, options: ControlClientOptions =
           })
         ).override,
       /** In the order they are tried: highest priority first, then the newest. */
-      list: async () => (await req<{ data: SandboxOverride[] }>('GET', '/_sandbox/overrides')).data,
+      list: async () =>
+        (await req<{ data: SandboxOverride[] }>('GET', '/_sandbox/overrides?limit=500')).data,
       remove: (overrideId: string) =>
         ok('DELETE', `/_sandbox/overrides/${encodeURIComponent(overrideId)}`),
     },

@@ -155,7 +155,8 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
           })
         ).override,
       /** In the order they are tried: highest priority first, then the newest. */
-      list: async () => (await req<{ data: SandboxOverride[] }>('GET', `${base}/overrides`)).data,
+      list: async () =>
+        (await req<{ data: SandboxOverride[] }>('GET', `${base}/overrides?limit=500`)).data,
       remove: (overrideId: string) =>
         req<SandboxOk>('DELETE', `${base}/overrides/${encodeURIComponent(overrideId)}`),
     },
