@@ -16,12 +16,12 @@ export const httpUrl = singleLine(z.string())
  * An allowed_origins entry: an http(s) URL, or an origin with any port (`http://localhost:*`,
  * the CSP form) for dev servers whose port changes.
  */
-export const allowedOrigin = z
-  .string()
-  .max(2048)
+export const allowedOrigin = singleLine(z.string().max(2048))
   .refine((v) => ANY_PORT_ORIGIN.test(v) || httpUrl.safeParse(v).success, {
     error:
       'must be an http:// or https:// URL, or an origin with any port such as http://localhost:*',
+    // A control character is the one thing to say about such a value.
+    when: (payload) => payload.issues.length === 0,
   })
   .openapi({ example: 'http://localhost:*' })
 
