@@ -44,12 +44,25 @@ describe('the README worked deposit flow', () => {
       const url = sandbox?.url as string
       const { stdout } = await run(script as string, url)
       const lines = stdout.trim().split('\n')
-      expect(lines[0]).toBe('active')
-      expect(lines[1]).toMatch(
+      expect(lines[0]).toMatch(
+        /^open: http:\/\/127\.0\.0\.1:\d+\/embed\/onboarding\?onboarding_id=/,
+      )
+      expect(lines[1]).toBe('active')
+      expect(lines[2]).toMatch(
         /^open: http:\/\/127\.0\.0\.1:\d+\/api\/v1\/external-bank-account-connect\/connect\?token=/,
       )
-      expect(lines[2]).toBe('succeeded')
-      expect(lines[3]).toContain('available: 150')
+      expect(lines[3]).toBe('succeeded')
+      expect(lines[4]).toContain('available: 150')
+      // The onboarding page the README says to open: it loads, and its own status call (what
+      // the page polls) shows the onboarding the flow completed, with its card.
+      const page = new URL((lines[0] as string).slice('open: '.length))
+      expect((await fetch(page)).status).toBe(200)
+      const id = page.searchParams.get('onboarding_id')
+      const status = await fetch(new URL(`/embed/onboarding/${id}/status`, page), {
+        headers: { authorization: `Bearer ${page.searchParams.get('access_token')}` },
+      })
+      expect(status.status).toBe(200)
+      expect(await status.json()).toMatchObject({ completed: true })
     },
     90_000,
   )
