@@ -47,6 +47,16 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
   return { child, output, exited }
 }
 
+/** Waits (at most 20 s) until the CLI's stdout passes `test`; else fails naming `what`. */
+export async function until(cli: CliProcess, test: (out: string) => boolean, what: string) {
+  const deadline = Date.now() + 20_000
+  while (!test(cli.output.stdout)) {
+    if (Date.now() > deadline)
+      throw new Error(`no ${what}\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
 /** Kills (SIGKILL) every CLI process still running and waits until each is gone. */
 export async function stopCliProcesses(): Promise<void> {
   await Promise.all(

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { eventCatalogue } from '../src/webhooks/catalogue.js'
-import { type CliProcess, spawnCli, stopCliProcesses } from './cli-process.js'
+import { spawnCli, stopCliProcesses, until } from './cli-process.js'
 import { httpCall, onboardedUser, startReceiver } from './helpers.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -19,15 +19,6 @@ async function sandboxOn127() {
   const sandbox: RunningSandbox = await startSandbox({ port: 0, logLevel: 'silent' })
   cleanup.push(() => sandbox.close())
   return sandbox
-}
-
-async function until(cli: CliProcess, test: (out: string) => boolean, what: string) {
-  const deadline = Date.now() + 20_000
-  while (!test(cli.output.stdout)) {
-    if (Date.now() > deadline)
-      throw new Error(`no ${what}\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
 }
 
 describe('partner-sandbox trigger', () => {

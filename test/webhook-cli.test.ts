@@ -8,7 +8,7 @@ import Stripe from 'stripe'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { type CliProcess, spawnCli, stopCliProcesses } from './cli-process.js'
+import { spawnCli, stopCliProcesses, until } from './cli-process.js'
 import { httpCall, onboardedUser, type Receiver, startReceiver } from './helpers.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
@@ -16,15 +16,6 @@ afterEach(async () => {
   await stopCliProcesses()
   for (const close of cleanup.splice(0).reverse()) await close()
 })
-
-async function until(cli: CliProcess, test: (out: string) => boolean, what: string) {
-  const deadline = Date.now() + 20_000
-  while (!test(cli.output.stdout)) {
-    if (Date.now() > deadline)
-      throw new Error(`no ${what}\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 async function setup(...replies: number[]) {
   const sandbox: RunningSandbox = await startSandbox({ port: 0, logLevel: 'silent' })
