@@ -28,3 +28,7 @@ export function originAllowed(origin: string, entries: readonly string[]): boole
 
 /** The exact origins among the entries (postMessage needs an exact target origin). */
 export const exactOrigins = (entries: readonly string[]) => entries.filter((e) => !e.endsWith(':*'))
+
+/** The any-port entries (`http://localhost:*`), for a page that resolves its opener's port. */
+export const originPatterns = (entries: readonly string[]) =>
+  entries.filter((e) => e.endsWith(':*'))

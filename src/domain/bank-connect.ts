@@ -1,10 +1,9 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import type { UserRow } from '../store/records.js'
 import type { BankAccountRow, ConnectTokenRow } from '../store/records-money.js'
 import { assertPartnerActive } from './partner-status.js'
-import { codeHash } from './signing-key.js'
+import { codeHash, sameHash } from './signing-key.js'
 
 /**
  * External bank accounts: an Org + User call makes a short-lived, single-use connect token
@@ -102,9 +101,7 @@ export function openConnectSession(deps: Deps, token: string | undefined): Conne
       'This bank connect link is not valid. Ask the app for a new one.',
     )
   if (!row || !secret) throw unknown()
-  const expected = Buffer.from(row.token_hash)
-  const given = Buffer.from(codeHash(deps, `connect:${row.id}`, secret))
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unknown()
+  if (!sameHash(row.token_hash, codeHash(deps, `connect:${row.id}`, secret))) throw unknown()
   assertPartnerActive(deps, row.partner_id)
   if (row.used_at) {
     throw new ConnectLinkError(

@@ -1,10 +1,9 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { Deps } from '../deps.js'
 import { decideOtpCode } from '../scenarios/otp.js'
 import { openCodeKey } from '../store/indexes.js'
 import type { CodePurpose, UserRow, VerificationCodeRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
-import { codeHash } from './signing-key.js'
+import { codeHash, sameHash } from './signing-key.js'
 
 /**
  * One-time codes (DESIGN.md): 6 digits, valid 10 minutes, single use, 5 wrong tries burn
@@ -111,10 +110,8 @@ export function checkCode(
 ): CheckResult {
   const row = user ? liveCodes(deps, user.id, purpose).at(-1) : undefined
   if (!row) return { ok: false, reason: 'missing' }
-  const expected = Buffer.from(row.code_hash)
-  const given = Buffer.from(codeHash(deps, row.id, value))
   const now = deps.clocks.forPartner(row.partner_id).iso()
-  if (expected.length === given.length && timingSafeEqual(expected, given)) {
+  if (sameHash(row.code_hash, codeHash(deps, row.id, value))) {
     const used = { ...row, ended_at: now, ended_reason: 'used' as const }
     if (writer) writer.put('verification_codes', used)
     else deps.store.put('verification_codes', used)

@@ -1,9 +1,8 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
 import type { OnboardingRow } from '../store/records.js'
 import { currentStep } from './onboarding.js'
-import { codeHash } from './signing-key.js'
+import { codeHash, sameHash } from './signing-key.js'
 
 /**
  * The hosted embedded flow's side of an onboarding: each step the page posts, checked with
@@ -54,12 +53,6 @@ export function openWithToken(
     )
   }
   return row
-}
-
-const sameHash = (a: string, b: string) => {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 export type FlowOutcome = 'approved' | 'declined' | 'manual_review'

@@ -1,7 +1,5 @@
 import { originAllowed, partnerOrigins } from './allowed-origins.js'
 
-export { partnerOrigins }
-
 /**
  * Where the hosted flow may send the user when it ends: an http(s) URL on one of the
  * partner's allowed origins, or an app link (myapp://…). Never a script-running scheme.

@@ -1,4 +1,4 @@
-import { createHmac, webcrypto } from 'node:crypto'
+import { createHmac, timingSafeEqual, webcrypto } from 'node:crypto'
 
 type CryptoKey = webcrypto.CryptoKey
 
@@ -21,6 +21,13 @@ export function signingKey(deps: Pick<Deps, 'store' | 'random'>): Buffer {
 /** HMAC of a one-time code or reset token, bound to its row id so equal codes hash apart. */
 export function codeHash(deps: Pick<Deps, 'store' | 'random'>, id: string, value: string): string {
   return createHmac('sha256', signingKey(deps)).update(`${id}:${value}`).digest('base64url')
+}
+
+/** Whether two hashes (a stored `codeHash` and a fresh one) are equal, in constant time. */
+export function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppEnv, Deps } from '../deps.js'
-import { exactOrigins, partnerOrigins } from '../domain/allowed-origins.js'
+import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
 import {
   ConnectLinkError,
   createConnectSession,
@@ -21,6 +21,7 @@ import {
   htmlResponse,
   setHostedPageHeaders,
 } from '../hosted/page-headers.js'
+import { attributeToPartner } from '../hosted/partner-attribution.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import {
@@ -124,9 +125,7 @@ export function bankConnectRoutes(deps: Deps) {
         const [title, status] = linkPages[error.reason]
         return hostedErrorPage(c, title, error.message, status)
       }
-      const partner = deps.store.get('partners', session.partner_id)
-      // Journaled as the partner's request, so the dashboard lists its hosted pages too.
-      if (partner) c.set('partner', partner)
+      const partner = attributeToPartner(deps, c, session.partner_id)
       const origins = partnerOrigins(partner?.allowed_origins)
       warnIfFramingRefused(c, deps, 'hosted bank connect page', partner, origins)
       const nonce = deps.random.token(22)
@@ -139,7 +138,7 @@ export function bankConnectRoutes(deps: Deps) {
             token,
             enrollUrl: '/api/v1/external-bank-account-connect/enrollment/public',
             allowedOrigins: exactOrigins(origins),
-            originPatterns: origins.filter((o) => o.endsWith(':*')),
+            originPatterns: originPatterns(origins),
             partnerName: partner?.display_name ?? 'the app',
           },
           nonce,
@@ -179,8 +178,7 @@ export function bankConnectRoutes(deps: Deps) {
     async (c) => {
       const { token, institution_id, account_id } = c.req.valid('json')
       const account = await enroll(deps, token, institution_id, account_id)
-      const partner = deps.store.get('partners', account.partner_id)
-      if (partner) c.set('partner', partner)
+      attributeToPartner(deps, c, account.partner_id)
       return c.json({ success: true as const, data: publicBankAccount(account) }, 201)
     },
   )

@@ -1,7 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import type { Context } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
-import { exactOrigins } from '../domain/allowed-origins.js'
+import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
 import { autoCompleteIfAsked, flowStatus } from '../domain/flow-completion.js'
 import { currentStep } from '../domain/onboarding.js'
 import {
@@ -16,11 +15,12 @@ import {
   PartnerUnavailableError,
   unavailablePage,
 } from '../domain/partner-status.js'
-import { partnerOrigins, redirectUriProblem } from '../domain/redirect-uri.js'
+import { redirectUriProblem } from '../domain/redirect-uri.js'
 import { ApiError } from '../errors.js'
 import { warnIfFramingRefused } from '../hosted/frame-check.js'
 import { onboardingPage } from '../hosted/onboarding-page.js'
 import { hostedErrorPage, setHostedPageHeaders } from '../hosted/page-headers.js'
+import { attributeToPartner } from '../hosted/partner-attribution.js'
 import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 
@@ -91,15 +91,6 @@ function openWithBearer(deps: Deps, id: string, authorization: string | undefine
 }
 
 /**
- * Journals a public request as its partner's (the token named the onboarding), so the
- * dashboard lists the hosted page and its calls with the partner's API requests.
- */
-function attribute(deps: Deps, c: Context<AppEnv>, partnerId: string) {
-  const partner = deps.store.get('partners', partnerId)
-  if (partner) c.set('partner', partner)
-}
-
-/**
  * The hosted onboarding flow: the page at `onboardingEmbedUrl`, and the step endpoints it
  * posts to with the onboarding's access token. Public (no partner credentials): the
  * access token is the credential, as in a real embedded flow.
@@ -127,7 +118,7 @@ export function embedRoutes(deps: Deps) {
       )
     }
     const partner = deps.store.get('partners', row.partner_id)
-    attribute(deps, c, row.partner_id)
+    attributeToPartner(deps, c, row.partner_id)
     const origins = partnerOrigins(partner?.allowed_origins)
     const redirectUri = c.req.query('redirect_uri') ?? row.redirect_uri
     // A redirect_uri on the URL itself must meet the same rule as one given at start.
@@ -155,7 +146,7 @@ export function embedRoutes(deps: Deps) {
           stepsUrl: `/embed/onboarding/${row.id}/steps`,
           statusUrl: `/embed/onboarding/${row.id}/status`,
           allowedOrigins: exactOrigins(origins),
-          originPatterns: origins.filter((o) => o.endsWith(':*')),
+          originPatterns: originPatterns(origins),
           redirectUri: redirectUri ?? null,
           currentStep: currentStep(row) ?? 'result',
           finished: row.flow_result ? flowResult(row) : null,
@@ -193,7 +184,7 @@ export function embedRoutes(deps: Deps) {
       const { onboardingId, step } = c.req.valid('param')
       const row = openWithBearer(deps, onboardingId, c.req.header('authorization'))
       assertPartnerActive(deps, row.partner_id)
-      attribute(deps, c, row.partner_id)
+      attributeToPartner(deps, c, row.partner_id)
       const answer = submitStep(deps, row, step as Step, c.req.valid('json'))
       if (answer.finished) autoCompleteIfAsked(deps, row.id)
       return c.json(answer, 200)
@@ -223,7 +214,7 @@ export function embedRoutes(deps: Deps) {
         c.req.header('authorization'),
       )
       assertPartnerActive(deps, row.partner_id)
-      attribute(deps, c, row.partner_id)
+      attributeToPartner(deps, c, row.partner_id)
       return c.json(flowStatus(deps, row), 200)
     },
   )
