@@ -218,7 +218,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     // Without a createServer option, serve() makes a node:http Server.
     const s = serve(
       {
-        fetch: sandbox.fetch,
+        // The app's own fetch, not the promise-wrapped `sandbox.fetch`: the wrapper is for the
+        // public type, and on the server it would cost an async call on every request.
+        fetch: sandbox.app.fetch as Parameters<typeof serve>[0]['fetch'],
         hostname: host,
         port,
         serverOptions: slowClientServerOptions(sandbox.deps.config),
