@@ -42,7 +42,8 @@ export function pickOverride(
   if (fitting.length === 0) return undefined
   const url = c.req.url
   const query = queryOf(url.includes('?') ? url.slice(url.indexOf('?')) : '')
-  const headers = Object.fromEntries([...c.req.raw.headers].map(([k, v]) => [k.toLowerCase(), v]))
+  // A Headers object lists its names in lower case already.
+  const headers = Object.fromEntries(c.req.raw.headers)
   const first = (body: unknown) =>
     fitting.find(
       (o) =>
@@ -71,13 +72,18 @@ function claim(deps: Deps, override: OverrideRow): boolean {
  * multipart one read as text here could not be parsed as a form by the route afterwards.
  */
 async function readJson(c: Context<AppEnv>): Promise<unknown> {
-  if (!/json/i.test(requestHeader(c, 'content-type') ?? '')) return undefined
   try {
-    const text = await c.req.text()
+    const text = await jsonText(c)
     return text ? JSON.parse(text) : undefined
   } catch {
     return undefined
   }
+}
+
+/** The text of a JSON body, read once and cached (hono's `c.req.text()`); else undefined. */
+function jsonText(c: Context<AppEnv>): Promise<string> | undefined {
+  if (!/json/i.test(requestHeader(c, 'content-type') ?? '')) return undefined
+  return c.req.text()
 }
 
 /** Answers with the override (after its delay) and marks the journal. */
@@ -85,7 +91,7 @@ export async function serveOverride(c: Context<AppEnv>, override: OverrideRow): 
   const { respond } = override
   c.set('override', { id: override.id, off_contract: override.contract_problem !== null })
   // Read (and cached) as the route would have: the journal shows the body it was sent.
-  await readJson(c)
+  await jsonText(c)?.catch(() => undefined)
   if (respond.delay_ms) await new Promise((resolve) => setTimeout(resolve, respond.delay_ms))
   const headers: Record<string, string> = {
     ...c.get('extraHeaders'),
