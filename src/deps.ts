@@ -13,6 +13,7 @@ import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { MemoryState } from './state/memory-state.js'
 import type { PartnerRow, SessionRow, UserRow } from './store/records.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
@@ -22,6 +23,8 @@ import type { SinkRegistry } from './webhooks/sink.js'
 export interface Deps {
   config: SandboxConfig
   store: Store
+  /** The state seam (state/seam.ts) over `store`: what code moved to services reads and writes. */
+  state: MemoryState
   /** The sandbox-wide clock; partner-scoped code reads `clocks.forPartner(id)` instead. */
   clock: Clock
   /** Each partner's own clock over the sandbox clock (offset and freeze per partner). */

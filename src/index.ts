@@ -30,6 +30,7 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
@@ -113,16 +114,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     config.publicUrl,
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
+  const clocks = new PartnerClocks(store, clock)
   const deps: Deps = {
     config,
     store,
+    state: new MemoryState(store),
     clock,
-    clocks: new PartnerClocks(store, clock),
+    clocks,
     random,
     scenarios: new ScenarioRegistry(scenario),
     logger,
     credentials,
-    events: new EventBus(),
+    events: new EventBus(random, clocks, store),
     inbox: new Inbox(),
     sessions: undefined as unknown as SessionVerifier,
     files: new FileStore(config.data),

@@ -135,10 +135,10 @@ export function startOnboarding(
     if (user.kyc_status !== 'pending') {
       const next = { ...user, kyc_status: 'pending', updated_at: now }
       w.put('users', next)
-      deps.events.record(deps, w, partner.id, 'user.updated', publicUser(deps, next))
+      deps.events.record(w, partner.id, 'user.updated', publicUser(deps, next))
     }
     if (!existing)
-      deps.events.record(deps, w, partner.id, 'onboarding.started', onboardingEventObject(row))
+      deps.events.record(w, partner.id, 'onboarding.started', onboardingEventObject(row))
   })
   return {
     message: existing
@@ -338,13 +338,13 @@ function approve(
   }
   w.put('onboardings', next)
   w.put('users', approvedUser)
-  deps.events.record(deps, w, row.partner_id, 'onboarding.completed', onboardingEventObject(next))
-  deps.events.record(deps, w, row.partner_id, 'card.created', {
+  deps.events.record(w, row.partner_id, 'onboarding.completed', onboardingEventObject(next))
+  deps.events.record(w, row.partner_id, 'card.created', {
     object: 'card',
     user_id: user.id,
     ...publicCard(card),
   })
-  deps.events.record(deps, w, row.partner_id, 'user.updated', publicUser(deps, approvedUser))
+  deps.events.record(w, row.partner_id, 'user.updated', publicUser(deps, approvedUser))
   return next
 }
 
@@ -368,7 +368,7 @@ function decline(
   const fresh = deps.store.get('users', user.id) ?? user
   w.put('onboardings', next)
   w.put('users', { ...fresh, kyc_status: kycPassed ? 'approved' : 'rejected', updated_at: now })
-  deps.events.record(deps, w, row.partner_id, 'onboarding.failed', onboardingEventObject(next))
+  deps.events.record(w, row.partner_id, 'onboarding.failed', onboardingEventObject(next))
   return next
 }
 

@@ -87,7 +87,7 @@ export async function registerUser(
   }
   deps.store.batch((w) => {
     w.put('users', user)
-    deps.events.record(deps, w, partnerId, 'user.created', publicUser(deps, user))
+    deps.events.record(w, partnerId, 'user.created', publicUser(deps, user))
   })
   return user
 }
@@ -118,7 +118,7 @@ export function updateProfile(deps: Deps, user: UserRow, patch: ProfilePatch): U
   }
   deps.store.batch((w) => {
     w.put('users', next)
-    deps.events.record(deps, w, user.partner_id, 'user.updated', publicUser(deps, next))
+    deps.events.record(w, user.partner_id, 'user.updated', publicUser(deps, next))
   })
   return next
 }
