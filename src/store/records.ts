@@ -367,6 +367,12 @@ export type Collections = {
 export type CollectionName = keyof Collections
 export const collectionNames = Object.keys(collectionSchemas) as CollectionName[]
 
+/**
+ * Collections that are state but not durable: held by the seam like every other (a second
+ * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
+ */
+export const ephemeralCollections: readonly CollectionName[] = []
+
 export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
 
 export const emptyCollections = (): CollectionsData =>
