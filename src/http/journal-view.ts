@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
-import type { AppEnv } from '../deps.js'
 import { queryOf } from '../domain/request-match.js'
+import type { AppEnv } from './app-env.js'
 import { redactHeaders, redactValue } from './redact.js'
 import { requestHeader } from './request-headers.js'
 import type { JournalEntry } from './request-journal.js'

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { assertAdult } from '../domain/age.js'
 import {
   changePassword,
@@ -11,6 +11,7 @@ import {
 } from '../domain/login.js'
 import { endSession } from '../domain/sessions.js'
 import { registerUser } from '../domain/users.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import {
   ChangePasswordBody,

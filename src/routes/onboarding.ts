@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { assertAdult } from '../domain/age.js'
 import { cardOf, publicCard, toDollars } from '../domain/cards.js'
 import {
@@ -10,6 +10,7 @@ import {
 } from '../domain/onboarding.js'
 import { redirectUriProblem } from '../domain/redirect-uri.js'
 import { validationError } from '../errors.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { CardStatus, Completion, envelope } from '../schemas/cards.js'
 import {

@@ -1,8 +1,9 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { assertAdult } from '../domain/age.js'
 import { setProfilePicture } from '../domain/profile-pictures.js'
 import { publicUser, updateProfile } from '../domain/users.js'
+import type { AppEnv } from '../http/app-env.js'
 import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import {
