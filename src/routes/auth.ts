@@ -1,6 +1,5 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
-import { assertAdult } from '../domain/age.js'
 import {
   changePassword,
   requestPasswordReset,
@@ -61,7 +60,6 @@ export function authRoutes(deps: Deps) {
     }),
     async (c) => {
       const body = c.req.valid('json')
-      assertAdult(deps, c.get('partner').id, body.date_of_birth)
       const user = await registerUser(deps, c.get('partner').id, body)
       return c.json(
         {
