@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Context, MiddlewareHandler } from 'hono'
-import type { AppEnv } from '../deps.js'
 import { digest } from '../domain/secret-hash.js'
 import { ApiError } from '../errors.js'
+import type { AppEnv } from '../http/app-env.js'
 
 /**
  * Control routes that never need the token: the sink receives webhook deliveries, which carry

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv } from '../deps.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 
 const tags = ['Sandbox control']

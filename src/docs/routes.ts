@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
+import type { AppEnv } from '../http/app-env.js'
 import { DEFAULT_PARTNER } from '../store/default-credentials.js'
 import { docsAsset, docsAssetTypes } from './assets.js'
 import { docsInitScript } from './init-script.js'

@@ -4,9 +4,11 @@ import { fundingLimits } from '../scenarios/money.js'
 import { completionDefaults, decideOnboarding } from '../scenarios/onboarding.js'
 import type { OnboardingRow, PartnerRow, UserRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
+import { assertAdult } from './age.js'
 import { cardOf, issueCard, publicCard } from './cards.js'
 import { recordTransaction } from './ledger.js'
 import { newestFirst } from './pagination.js'
+import { redirectUriProblem } from './redirect-uri.js'
 import { codeHash } from './signing-key.js'
 import { isDue, type SweepScope, waitingRows } from './sweeper.js'
 import { publicUser } from './users.js'
@@ -57,6 +59,12 @@ export function startOnboarding(
   user: UserRow,
   input: OnboardingInput,
 ) {
+  // The age first, then the redirect: the order these 400s have always come in.
+  assertAdult(deps, partner.id, input.date_of_birth)
+  const redirectProblem = input.redirect_uri
+    ? redirectUriProblem(input.redirect_uri, partner.allowed_origins)
+    : null
+  if (redirectProblem) throw validationError('redirect_uri', redirectProblem)
   const card = cardOf(deps, user.id)
   if (card)
     throw new ApiError('conflict', `This user is already onboarded and holds card ${card.id}.`)

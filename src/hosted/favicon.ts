@@ -1,5 +1,5 @@
 import type { Hono } from 'hono'
-import type { AppEnv } from '../deps.js'
+import type { AppEnv } from '../http/app-env.js'
 
 /**
  * The sandbox's icon, served by the sandbox itself (no CDN): hosted pages and /docs link it,

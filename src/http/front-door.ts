@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
+import type { AppEnv } from './app-env.js'
 import { capture } from './journal-view.js'
 import { assignRequestId } from './request-id.js'
 import type { RequestLog } from './request-log.js'

@@ -1,7 +1,8 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { addEvidence, openDispute, publicDispute, requireDispute } from '../domain/disputes.js'
 import { indexPage, ListQuery, pageOf } from '../domain/pagination.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import {

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { publicPartner, rotateCredentials, updatePartner, usage } from '../domain/partners.js'
+import type { AppEnv } from '../http/app-env.js'
 import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import {

@@ -1,8 +1,9 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { publicTransaction, requireTransaction, transactionPage } from '../domain/ledger.js'
 import { ListQuery } from '../domain/pagination.js'
 import { clearPurchase, refundPurchase, reversePurchase } from '../domain/purchases.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import {

@@ -1,8 +1,8 @@
 import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
-import { assertAdult } from '../domain/age.js'
+import type { Deps } from '../deps.js'
 import { setProfilePicture } from '../domain/profile-pictures.js'
 import { publicUser, updateProfile } from '../domain/users.js'
+import type { AppEnv } from '../http/app-env.js'
 import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import {
@@ -64,7 +64,6 @@ export function userRoutes(deps: Deps) {
     }),
     (c) => {
       const patch = c.req.valid('json')
-      if (patch.date_of_birth) assertAdult(deps, c.get('partner').id, patch.date_of_birth)
       return c.json(publicUser(deps, updateProfile(deps, c.get('user'), patch)), 200)
     },
   )

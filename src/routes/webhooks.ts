@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { indexPage, ListQuery, newestFirst, paginate } from '../domain/pagination.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import {
   errorResponses,
