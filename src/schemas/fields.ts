@@ -78,6 +78,20 @@ export type DeliveryStatus = z.infer<typeof deliveryStatus>
 export const labCheck = z.enum(['duplicate', 'out_of_order', 'forged_signature', 'replay'])
 export type LabCheck = z.infer<typeof labCheck>
 
+/** A lab check's result: the receiver did the right thing, or not, or has not answered yet. */
+export const labVerdict = z.enum(['pass', 'fail', 'pending'])
+
+/** A webhook endpoint's settings, as stored and as shown. */
+export const webhookFields = {
+  url: z.string(),
+  /** Event types wanted; empty means every event. */
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  description: z.string().nullable(),
+  /** The endpoint that mirrors the partner record's `webhook_url`. */
+  primary: z.boolean(),
+}
+
 /**
  * A user as stored and as shown, but for the row's secrets (password hash, SSN digits), which
  * the row adds and the API never shows. Values are kept as they were normalized at input

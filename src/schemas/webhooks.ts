@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { eventTypes } from '../domain/events.js'
 import * as ex from './examples.js'
-import { deliveryStatus, labCheck } from './fields.js'
+import { deliveryStatus, labCheck, webhookFields } from './fields.js'
 import { httpUrl } from './partner.js'
 import { multiLine } from './text.js'
 
@@ -17,12 +17,12 @@ export const EventName = z.string().refine((e) => (eventTypes as readonly string
 export const Webhook = z
   .object({
     id: z.string().openapi({ example: 'wh_3kTmW0c7Yq1dJ2Lx8RbN5pZs' }),
-    url: z.string(),
-    events: z.array(z.string()).openapi({ description: 'Event kinds delivered; empty means all.' }),
-    enabled: z.boolean(),
-    description: z.string().nullable(),
-    primary: z
-      .boolean()
+    ...webhookFields,
+    events: webhookFields.events
+      .clone()
+      .openapi({ description: 'Event kinds delivered; empty means all.' }),
+    primary: webhookFields.primary
+      .clone()
       .openapi({ description: "The endpoint that mirrors the partner record's webhook_url." }),
     created_at: z.string(),
     updated_at: z.string(),

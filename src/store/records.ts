@@ -6,12 +6,14 @@ import {
   currency,
   deliveryStatus,
   labCheck,
+  labVerdict,
   onboardingStatus,
   partnerScope,
   partnerStatus,
   passOrFail,
   SLUG_PATTERN,
   userFields,
+  webhookFields,
 } from '../schemas/fields.js'
 import {
   bankAccountRow,
@@ -150,13 +152,7 @@ export type FileRow = z.infer<typeof fileRow>
 export const webhookRow = z.object({
   id: z.string().startsWith('wh_'),
   partner_id: z.uuid(),
-  url: z.string(),
-  /** Event types wanted; empty means every event. */
-  events: z.array(z.string()),
-  enabled: z.boolean(),
-  description: z.string().nullable(),
-  /** The endpoint that mirrors the partner record's `webhook_url`. */
-  primary: z.boolean(),
+  ...webhookFields,
   secret: z.string().startsWith('whsec_'),
   created_at: z.string(),
   updated_at: z.string(),
@@ -202,7 +198,7 @@ export const labCheckRow = z.object({
   /** The lab's delivery, once made. */
   delivery_id: z.string().nullable(),
   receiver_status: z.number().int().nullable(),
-  verdict: z.enum(['pass', 'fail', 'pending']),
+  verdict: labVerdict,
   why: z.string(),
 })
 export type LabCheckRow = z.infer<typeof labCheckRow>
@@ -240,6 +236,10 @@ export const onboardingRow = z.object({
    * page tells "a newer link was issued" from a token the sandbox never issued.
    */
   superseded_token_hashes: z.array(z.string()).optional(),
+  /**
+   * As StartOnboardingBody (src/schemas/onboarding.ts) checked and normalized it: the input rules
+   * live there, and a stored applicant is kept as the plain strings it became.
+   */
   applicant: z.object({
     first_name: z.string(),
     last_name: z.string(),
