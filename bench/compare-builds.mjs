@@ -55,8 +55,9 @@ let removed = false
 function cleanUp() {
   if (removed) return
   removed = true
-  spawnSync('git', ['worktree', 'remove', '--force', oldRoot], { cwd: root, stdio: 'ignore' })
-  spawnSync('git', ['worktree', 'prune'], { cwd: root, stdio: 'ignore' })
+  const removal = spawnSync('git', ['worktree', 'remove', '--force', oldRoot], { cwd: root })
+  if (removal.status !== 0 && !/is not a working tree/.test(String(removal.stderr)))
+    console.error(`could not remove the worktree ${oldRoot}: ${removal.stderr}(git worktree prune)`)
   rmSync(work, { recursive: true, force: true })
 }
 process.once('exit', cleanUp)
