@@ -35,7 +35,7 @@ import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
 import { defineIndexes } from './store/indexes.js'
-import { ephemeralCollections, type PartnerRow } from './store/records.js'
+import { ephemeralCollections, keptOnReplace, type PartnerRow } from './store/records.js'
 import { Store } from './store/store.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { SinkRegistry } from './webhooks/sink.js'
@@ -103,6 +103,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     now: clock.iso,
     onWarning: logger.warn,
     ephemeral: ephemeralCollections,
+    keepOnReplace: keptOnReplace,
     // From a data file, the default partner's scrypt check runs while the users are read.
     onCollectionRead: (name, rows) => {
       if (name !== 'partners') return

@@ -125,3 +125,57 @@ describe('state seam, memory engine', () => {
     await again.close()
   })
 })
+
+describe('state seam: ephemeral writes outside a transaction', () => {
+  const entry = (n: number) =>
+    ({ id: `jrn_${n}`, seq: n, entry: { id: `req_${n}`, partner_id: 'p1' } }) as never
+
+  it('putEphemeral applies at once, evicts, moves no version and is heard by no listener', async () => {
+    const file = join(dir, 'state.json')
+    const store = await Store.open({
+      file,
+      seed: emptyCollections,
+      ephemeral: ['request_journal'],
+    })
+    defineIndexes(store)
+    const state = new MemoryState(store)
+    const heard: string[] = []
+    state.onCommit((changes) => heard.push(...changes.map((c) => c.id)))
+    const version = state.version
+    // Even while a transaction waits on the writers' queue, the write is there at once.
+    let release = () => {}
+    const held = state.transaction(() => new Promise<void>((resolve) => (release = resolve)))
+    await state.putEphemeral('request_journal', entry(1))
+    await state.putEphemeral('request_journal', entry(2))
+    await state.putEphemeral('request_journal', entry(3), 'jrn_1')
+    expect((await state.range('journal_all', '*')).map((r) => r.id)).toEqual(['jrn_2', 'jrn_3'])
+    expect(await state.count('journal_by_partner', 'p1')).toBe(2)
+    release()
+    await held
+    expect(state.version).toBe(version)
+    expect(heard).toEqual([])
+    await expect(state.putEphemeral('users', { id: 'u-1' } as never)).rejects.toThrow(
+      'users is not ephemeral',
+    )
+    expect(await state.get('users', 'u-1')).toBeUndefined()
+    // Never on disk.
+    await state.close()
+    const again = await open(file)
+    expect(await again.all('request_journal')).toEqual([])
+  })
+
+  it('a reset keeps the ephemeral collections named to be kept, and empties the others', async () => {
+    const store = await Store.open({
+      seed: emptyCollections,
+      ephemeral: ['request_journal', 'files'],
+      keepOnReplace: ['request_journal'],
+    })
+    defineIndexes(store)
+    const state = new MemoryState(store)
+    await state.putEphemeral('request_journal', entry(1))
+    await state.transaction(async (tx) => tx.put('files', { id: 'f-1' } as never))
+    await state.reset()
+    expect((await state.range('journal_all', '*')).map((r) => r.id)).toEqual(['jrn_1'])
+    expect(await state.all('files')).toEqual([])
+  })
+})

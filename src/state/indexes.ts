@@ -71,7 +71,7 @@ export const indexDefs = {
   disputes_under_review: waiting('disputes', underReview),
   disputes_under_review_by_partner: waitingByPartner('disputes', underReview),
   // Global overrides (no partner) under '*'.
-  overrides_by_partner: index('overrides', (o) => o.partner_id ?? '*'),
+  overrides_by_partner: index('overrides', (o) => o.partner_id ?? '*', { versioned: true }),
   codes_by_user: index('verification_codes', (c) => c.user_id),
   // The codes of a user and purpose not yet used, burnt or replaced: a login reads these few,
   // not every code the user ever had.
@@ -91,6 +91,12 @@ export const indexDefs = {
   deliveries_by_day: index('webhook_deliveries', (d) =>
     bucketKey(d.partner_id, dayOf(d.created_at)),
   ),
+  // Journal area. The request journal in the order requests were answered (oldest first),
+  // all of it under '*' and each partner's under its id; the runtime faults in the order they
+  // were added, versioned so the gate's copy of them is checked without an await.
+  journal_all: index('request_journal', () => '*'),
+  journal_by_partner: index('request_journal', (r) => r.entry.partner_id ?? undefined),
+  runtime_faults_in_order: index('runtime_faults', () => '*', { versioned: true }),
 } as const
 
 export type IndexName = keyof typeof indexDefs

@@ -4,6 +4,9 @@ import type { OpenTx, Store } from '../store/store.js'
 import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
 import type { Change, RangeOptions, State, StateReader, StateTx } from './seam.js'
 
+/** What a write applied at once answers: one promise for all (no allocation per request). */
+const settled = Promise.resolve()
+
 /**
  * The memory engine (with an optional data file: journal, snapshot, compaction, retention, as
  * store/store.ts keeps them). Reads answer from memory; `transaction` runs one writer at a time,
@@ -88,6 +91,19 @@ export class MemoryState implements State {
         throw error
       }
     })
+  }
+
+  putEphemeral<K extends CollectionName>(
+    collection: K,
+    row: Collections[K],
+    evict?: string,
+  ): Promise<void> {
+    try {
+      this.store.putEphemeral(collection, row, evict)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return settled
   }
 
   /** Runs `fn` once no other transaction is under way; others wait, in arrival order. */

@@ -16,6 +16,12 @@ import {
   webhookFields,
 } from '../schemas/fields.js'
 import {
+  faultUseRow,
+  requestCaptureRow,
+  requestJournalRow,
+  runtimeFaultRow,
+} from './records-journal.js'
+import {
   bankAccountRow,
   connectTokenRow,
   depositRow,
@@ -353,6 +359,11 @@ export const collectionSchemas = {
   connect_tokens: connectTokenRow,
   scenarios: scenarioRow,
   overrides: overrideRow,
+  // The sandbox's traffic (journal area): ephemeral, and kept by a reset or restore.
+  request_journal: requestJournalRow,
+  request_captures: requestCaptureRow,
+  runtime_faults: runtimeFaultRow,
+  fault_uses: faultUseRow,
 } as const
 
 export type Collections = {
@@ -365,7 +376,23 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
  * Collections that are state but not durable: held by the seam like every other (a second
  * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
  */
-export const ephemeralCollections: readonly CollectionName[] = []
+export const ephemeralCollections: readonly CollectionName[] = [
+  'request_journal',
+  'request_captures',
+  'runtime_faults',
+  'fault_uses',
+]
+
+/**
+ * Ephemeral collections a reset or restore leaves as they are: the requests the sandbox
+ * answered and the faults injected into it are its traffic, not its data.
+ */
+export const keptOnReplace: readonly CollectionName[] = [
+  'request_journal',
+  'request_captures',
+  'runtime_faults',
+  'fault_uses',
+]
 
 export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
 

@@ -55,6 +55,8 @@ export interface StoreOptions {
    * journaled or snapshotted, emptied by a reset or restore like the rest.
    */
   ephemeral?: readonly CollectionName[]
+  /** Ephemeral collections a reset or restore leaves as they are (the request journal). */
+  keepOnReplace?: readonly CollectionName[]
 }
 
 /** A transaction under way (see begin): its journal ops and how to undo each write. */
@@ -91,6 +93,7 @@ export class Store {
   private readonly replaceListeners: (() => void)[] = []
   private readonly commitListeners = new Set<(changes: readonly StoreChange[]) => void>()
   private readonly ephemeral: ReadonlySet<string>
+  private readonly kept: ReadonlySet<string>
   /** The transaction under way, if any (one at a time: the seam serializes them). */
   private openTx?: OpenTx
   /** Resolves when the transaction under way ends (a compaction waits for it). */
@@ -100,6 +103,7 @@ export class Store {
   private constructor(options: StoreOptions) {
     this.options = options
     this.ephemeral = new Set(options.ephemeral ?? [])
+    this.kept = new Set((options.keepOnReplace ?? []).filter((name) => this.ephemeral.has(name)))
   }
 
   static async open(options: StoreOptions): Promise<Store> {
@@ -258,6 +262,17 @@ export class Store {
 
   remove(collection: CollectionName, id: string): void {
     this.commit([['del', collection, id]])
+  }
+
+  /**
+   * Puts one row of an ephemeral collection (and removes the row `evict`) at once, outside any
+   * transaction: not journaled, not numbered (the version stays), not heard by onCommit. See
+   * State.putEphemeral.
+   */
+  putEphemeral<K extends CollectionName>(collection: K, row: Collections[K], evict?: string): void {
+    if (!this.ephemeral.has(collection)) throw new Error(`${collection} is not ephemeral`)
+    if (evict !== undefined) this.applyOne(collection, evict, undefined, this.seq)
+    this.applyOne(collection, (row as Row).id, row as Row, this.seq)
   }
 
   /** Several writes as one journal entry: after a crash either all of them are there or none. */
@@ -434,7 +449,10 @@ export class Store {
     for (const op of ops) {
       if (op[0] === 'replace') {
         const next = emptyCollections()
-        for (const name of collectionNames) Object.assign(next[name], op[1][name] ?? {})
+        for (const name of collectionNames) {
+          if (this.kept.has(name)) (next as Record<string, unknown>)[name] = this.data[name]
+          else Object.assign(next[name], op[1][name] ?? {})
+        }
         this.data = next
         this.fillIndexes([...this.indexes.values()], seq)
         continue

@@ -1,0 +1,56 @@
+import { z } from 'zod'
+import type { Capture, JournalEntry } from '../http/journal-entry.js'
+import { faultRule } from '../scenarios/faults.js'
+
+/**
+ * The rows of the sandbox's traffic: the request journal and the faults injected at run time.
+ * They are ephemeral (never journaled to the data file nor snapshotted) and survive a reset or
+ * restore, which replace the data, not the traffic.
+ */
+
+const isObject = (value: unknown) => typeof value === 'object' && value !== null
+
+/**
+ * One journaled request. Its id (`jrn_<n>`, n counting every request journaled) is not the
+ * request id: a client may send the same X-Request-Id twice, and both requests are kept. The
+ * entry is kept as the front door made it, without its capture (see requestCaptureRow).
+ */
+export const requestJournalRow = z.object({
+  id: z.string().startsWith('jrn_'),
+  /** Its place among every request journaled: the body window is counted on it. */
+  seq: z.number().int().nonnegative(),
+  entry: z.custom<Omit<JournalEntry, 'capture'>>(isObject),
+})
+export type RequestJournalRow = z.infer<typeof requestJournalRow>
+
+/**
+ * What is kept of a journaled request's headers and bodies (same id as its journal row), for
+ * the newest BODY_WINDOW requests only. References, not copies: the capture runs on every
+ * request, and redaction happens when the journal is read (http/journal-view.ts).
+ */
+export const requestCaptureRow = z.object({
+  id: z.string().startsWith('jrn_'),
+  capture: z.custom<Capture>((v) => isObject(v) && (v as Capture).response instanceof Response),
+})
+export type RequestCaptureRow = z.infer<typeof requestCaptureRow>
+
+/** A fault rule added at run time through the control plane, for one partner or all. */
+export const runtimeFaultRow = z.object({
+  id: z.string(),
+  partner_id: z.uuid().nullable(),
+  rule: faultRule,
+  /** Matching requests it still answers (`next`); null: until removed. */
+  remaining: z.number().int().nullable(),
+  created_at: z.string(),
+})
+export type RuntimeFaultRow = z.infer<typeof runtimeFaultRow>
+
+/**
+ * How many requests a scenario's fault rule with `next` has taken for one partner; its id is
+ * `<partner id>:<scenario>:<rule index>`.
+ */
+export const faultUseRow = z.object({
+  id: z.string(),
+  count: z.number().int().nonnegative(),
+})
+export type FaultUseRow = z.infer<typeof faultUseRow>
