@@ -19,7 +19,6 @@ import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
 import { FaultInjector } from './http/faults.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
-import { RequestJournal } from './http/request-journal.js'
 import { requestOrigins } from './http/request-origin.js'
 import { guardSlowBodies, slowClientServerOptions } from './http/slow-clients.js'
 import { flushLogs } from './log-destination.js'
@@ -30,6 +29,7 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { RequestJournal } from './services/journal.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -117,10 +117,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
   const clocks = new PartnerClocks(store, clock)
+  const state = new MemoryState(store)
+  const journal = new RequestJournal({
+    state,
+    onError: (error) => logger.warn(`the request journal lost a request: ${error}`),
+  })
   const deps: Deps = {
     config,
     store,
-    state: new MemoryState(store),
+    state,
     clock,
     clocks,
     random,
@@ -132,7 +137,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     sessions: undefined as unknown as SessionVerifier,
     files: new FileStore(config.data),
     dispatcher: undefined as unknown as Dispatcher,
-    journal: new RequestJournal(),
+    journal,
     faults: new FaultInjector(),
     sweeper: undefined as unknown as Sweeper,
     sinks: new SinkRegistry(),

@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Inbox, type InboxMessage } from '../src/domain/inbox.js'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
-import { RequestJournal } from '../src/http/request-journal.js'
 import type { DeliveryRow, EventRow } from '../src/store/records.js'
 import { CompletionLog, KEEP_MS, TRIM_SLACK } from '../src/webhooks/completion-log.js'
 import { SinkRegistry } from '../src/webhooks/sink.js'
 import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
-import { journalEntry } from './journal-entry.js'
+import { journalEntry, standaloneJournal } from './journal-entry.js'
 
 /**
  * Every bounded collection stays at its bound at all times under steady traffic (README
@@ -65,10 +64,10 @@ describe('in-memory history', () => {
   })
 
   it('the request journal holds its capacity', async () => {
-    const journal = new RequestJournal(50, 10)
+    const journal = await standaloneJournal(50, 10)
     for (let n = 0; n < 130; n++) {
       journal.add(journalEntry(n))
-      expect(journal.count({})).toBe(Math.min(n + 1, 50))
+      expect(await journal.count({})).toBe(Math.min(n + 1, 50))
     }
     const listed = await journal.list({ limit: 1_000 })
     expect(listed.data).toHaveLength(50)

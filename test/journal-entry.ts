@@ -1,4 +1,9 @@
 import type { JournalEntry } from '../src/http/journal-entry.js'
+import { RequestJournal } from '../src/services/journal.js'
+import { MemoryState } from '../src/state/memory-state.js'
+import { defineIndexes } from '../src/store/indexes.js'
+import { emptyCollections, ephemeralCollections } from '../src/store/records.js'
+import { Store } from '../src/store/store.js'
 
 /** A request-journal entry numbered `n` (a GET of /p/n), without headers or bodies. */
 export const journalEntry = (n: number, partnerId: string | null = null): JournalEntry => ({
@@ -13,3 +18,10 @@ export const journalEntry = (n: number, partnerId: string | null = null): Journa
   fault: null,
   capture: undefined,
 })
+
+/** A request journal of its own (capacity, body window) over a memory state. */
+export async function standaloneJournal(capacity: number, bodyWindow: number) {
+  const store = await Store.open({ seed: emptyCollections, ephemeral: ephemeralCollections })
+  defineIndexes(store)
+  return new RequestJournal({ state: new MemoryState(store), capacity, bodyWindow })
+}

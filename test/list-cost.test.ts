@@ -1,9 +1,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { RequestJournal } from '../src/http/request-journal.js'
 import type { EventRow, VerificationCodeRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
 import { acme, loginSession, onboardedUser, testSandbox } from './helpers.js'
-import { journalEntry } from './journal-entry.js'
+import { journalEntry, standaloneJournal } from './journal-entry.js'
 
 /**
  * A list or a login costs its page, not the history (issue 22): each test gives one user or
@@ -168,7 +167,7 @@ describe('a page of a long history', () => {
 
 describe('the request journal', () => {
   it("a partner's page reads only that partner's entries, however busy the others are", async () => {
-    const journal = new RequestJournal(5_000, 10)
+    const journal = await standaloneJournal(5_000, 10)
     const { touched, wrap } = tracer()
     for (let n = 0; n < 7_000; n++) {
       journal.add(wrap(journalEntry(n, n % 100 === 0 ? 'quiet' : 'busy')))
@@ -182,7 +181,7 @@ describe('the request journal', () => {
     expect(touched.size).toBeLessThanOrEqual(11)
     touched.clear()
     // 50 of the quiet partner's 70 entries are still among the newest 5,000.
-    expect(journal.count({ partner_id: 'quiet' })).toBe(50)
+    expect(await journal.count({ partner_id: 'quiet' })).toBe(50)
     expect(touched.size).toBe(50)
   })
 })

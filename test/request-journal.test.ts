@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { RequestJournal } from '../src/http/request-journal.js'
 import { startSandbox } from '../src/index.js'
 import {
   acme,
@@ -10,6 +9,7 @@ import {
   registerAndLogin,
   testSandbox,
 } from './helpers.js'
+import { standaloneJournal } from './journal-entry.js'
 
 const API = '/api/v1/partner'
 const cleanup: (() => Promise<void>)[] = []
@@ -103,7 +103,7 @@ describe('the request journal: headers, bodies and redaction', () => {
   })
 
   it('is a ring: the oldest entries go, and only the newest keep their bodies', async () => {
-    const journal = new RequestJournal(4, 2)
+    const journal = await standaloneJournal(4, 2)
     const entry = (n: number) => ({
       id: `req_${n}`,
       at: 0,
@@ -126,7 +126,7 @@ describe('the request journal: headers, bodies and redaction', () => {
     const { data } = await journal.list({ limit: 10 })
     expect(data.map((e) => e.id)).toEqual(['req_6', 'req_5', 'req_4', 'req_3'])
     expect(data.map((e) => e.response?.body ?? null)).toEqual([{ n: 6 }, { n: 5 }, null, null])
-    expect(journal.count({})).toBe(4)
+    expect(await journal.count({})).toBe(4)
   })
 })
 

@@ -1,10 +1,9 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
-import { countJournal, searchJournal } from '../http/journal-search.js'
 import { BODY_WINDOW, JOURNAL_CAPACITY } from '../http/request-journal.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
 import { limitParam } from '../schemas/limit.js'
+import type { RequestJournal } from '../services/journal.js'
 import { ContentFilters, contentOf } from './journal-content.js'
 import { controlRoute, controlRouter } from './router.js'
 import { OkOnly } from './schemas.js'
@@ -88,7 +87,7 @@ const filterOf = (q: z.infer<typeof Filters>) => ({
 })
 
 /** The request journal: list, count (for "exactly one deposit was created"), empty. */
-export function journalRoutes(deps: Deps) {
+export function journalRoutes({ journal }: { journal: RequestJournal }) {
   const app = controlRouter()
 
   app.openapi(
@@ -117,8 +116,8 @@ export function journalRoutes(deps: Deps) {
       const content = contentOf(q)
       return c.json(
         content
-          ? await searchJournal(deps.journal, filterOf(q), content, q.limit)
-          : await deps.journal.list({ ...filterOf(q), limit: q.limit }),
+          ? await journal.search(filterOf(q), content, q.limit)
+          : await journal.list({ ...filterOf(q), limit: q.limit }),
         200,
       )
     },
@@ -143,8 +142,8 @@ export function journalRoutes(deps: Deps) {
       const q = c.req.valid('query')
       const content = contentOf(q)
       const count = content
-        ? await countJournal(deps.journal, filterOf(q), content)
-        : deps.journal.count(filterOf(q))
+        ? await journal.countMatching(filterOf(q), content)
+        : await journal.count(filterOf(q))
       return c.json({ count }, 200)
     },
   )
@@ -163,7 +162,7 @@ export function journalRoutes(deps: Deps) {
     }),
     async (c) => {
       const { id } = c.req.valid('param')
-      const entry = await deps.journal.find(id)
+      const entry = await journal.find(id)
       if (!entry) {
         throw new ApiError(
           'not_found',
@@ -182,8 +181,8 @@ export function journalRoutes(deps: Deps) {
       summary: 'Empty the request journal',
       responses: { 200: jsonResponse(OkOnly, 'Emptied.'), ...errorResponses(401) },
     }),
-    (c) => {
-      deps.journal.clear()
+    async (c) => {
+      await journal.clear()
       return c.json({ ok: true as const }, 200)
     },
   )

@@ -22,9 +22,15 @@ export interface JournalEntry {
   } | null
   /** The response override that answered the request (its answer was not the API's). */
   override?: { id: string; off_contract: boolean } | null
-  /** Headers and bodies, dropped once the entry is older than BODY_WINDOW requests. */
+  /**
+   * Headers and bodies. The journal takes them out of the entry when it adds it, and keeps
+   * them apart for the newest BODY_WINDOW requests only.
+   */
   capture: Capture | undefined
 }
+
+/** An entry as the journal keeps it: its capture is kept apart. */
+export type StoredEntry = Omit<JournalEntry, 'capture'>
 
 /** A request's or response's headers and body as the journal shows them (redacted, cut). */
 export interface ShownMessage {

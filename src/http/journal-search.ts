@@ -1,6 +1,6 @@
 import { compareRequest, type RequestCriteria } from '../domain/request-match.js'
 import type { JournalView } from './journal-view.js'
-import { JOURNAL_CAPACITY, type JournalFilter, type RequestJournal } from './request-journal.js'
+import { JOURNAL_CAPACITY, type JournalFilter, type JournalReader } from './request-journal.js'
 
 /**
  * The journal's content filters (query, headers, a JSON subset of the body) and
@@ -24,14 +24,14 @@ const factsOf = (view: JournalView) => ({
 })
 
 /** Views of every entry the plain filters keep, newest first. */
-const candidates = async (journal: RequestJournal, filter: JournalFilter) =>
+const candidates = async (journal: JournalReader, filter: JournalFilter) =>
   (await journal.list({ ...filter, limit: JOURNAL_CAPACITY })).data
 
 const fits = (content: ContentFilter) => (view: JournalView) =>
   compareRequest(content, factsOf(view)).differences.length === 0
 
 export async function searchJournal(
-  journal: RequestJournal,
+  journal: JournalReader,
   filter: JournalFilter,
   content: ContentFilter,
   limit: number,
@@ -41,7 +41,7 @@ export async function searchJournal(
 }
 
 export async function countJournal(
-  journal: RequestJournal,
+  journal: JournalReader,
   filter: JournalFilter,
   content: ContentFilter,
 ): Promise<number> {
@@ -60,7 +60,7 @@ export const NEAR_MISSES = 3
  * Did the requests happen (`times` of them, or any)? When none matched, the closest requests
  * (most criteria met, then newest) and, for each, every criterion it missed.
  */
-export async function verifyRequests(journal: RequestJournal, criteria: VerifyCriteria) {
+export async function verifyRequests(journal: JournalReader, criteria: VerifyCriteria) {
   const { partner_id, times, ...wanted } = criteria
   const views = await candidates(journal, partner_id ? { partner_id } : {})
   let count = 0

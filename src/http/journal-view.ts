@@ -1,7 +1,13 @@
 import type { Context } from 'hono'
 import { queryOf } from '../domain/request-match.js'
 import type { AppEnv } from './app-env.js'
-import type { Capture, JournalEntry, RawHeaders, ShownMessage } from './journal-entry.js'
+import type {
+  Capture,
+  JournalEntry,
+  RawHeaders,
+  ShownMessage,
+  StoredEntry,
+} from './journal-entry.js'
 import { redactHeaders, redactValue } from './redact.js'
 import { requestHeader } from './request-headers.js'
 
@@ -88,8 +94,9 @@ async function responseView(res: Response): Promise<JournalView['response']> {
 }
 
 /** The entry as the control plane shows it: ISO time, headers and bodies redacted. */
-export async function viewOf(entry: JournalEntry): Promise<JournalView> {
-  const { capture: kept, at, query, ...rest } = entry
+export async function viewOf(entry: StoredEntry, kept: Capture | undefined): Promise<JournalView> {
+  // The entry still names its capture (emptied when the journal took it out).
+  const { at, query, capture: _, ...rest } = entry as JournalEntry
   let request: JournalView['request'] = null
   let response: JournalView['response'] = null
   if (kept) {
@@ -98,6 +105,7 @@ export async function viewOf(entry: JournalEntry): Promise<JournalView> {
       headers,
       ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
     }
+    // A response body can be read once: the first view is kept with the capture it shows.
     kept.shown ??= responseView(kept.response)
     response = await kept.shown
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Capture, JournalEntry } from '../http/journal-entry.js'
+import type { Capture, StoredEntry } from '../http/journal-entry.js'
 import { faultRule } from '../scenarios/faults.js'
 
 /**
@@ -17,9 +17,9 @@ const isObject = (value: unknown) => typeof value === 'object' && value !== null
  */
 export const requestJournalRow = z.object({
   id: z.string().startsWith('jrn_'),
-  /** Its place among every request journaled: the body window is counted on it. */
+  /** Its place among every request journaled. */
   seq: z.number().int().nonnegative(),
-  entry: z.custom<Omit<JournalEntry, 'capture'>>(isObject),
+  entry: z.custom<StoredEntry>(isObject),
 })
 export type RequestJournalRow = z.infer<typeof requestJournalRow>
 
@@ -30,7 +30,10 @@ export type RequestJournalRow = z.infer<typeof requestJournalRow>
  */
 export const requestCaptureRow = z.object({
   id: z.string().startsWith('jrn_'),
-  capture: z.custom<Capture>((v) => isObject(v) && (v as Capture).response instanceof Response),
+  /** Null for a request that keeps none (the control plane's own). */
+  capture: z
+    .custom<Capture>((v) => isObject(v) && (v as Capture).response instanceof Response)
+    .nullable(),
 })
 export type RequestCaptureRow = z.infer<typeof requestCaptureRow>
 
