@@ -7,11 +7,11 @@ import type { Inbox } from './domain/inbox.js'
 import type { PartnerClocks } from './domain/partner-clocks.js'
 import type { SessionVerifier } from './domain/sessions.js'
 import type { Sweeper } from './domain/sweeper.js'
-import type { FaultInjector } from './http/faults.js'
 import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { Faults } from './services/faults.js'
 import type { RequestJournal } from './services/journal.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
@@ -38,7 +38,7 @@ export interface Deps {
   files: FileStore
   dispatcher: Dispatcher
   journal: RequestJournal
-  faults: FaultInjector
+  faults: Faults
   sweeper: Sweeper
   sinks: SinkRegistry
   /** Where link origins come from: --public-url, else each request's Host. */

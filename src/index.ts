@@ -17,7 +17,6 @@ import { PartnerClocks } from './domain/partner-clocks.js'
 import { Retention } from './domain/retention.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
-import { FaultInjector } from './http/faults.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
 import { requestOrigins } from './http/request-origin.js'
 import { guardSlowBodies, slowClientServerOptions } from './http/slow-clients.js'
@@ -29,6 +28,7 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { Faults } from './services/faults.js'
 import { RequestJournal } from './services/journal.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
@@ -122,6 +122,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     state,
     onError: (error) => logger.warn(`the request journal lost a request: ${error}`),
   })
+  const scenarios = new ScenarioRegistry(scenario)
+  const faults = new Faults({ state, random, scenarios })
   const deps: Deps = {
     config,
     store,
@@ -129,7 +131,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     clock,
     clocks,
     random,
-    scenarios: new ScenarioRegistry(scenario),
+    scenarios,
     logger,
     credentials,
     events: new EventBus(random, clocks, store),
@@ -138,7 +140,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     files: new FileStore(config.data),
     dispatcher: undefined as unknown as Dispatcher,
     journal,
-    faults: new FaultInjector(),
+    faults,
     sweeper: undefined as unknown as Sweeper,
     sinks: new SinkRegistry(),
     origins,

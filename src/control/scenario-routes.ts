@@ -180,7 +180,7 @@ export function controlScenarioRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404),
       },
     }),
-    (c) => {
+    async (c) => {
       const { partner_id, ...rest } = c.req.valid('json') as {
         partner_id?: string | null
       } & Record<string, unknown>
@@ -201,7 +201,7 @@ export function controlScenarioRoutes(deps: Deps) {
         remaining: parsed.data.next ?? null,
         created_at: (partner_id ? deps.clocks.forPartner(partner_id) : deps.clock).iso(),
       }
-      deps.faults.add(fault)
+      await deps.faults.add(fault)
       return c.json({ fault }, 201)
     },
   )
@@ -218,9 +218,9 @@ export function controlScenarioRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    (c) =>
+    async (c) =>
       c.json(
-        paginateInOrder(deps.faults.list(), c.req.valid('query'), (f) => f),
+        paginateInOrder(await deps.faults.list(), c.req.valid('query'), (f) => f),
         200,
       ),
   )
@@ -236,8 +236,8 @@ export function controlScenarioRoutes(deps: Deps) {
         ...errorResponses(401),
       },
     }),
-    (c) => {
-      deps.faults.clear()
+    async (c) => {
+      await deps.faults.clear()
       return c.json({ ok: true as const }, 200)
     },
   )

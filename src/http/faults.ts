@@ -1,88 +1,40 @@
 import type { Context } from 'hono'
-import type { Deps } from '../deps.js'
 import { ApiError, codeForStatus } from '../errors.js'
-import { type FaultRule, routeMatches } from '../scenarios/faults.js'
+import type { Random } from '../random.js'
+import type { Faults, PickedFault } from '../services/faults.js'
 import type { AppEnv } from './app-env.js'
 import { preferredFault } from './prefer.js'
 
-/** A fault rule added at run time through the control plane, for one partner or all. */
-export interface RuntimeFault {
-  id: string
-  partner_id: string | null
-  rule: FaultRule
-  remaining: number | null
-  created_at: string
+/** What applying a fault uses: the faults, and the dice for a latency range. */
+export interface FaultGate {
+  faults: Faults
+  random: Random
 }
 
 /**
- * Applies the faults of the partner's scenario and of the control plane to matching
- * requests: latency first, then an error answer or a dropped connection.
+ * Applies the faults of the partner's scenario and of the control plane to matching requests
+ * (services/faults.ts chooses): latency first, then an error answer or a dropped connection.
  */
-export class FaultInjector {
-  private runtime: RuntimeFault[] = []
-  /** `next` counters of scenario rules, per partner and rule. */
-  private readonly used = new Map<string, number>()
-
-  add(fault: RuntimeFault): void {
-    this.runtime.push(fault)
-  }
-
-  list(): RuntimeFault[] {
-    return this.runtime
-  }
-
-  clear(): void {
-    this.runtime = []
-    this.used.clear()
-  }
-
-  /** The first rule that fires for this request, with bookkeeping of `next` counts. */
-  pick(deps: Deps, partner: { id: string; scenario: string | null }, method: string, path: string) {
-    const roll = () => deps.random.int(0, 999_999) / 1_000_000
-    for (const fault of this.runtime) {
-      if (fault.partner_id && fault.partner_id !== partner.id) continue
-      if (!routeMatches(fault.rule.route, method, path)) continue
-      if (fault.remaining !== null && fault.remaining <= 0) continue
-      if (fault.rule.rate !== undefined && roll() >= fault.rule.rate) continue
-      if (fault.remaining !== null) fault.remaining--
-      return { rule: fault.rule, name: fault.id }
-    }
-    const scenario = deps.scenarios.forPartner(partner)
-    for (const [index, rule] of (scenario.faults ?? []).entries()) {
-      if (!routeMatches(rule.route, method, path)) continue
-      const key = `${partner.id}:${scenario.name}:${index}`
-      if (rule.next !== undefined && (this.used.get(key) ?? 0) >= rule.next) continue
-      if (rule.rate !== undefined && roll() >= rule.rate) continue
-      if (rule.next !== undefined) this.used.set(key, (this.used.get(key) ?? 0) + 1)
-      return { rule, name: `scenario ${scenario.name} faults[${index}]` }
-    }
-    return undefined
-  }
-}
-
-/** Applies the fault that fires for this request, if any: waits, throws, or drops. */
-export function applyFault(deps: Deps, c: Context<AppEnv>): Promise<void> | undefined {
+export function applyFault(gate: FaultGate, c: Context<AppEnv>): Promise<void> | undefined {
   const partner = c.get('partner')
   // Prefer: code= (one request, one forced error) comes before scripted faults.
   const preferred = preferredFault(c)
   const picked = preferred
     ? { rule: preferred, name: `Prefer: code=${preferred.error_status}` }
-    : partner && deps.faults.pick(deps, partner, c.req.method, c.req.path)
+    : partner && gate.faults.pick(partner, c.req.method, c.req.path)
+  if (picked instanceof Promise)
+    return picked.then((fault) => (fault ? injectFault(gate.random, c, fault) : undefined))
   // Nothing to wait for on the usual request: no promise, no tick.
-  return picked ? injectFault(deps, c, picked) : undefined
+  return picked ? injectFault(gate.random, c, picked) : undefined
 }
 
-async function injectFault(
-  deps: Deps,
-  c: Context<AppEnv>,
-  picked: NonNullable<ReturnType<FaultInjector['pick']>>,
-): Promise<void> {
+async function injectFault(random: Random, c: Context<AppEnv>, picked: PickedFault): Promise<void> {
   {
     const { rule, name } = picked
     let latency: number | undefined
     if (rule.latency_ms !== undefined) {
       latency = Array.isArray(rule.latency_ms)
-        ? deps.random.int(Math.min(...rule.latency_ms), Math.max(...rule.latency_ms))
+        ? random.int(Math.min(...rule.latency_ms), Math.max(...rule.latency_ms))
         : rule.latency_ms
       await new Promise((resolve) => setTimeout(resolve, latency))
     }
