@@ -13,6 +13,7 @@ import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
 import type { Faults } from './services/faults.js'
 import type { RequestJournal } from './services/journal.js'
+import type { Overrides } from './services/overrides.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
@@ -39,6 +40,7 @@ export interface Deps {
   dispatcher: Dispatcher
   journal: RequestJournal
   faults: Faults
+  overrides: Overrides
   sweeper: Sweeper
   sinks: SinkRegistry
   /** Where link origins come from: --public-url, else each request's Host. */

@@ -30,6 +30,7 @@ import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.
 import { ScenarioRegistry } from './scenarios/registry.js'
 import { Faults } from './services/faults.js'
 import { RequestJournal } from './services/journal.js'
+import { Overrides } from './services/overrides.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -124,6 +125,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   })
   const scenarios = new ScenarioRegistry(scenario)
   const faults = new Faults({ state, random, scenarios })
+  const overrides = new Overrides({ state, random, clock, clocks })
   const deps: Deps = {
     config,
     store,
@@ -141,6 +143,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     dispatcher: undefined as unknown as Dispatcher,
     journal,
     faults,
+    overrides,
     sweeper: undefined as unknown as Sweeper,
     sinks: new SinkRegistry(),
     origins,

@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { createOverride, listOverrides, OVERRIDE_CAP, removeOverride } from '../domain/overrides.js'
+import { OVERRIDE_CAP } from '../domain/overrides.js'
 import { pageOf, paginateInOrder } from '../domain/pagination.js'
 import type { OperationIndex } from '../openapi/operations.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlPageQuery } from '../schemas/limit.js'
+import type { Overrides } from '../services/overrides.js'
 import { overrideMatch, overrideResponse, overrideRow } from '../store/records-overrides.js'
 import { controlRoute, controlRouter, Ok } from './router.js'
 import { PartnerIdParam } from './schemas.js'
@@ -76,7 +76,10 @@ const OverrideIdParam = z.object({
 const description = `Answers matching partner API requests (after partner authentication, rate limit and faults; before the session check and the route) with the given status, headers, body and delay. Checked against the API's contract: the operation (method + path), the status it documents, the body against that status's response schema; refused with 400 and the schema's complaint unless off_contract is true. At most ${OVERRIDE_CAP} per partner, and ${OVERRIDE_CAP} global; the partner's reset removes its own, the sandbox reset all.`
 
 /** Response overrides: per partner, and global (every partner's authenticated requests). */
-export function overrideRoutes(deps: Deps, operations: OperationIndex) {
+export function overrideRoutes(
+  { overrides }: { overrides: Overrides },
+  operations: OperationIndex,
+) {
   const app = controlRouter()
   const scopes = [
     { prefix: '/partners/{id}', scope: 'partner', params: PartnerIdParam },
@@ -99,9 +102,8 @@ export function overrideRoutes(deps: Deps, operations: OperationIndex) {
           ...errorResponses(400, 401, 404, 409, 413, 415),
         },
       }),
-      (c) => {
-        const override = createOverride(
-          deps,
+      async (c) => {
+        const override = await overrides.create(
           operations,
           partnerOf(c.req.param()),
           c.req.valid('json'),
@@ -123,10 +125,10 @@ export function overrideRoutes(deps: Deps, operations: OperationIndex) {
           ...errorResponses(400, 401, 404),
         },
       }),
-      (c) =>
+      async (c) =>
         c.json(
           paginateInOrder(
-            listOverrides(deps, partnerOf(c.req.param())),
+            await overrides.list(partnerOf(c.req.param())),
             c.req.valid('query'),
             (row) => row,
           ),
@@ -142,9 +144,9 @@ export function overrideRoutes(deps: Deps, operations: OperationIndex) {
         request: { params: params ? params.extend(OverrideIdParam.shape) : OverrideIdParam },
         responses: { 200: jsonResponse(Ok, 'Removed.'), ...errorResponses(400, 401, 404) },
       }),
-      (c) => {
+      async (c) => {
         const { overrideId } = c.req.param() as { overrideId: string }
-        removeOverride(deps, partnerOf(c.req.param()), overrideId)
+        await overrides.remove(partnerOf(c.req.param()), overrideId)
         return c.json({ ok: true as const, message: `Override ${overrideId} was removed.` }, 200)
       },
     )

@@ -1,11 +1,13 @@
 import type { z } from 'zod'
-import type { Deps } from '../deps.js'
+import type { Clock } from '../clock.js'
 import { ApiError, type ErrorDetail, validationError } from '../errors.js'
 import { humanMessage, valueAt } from '../http/issue-messages.js'
 import { isPublicRoute } from '../http/partner-auth.js'
 import type { OperationIndex } from '../openapi/operations.js'
+import type { Random } from '../random.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { OverrideRow, overrideMatch, overrideResponse } from '../store/records-overrides.js'
-import { requirePartner } from './partners.js'
+import type { PartnerClocks } from './partner-clocks.js'
 
 /**
  * Response overrides: chosen answers for matching partner API requests, per partner or for
@@ -24,26 +26,38 @@ export interface OverrideInput {
   off_contract?: boolean
 }
 
-const GLOBAL = '*'
+/** What making an override uses: ids and the time (the partner's own clock, or the sandbox's). */
+export interface OverridesCtx {
+  random: Random
+  clock: Clock
+  clocks: PartnerClocks
+}
 
-export function listOverrides(deps: Deps, partnerId: string | null): OverrideRow[] {
-  if (partnerId !== null) requirePartner(deps, partnerId)
-  return ordered(deps.store.lookup('overrides', 'overrides_by_partner', partnerId ?? GLOBAL))
+/** The key of the global list in `overrides_by_partner`. */
+export const GLOBAL = '*'
+
+/** A partner's overrides (or the global ones, for null) in the order they are tried. */
+export async function listOverrides(
+  reader: StateReader,
+  partnerId: string | null,
+): Promise<OverrideRow[]> {
+  return ordered(await reader.lookup('overrides_by_partner', partnerId ?? GLOBAL))
 }
 
 /** Highest priority first; among equals, the newest first. */
 export const ordered = (rows: OverrideRow[]) =>
   rows.sort((a, b) => b.priority - a.priority || b.seq - a.seq)
 
-export function createOverride(
-  deps: Deps,
+/** Checks an override against the cap, the public routes and the contract, and adds it. */
+export async function createOverride(
+  ctx: OverridesCtx,
+  tx: StateTx,
   operations: OperationIndex,
   partnerId: string | null,
   input: OverrideInput,
-): OverrideRow {
-  if (partnerId !== null) requirePartner(deps, partnerId)
+): Promise<OverrideRow> {
   const key = partnerId ?? GLOBAL
-  if (deps.store.count('overrides', 'overrides_by_partner', key) >= OVERRIDE_CAP) {
+  if ((await tx.count('overrides_by_partner', key)) >= OVERRIDE_CAP) {
     throw new ApiError(
       'conflict',
       `${partnerId === null ? 'The global list' : `Partner ${partnerId}`} already has ${OVERRIDE_CAP} overrides, the most it may hold; remove some (DELETE …/overrides/{overrideId}) first.`,
@@ -64,10 +78,10 @@ export function createOverride(
     )
   }
   let seq = 0
-  for (const row of deps.store.all('overrides')) if (row.seq >= seq) seq = row.seq + 1
-  const clock = partnerId === null ? deps.clock : deps.clocks.forPartner(partnerId)
+  for (const row of await tx.all('overrides')) if (row.seq >= seq) seq = row.seq + 1
+  const clock = partnerId === null ? ctx.clock : ctx.clocks.forPartner(partnerId)
   const row: OverrideRow = {
-    id: deps.random.id('ovr'),
+    id: ctx.random.id('ovr'),
     partner_id: partnerId,
     match: input.match,
     respond: input.respond,
@@ -79,20 +93,44 @@ export function createOverride(
     seq,
     created_at: clock.iso(),
   }
-  deps.store.put('overrides', row)
+  tx.put('overrides', row)
   return row
 }
 
-export function removeOverride(deps: Deps, partnerId: string | null, overrideId: string): void {
-  if (partnerId !== null) requirePartner(deps, partnerId)
-  const row = deps.store.get('overrides', overrideId)
+export async function removeOverride(
+  tx: StateTx,
+  partnerId: string | null,
+  overrideId: string,
+): Promise<void> {
+  const row = await tx.get('overrides', overrideId)
   if (!row || row.partner_id !== partnerId) {
     throw new ApiError(
       'not_found',
       `No override ${overrideId} ${partnerId === null ? 'in the global list' : `for partner ${partnerId}`}.`,
     )
   }
-  deps.store.remove('overrides', overrideId)
+  tx.remove('overrides', overrideId)
+}
+
+/**
+ * Takes one answer of the first of `candidates` (in the order they are tried) that still has
+ * one: with `times`, of two requests at once only one takes the last answer, and the other
+ * goes on to the next candidate.
+ */
+export async function claimOverride(
+  tx: StateTx,
+  candidates: OverrideRow[],
+): Promise<OverrideRow | undefined> {
+  for (const override of candidates) {
+    if (override.remaining === null) return override
+    const current = await tx.get('overrides', override.id)
+    if (!current) continue
+    if (current.remaining === null) return override
+    if (current.remaining <= 1) tx.remove('overrides', current.id)
+    else tx.put('overrides', { ...current, remaining: current.remaining - 1 })
+    return override
+  }
+  return undefined
 }
 
 /**

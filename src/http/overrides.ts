@@ -1,7 +1,6 @@
 import type { Context } from 'hono'
-import type { Deps } from '../deps.js'
-import { ordered } from '../domain/overrides.js'
 import { compareRequest, pathMatches, queryOf } from '../domain/request-match.js'
+import type { Overrides } from '../services/overrides.js'
 import type { PartnerRow } from '../store/records.js'
 import type { OverrideRow } from '../store/records-overrides.js'
 import type { AppEnv } from './app-env.js'
@@ -14,29 +13,26 @@ import { requestHeader } from './request-headers.js'
  * one. Of those that match, the highest priority wins, then the newest.
  */
 
-const candidatesOf = (deps: Deps, partner: PartnerRow): OverrideRow[] | undefined => {
-  // The usual request: no override anywhere, two index sizes read, nothing allocated.
-  const own = deps.store.count('overrides', 'overrides_by_partner', partner.id)
-  const global = deps.store.count('overrides', 'overrides_by_partner', '*')
-  if (own === 0 && global === 0) return undefined
-  const rows = [
-    ...(own ? deps.store.lookup('overrides', 'overrides_by_partner', partner.id) : []),
-    ...(global ? deps.store.lookup('overrides', 'overrides_by_partner', '*') : []),
-  ]
-  return ordered(rows)
-}
-
 /**
- * The override that answers this request, if any. A promise only when one of the candidates
- * looks at the body, which is then read (and cached for the route, as hono does).
+ * The override that answers this request, if any. A promise only when a list changed since the
+ * gate last read it, when one of the candidates looks at the body (which is then read, and
+ * cached for the route as hono does), or when the one that answers counts its answers.
  */
 export function pickOverride(
-  deps: Deps,
+  gate: { overrides: Overrides },
   c: Context<AppEnv>,
   partner: PartnerRow,
 ): OverrideRow | undefined | Promise<OverrideRow | undefined> {
-  const all = candidatesOf(deps, partner)
-  if (!all) return undefined
+  const all = gate.overrides.candidates(partner.id)
+  if (all instanceof Promise) return all.then((rows) => rows && pickAmong(gate, c, rows))
+  return all && pickAmong(gate, c, all)
+}
+
+function pickAmong(
+  { overrides }: { overrides: Overrides },
+  c: Context<AppEnv>,
+  all: OverrideRow[],
+): OverrideRow | undefined | Promise<OverrideRow | undefined> {
   const method = c.req.method
   const path = c.req.path
   const fitting = all.filter((o) => o.match.method === method && pathMatches(o.match.path, path))
@@ -45,27 +41,16 @@ export function pickOverride(
   const query = queryOf(url.includes('?') ? url.slice(url.indexOf('?')) : '')
   // A Headers object lists its names in lower case already.
   const headers = Object.fromEntries(c.req.raw.headers)
+  // Of those that match, the first with an answer left (one with `times` is counted).
   const first = (body: unknown) =>
-    fitting.find(
-      (o) =>
-        compareRequest(o.match, { method, path, query, headers, body }).differences.length === 0 &&
-        claim(deps, o),
+    overrides.claim(
+      fitting.filter(
+        (o) =>
+          compareRequest(o.match, { method, path, query, headers, body }).differences.length === 0,
+      ),
     )
   if (!fitting.some((o) => o.match.body !== undefined)) return first(undefined)
   return readJson(c).then(first)
-}
-
-/**
- * Takes one of the override's answers, in the same tick as the choice: with `times`, two
- * requests at once never both take the last one (the second goes on to the next candidate).
- */
-function claim(deps: Deps, override: OverrideRow): boolean {
-  if (override.remaining === null) return true
-  const current = deps.store.get('overrides', override.id)
-  if (!current || current.remaining === null) return current !== undefined
-  if (current.remaining <= 1) deps.store.remove('overrides', override.id)
-  else deps.store.put('overrides', { ...current, remaining: current.remaining - 1 })
-  return true
 }
 
 /**
