@@ -127,29 +127,39 @@ describe('state seam, memory engine', () => {
 })
 
 describe('state seam: ephemeral writes outside a transaction', () => {
-  const entry = (n: number) =>
-    ({ id: `jrn_${n}`, seq: n, entry: { id: `req_${n}`, partner_id: 'p1' } }) as never
+  const slot = (slot: number, n: number, partner = 'p1') =>
+    ({
+      id: `jrn_${slot}`,
+      seq: String(n).padStart(3, '0'),
+      entry: { id: `req_${n}`, partner_id: partner },
+    }) as never
 
-  it('putEphemeral applies at once, evicts, moves no version and is heard by no listener', async () => {
+  it('putEphemeral applies at once, moves no version and is heard by no listener', async () => {
     const file = join(dir, 'state.json')
-    const store = await Store.open({
-      file,
-      seed: emptyCollections,
-      ephemeral: ['request_journal'],
-    })
+    const store = await Store.open({ file, seed: emptyCollections, ephemeral: ['request_journal'] })
     defineIndexes(store)
     const state = new MemoryState(store)
     const heard: string[] = []
     state.onCommit((changes) => heard.push(...changes.map((c) => c.id)))
     const version = state.version
-    // Even while a transaction waits on the writers' queue, the write is there at once.
+    // Even while a transaction holds the writers' queue, the write is there at once.
     let release = () => {}
     const held = state.transaction(() => new Promise<void>((resolve) => (release = resolve)))
-    await state.putEphemeral('request_journal', entry(1))
-    await state.putEphemeral('request_journal', entry(2))
-    await state.putEphemeral('request_journal', entry(3), 'jrn_1')
-    expect((await state.range('journal_all', '*')).map((r) => r.id)).toEqual(['jrn_2', 'jrn_3'])
-    expect(await state.count('journal_by_partner', 'p1')).toBe(2)
+    await state.putEphemeral('request_journal', slot(0, 1))
+    await state.putEphemeral('request_journal', slot(1, 2, 'p2'))
+    // A ring of two: the third request writes over the first's slot, and is the newest.
+    await state.putEphemeral('request_journal', slot(0, 3))
+    const ids = async (partner: string) =>
+      (await state.range('journal_by_partner', partner, { reverse: true })).map((r) => r.entry.id)
+    expect(await ids('p1')).toEqual(['req_3'])
+    expect(await ids('p2')).toEqual(['req_2'])
+    await state.putEphemeral('request_journal', slot(1, 4))
+    expect(await ids('p1')).toEqual(['req_4', 'req_3'])
+    expect((await state.all('request_journal')).map((r) => r.entry.id).sort()).toEqual([
+      'req_3',
+      'req_4',
+    ])
+    expect(await state.count('journal_by_partner', 'p2')).toBe(0)
     release()
     await held
     expect(state.version).toBe(version)
@@ -172,10 +182,10 @@ describe('state seam: ephemeral writes outside a transaction', () => {
     })
     defineIndexes(store)
     const state = new MemoryState(store)
-    await state.putEphemeral('request_journal', entry(1))
+    await state.putEphemeral('request_journal', slot(0, 1))
     await state.transaction(async (tx) => tx.put('files', { id: 'f-1' } as never))
     await state.reset()
-    expect((await state.range('journal_all', '*')).map((r) => r.id)).toEqual(['jrn_1'])
+    expect((await state.all('request_journal')).map((r) => r.id)).toEqual(['jrn_0'])
     expect(await state.all('files')).toEqual([])
   })
 })

@@ -16,23 +16,29 @@ import {
 import type { State } from '../state/seam.js'
 import type { RequestJournalRow } from '../store/records-journal.js'
 
-const rowId = (n: number) => `jrn_${n}`
+/** The row ids of a ring's slots, made once: a string a write reuses is hashed once. */
+const slotIds = (size: number) => Array.from({ length: size }, (_, slot) => `jrn_${slot}`)
+/** Zero-padded: sorts as the number does. */
+const seqOf = (n: number) => String(n).padStart(15, '0')
 
 /**
- * The request journal over the seam (see http/request-journal.ts for what it keeps). Adding
- * runs on every request, so it is one `putEphemeral` of the entry (evicting the entry
- * JOURNAL_CAPACITY requests older) and one of its capture (evicting the capture BODY_WINDOW
- * requests older): no transaction, no await, no new version. Reads walk the index of all
- * entries, or of the one partner asked for (what a partner's test suite reads), newest first.
+ * The request journal over the seam (see http/request-journal.ts for what it keeps): two
+ * rings, of JOURNAL_CAPACITY entries and of BODY_WINDOW captures, whose row ids are their
+ * slots. Adding runs on every request, so it is one `putEphemeral` into each ring, over its
+ * oldest row: no transaction, no await, no new version, no row removed, one index kept (by
+ * partner). A read filtered by partner (what a partner's test suite asks for) walks only that
+ * partner's entries; the others sort the ring by `seq`.
  */
 export class RequestJournal {
   private readonly state: State
   private readonly capacity: number
   private readonly bodyWindow: number
+  private readonly entrySlots: string[]
+  private readonly captureSlots: string[]
   private readonly onError: (error: unknown) => void
   /**
-   * Requests journaled so far: entry n is row `jrn_<n>` (an engine shared by several
-   * processes would number them with a sequence of its own).
+   * Requests journaled so far: request n goes to slot n % size of each ring (an engine shared
+   * by several processes would number them with a sequence of its own).
    */
   private added = 0
 
@@ -46,37 +52,37 @@ export class RequestJournal {
     this.state = s.state
     this.capacity = s.capacity ?? JOURNAL_CAPACITY
     this.bodyWindow = Math.min(s.bodyWindow ?? BODY_WINDOW, this.capacity)
+    this.entrySlots = slotIds(this.capacity)
+    this.captureSlots = slotIds(this.bodyWindow)
     this.onError = s.onError ?? (() => {})
   }
 
   /** Journals an answered request; its capture is taken out of the entry and kept apart. */
   add(entry: JournalEntry): void {
     const n = this.added++
-    const id = rowId(n)
-    const capture = entry.capture
+    const seq = seqOf(n)
+    const capture = entry.capture ?? null
     entry.capture = undefined
     const stored: StoredEntry = entry
-    const evicted = n >= this.capacity ? rowId(n - this.capacity) : undefined
-    this.state
-      .putEphemeral('request_journal', { id, seq: n, entry: stored }, evicted)
-      .catch(this.onError)
-    // A row even without a capture (the control plane's): its write evicts the older one.
-    const aged = n >= this.bodyWindow ? rowId(n - this.bodyWindow) : undefined
-    this.state
-      .putEphemeral('request_captures', { id, capture: capture ?? null }, aged)
-      .catch(this.onError)
+    const { state, onError } = this
+    const id = this.entrySlots[n % this.capacity] as string
+    state.putEphemeral('request_journal', { id, seq, entry: stored }).catch(onError)
+    // A row even without a capture (the control plane's): it writes over the older one.
+    const slot = this.captureSlots[n % this.bodyWindow] as string
+    state.putEphemeral('request_captures', { id: slot, seq, capture }).catch(onError)
   }
 
-  /** The entries a filter by partner reads: that partner's only. */
-  private newestFirst(partnerId: string | undefined): Promise<RequestJournalRow[]> {
-    return partnerId
-      ? this.state.range('journal_by_partner', partnerId, { reverse: true })
-      : this.state.range('journal_all', '*', { reverse: true })
+  /** Newest first: a partner's through its index, else every entry by `seq`. */
+  private async newestFirst(partnerId: string | undefined): Promise<RequestJournalRow[]> {
+    if (partnerId) return this.state.range('journal_by_partner', partnerId, { reverse: true })
+    const rows = await this.state.all('request_journal')
+    return rows.sort((a, b) => (a.seq < b.seq ? 1 : -1))
   }
 
   private async view(row: RequestJournalRow): Promise<JournalView> {
-    const kept = await this.state.get('request_captures', row.id)
-    return viewOf(row.entry, kept?.capture ?? undefined)
+    const slot = this.captureSlots[Number(row.seq) % this.bodyWindow] as string
+    const kept = await this.state.get('request_captures', slot)
+    return viewOf(row.entry, (kept?.seq === row.seq && kept.capture) || undefined)
   }
 
   /** Newest first, redacted, with `has_more` when more entries matched than `limit`. */

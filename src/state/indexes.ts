@@ -91,11 +91,13 @@ export const indexDefs = {
   deliveries_by_day: index('webhook_deliveries', (d) =>
     bucketKey(d.partner_id, dayOf(d.created_at)),
   ),
-  // Journal area. The request journal in the order requests were answered (oldest first),
-  // all of it under '*' and each partner's under its id; the runtime faults in the order they
-  // were added, versioned so the gate's copy of them is checked without an await.
-  journal_all: index('request_journal', () => '*'),
-  journal_by_partner: index('request_journal', (r) => r.entry.partner_id ?? undefined),
+  // Journal area. Each partner's requests in the order they were answered (a ring's slot
+  // written again moves to the end; the whole journal is read by `seq`, with no index to keep
+  // on every request); the runtime faults in the order they were added, versioned so the
+  // gate's copy of them is checked without an await.
+  journal_by_partner: index('request_journal', (r) => r.entry.partner_id ?? undefined, {
+    order: (r) => r.seq,
+  }),
   runtime_faults_in_order: index('runtime_faults', () => '*', { versioned: true }),
 } as const
 

@@ -93,13 +93,9 @@ export class MemoryState implements State {
     })
   }
 
-  putEphemeral<K extends CollectionName>(
-    collection: K,
-    row: Collections[K],
-    evict?: string,
-  ): Promise<void> {
+  putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
     try {
-      this.store.putEphemeral(collection, row, evict)
+      this.store.putEphemeral(collection, row)
     } catch (error) {
       return Promise.reject(error)
     }

@@ -60,18 +60,14 @@ export interface State extends StateReader {
    */
   transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T>
   /**
-   * Puts one row of an ephemeral collection and, when `evict` is given, removes that row (the
-   * oldest of a capped history), at once and outside any transaction: one autocommit
-   * statement, like a lone INSERT. For what is written on every request (the request
-   * journal), which must neither wait for the writers' queue nor make every cache keyed on
-   * `version` start over. So it moves neither `version` nor any key version and `onCommit`
-   * does not hear it: nothing may cache what it writes. A durable collection is refused.
+   * Puts one row of an ephemeral collection at once, outside any transaction: one autocommit
+   * statement, like a lone INSERT … ON CONFLICT UPDATE. For what is written on every request
+   * (the request journal, a ring whose row ids are its slots), which must neither wait for
+   * the writers' queue nor make every cache keyed on `version` start over. So it moves
+   * neither `version` nor any key version and `onCommit` does not hear it: nothing may cache
+   * what it writes. A durable collection is refused.
    */
-  putEphemeral<K extends CollectionName>(
-    collection: K,
-    row: Collections[K],
-    evict?: string,
-  ): Promise<void>
+  putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void>
   /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
   onCommit(listener: (changes: readonly Change[]) => void): () => void
   /**

@@ -11,25 +11,27 @@ import { faultRule } from '../scenarios/faults.js'
 const isObject = (value: unknown) => typeof value === 'object' && value !== null
 
 /**
- * One journaled request. Its id (`jrn_<n>`, n counting every request journaled) is not the
- * request id: a client may send the same X-Request-Id twice, and both requests are kept. The
- * entry is kept as the front door made it, without its capture (see requestCaptureRow).
+ * One journaled request, in a ring: its id (`jrn_<slot>`) is its slot, so journaling a
+ * request writes over the oldest one in one upsert. The entry is kept as the front door made
+ * it (its id is the request id: a client may send the same X-Request-Id twice, and both are
+ * kept), without its capture (see requestCaptureRow).
  */
 export const requestJournalRow = z.object({
   id: z.string().startsWith('jrn_'),
-  /** Its place among every request journaled. */
-  seq: z.number().int().nonnegative(),
+  /** Its place among every request journaled, zero-padded: it sorts as a string. */
+  seq: z.string(),
   entry: z.custom<StoredEntry>(isObject),
 })
 export type RequestJournalRow = z.infer<typeof requestJournalRow>
 
 /**
- * What is kept of a journaled request's headers and bodies (same id as its journal row), for
- * the newest BODY_WINDOW requests only. References, not copies: the capture runs on every
- * request, and redaction happens when the journal is read (http/journal-view.ts).
+ * The headers and bodies of the newest BODY_WINDOW journaled requests, in a ring of their own
+ * (`jrn_<slot>`); a request's are those with its `seq`. References, not copies: the capture
+ * runs on every request, and redaction happens when the journal is read (journal-view.ts).
  */
 export const requestCaptureRow = z.object({
   id: z.string().startsWith('jrn_'),
+  seq: z.string(),
   /** Null for a request that keeps none (the control plane's own). */
   capture: z
     .custom<Capture>((v) => isObject(v) && (v as Capture).response instanceof Response)

@@ -265,13 +265,11 @@ export class Store {
   }
 
   /**
-   * Puts one row of an ephemeral collection (and removes the row `evict`) at once, outside any
-   * transaction: not journaled, not numbered (the version stays), not heard by onCommit. See
-   * State.putEphemeral.
+   * Puts one row of an ephemeral collection at once, outside any transaction: not journaled,
+   * not numbered (the version stays), not heard by onCommit. See State.putEphemeral.
    */
-  putEphemeral<K extends CollectionName>(collection: K, row: Collections[K], evict?: string): void {
+  putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): void {
     if (!this.ephemeral.has(collection)) throw new Error(`${collection} is not ephemeral`)
-    if (evict !== undefined) this.applyOne(collection, evict, undefined, this.seq)
     this.applyOne(collection, (row as Row).id, row as Row, this.seq)
   }
 
@@ -500,10 +498,20 @@ export class Store {
         if (from !== undefined) tx.touched.push({ index, key: from })
         if (to !== undefined && to !== from) tx.touched.push({ index, key: to })
       }
-      if (from === to) continue
+      if (from === to && !this.reordered(index, before, after)) continue
       if (from !== undefined) index.delete(from, id)
       if (to !== undefined) index.add(to, id, index.def.order?.(after as never))
     }
+  }
+
+  /**
+   * Whether a row that keeps its key changes its place in an ordered index: a ring's slot
+   * written again with a newer request goes from the oldest place to the newest.
+   */
+  private reordered(index: IndexMap, before: Row | undefined, after: Row | undefined): boolean {
+    const order = index.def.order
+    if (!order || !before || !after) return false
+    return order(before as never) !== order(after as never)
   }
 
   /** Fills the indexes of `collection` not filled yet. */
