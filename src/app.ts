@@ -5,6 +5,8 @@ import type { AppEnv, Deps } from './deps.js'
 import { mountDocs } from './docs/routes.js'
 import { ApiError } from './errors.js'
 import { mountFavicon } from './hosted/favicon.js'
+import { withAccess } from './http/access.js'
+import { AccessTable } from './http/access-table.js'
 import { allowedMethods } from './http/allowed-methods.js'
 import { apiGate } from './http/api-gate.js'
 import { bodyLimit } from './http/body-limit.js'
@@ -48,7 +50,9 @@ export function createApp(deps: Deps) {
   // The API's body limit and gate (the limit first: 413 before 401), run by the first layer
   // itself rather than as a layer of their own (see front-door.ts).
   const apiLimit = bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024)
-  const gate = apiGate(deps)
+  // Each route's declared access, filled in once every router is mounted (below).
+  const access = new AccessTable()
+  const gate = apiGate(deps, access)
   const api: FrontDoor['gate'] = (c, next) => {
     const path = c.req.path
     if (path !== '/api' && !path.startsWith('/api/')) return next()
@@ -74,7 +78,7 @@ export function createApp(deps: Deps) {
   app.use('/_sandbox/*', (c, next) =>
     (isSnapshotRestore(c.req.path) ? snapshotLimit : controlLimit)(c, next),
   )
-  app.use('/_sandbox/*', adminGuard(deps.config.adminToken))
+  app.use('/_sandbox/*', adminGuard(deps.config.adminToken, access))
 
   app.route('/api/v1', partnerRoutes(deps))
   app.route('/api/v1', authRoutes(deps))
@@ -136,10 +140,18 @@ export function createApp(deps: Deps) {
     )
     return doc
   }
-  app.get('/openapi.json', (c) => c.json(openapi()))
+  app.get(
+    '/openapi.json',
+    withAccess('public', (c) => c.json(openapi())),
+  )
   mountDocs(app, deps)
   mountFavicon(app)
-  app.get('/', (c) => c.redirect('/docs'))
+  app.get(
+    '/',
+    withAccess('public', (c) => c.redirect('/docs')),
+  )
+  access.load(app)
+  accessTables.set(app, access)
 
   const allowed = allowedMethods(app.routes)
   app.notFound((c) => {
@@ -164,3 +176,8 @@ const isSnapshotRestore = (path: string) =>
   path === '/_sandbox/snapshot' || /^\/_sandbox\/partners\/[^/]+\/snapshot\/?$/.test(path)
 
 export type SandboxApp = ReturnType<typeof createApp>
+
+const accessTables = new WeakMap<object, AccessTable>()
+
+/** The access every route of an app declared (for tests and tools that list them). */
+export const accessOf = (app: object) => accessTables.get(app) as AccessTable

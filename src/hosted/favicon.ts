@@ -1,5 +1,6 @@
 import type { Hono } from 'hono'
 import type { AppEnv } from '../deps.js'
+import { withAccess } from '../http/access.js'
 
 /**
  * The sandbox's icon, served by the sandbox itself (no CDN): hosted pages and /docs link it,
@@ -13,10 +14,13 @@ export const faviconLink = '<link rel="icon" href="/favicon.svg" type="image/svg
 
 export function mountFavicon(app: Hono<AppEnv>): void {
   for (const path of ['/favicon.svg', '/favicon.ico']) {
-    app.get(path, (c) => {
-      c.header('Content-Type', 'image/svg+xml')
-      c.header('Cache-Control', 'public, max-age=86400')
-      return c.body(faviconSvg)
-    })
+    app.get(
+      path,
+      withAccess('public', (c) => {
+        c.header('Content-Type', 'image/svg+xml')
+        c.header('Cache-Control', 'public, max-age=86400')
+        return c.body(faviconSvg)
+      }),
+    )
   }
 }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import type { AppEnv, Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import { withAccess } from '../http/access.js'
 
 /**
  * Only a picture's magic bytes are checked at upload, so markup or script may follow them:
@@ -33,5 +34,5 @@ export function fileRoutes(deps: Deps) {
       'Content-Disposition': `inline; filename="${id}.${EXTENSIONS[row.content_type] ?? 'bin'}"`,
     })
   })
-  return app
+  return withAccess('public', app)
 }

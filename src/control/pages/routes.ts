@@ -2,6 +2,7 @@ import { Hono } from 'hono'
 import { html } from 'hono/html'
 import type { AppEnv, Deps } from '../../deps.js'
 import { digest } from '../../domain/secret-hash.js'
+import { withAccess } from '../../http/access.js'
 import { DEFAULT_PARTNER } from '../../store/default-credentials.js'
 import { isAdminToken, presentedAdminToken } from '../admin-guard.js'
 import { clockSection } from './clock-section.js'
@@ -70,5 +71,7 @@ export function dashboardRoutes(deps: Deps) {
     c.header('Content-Type', 'text/css; charset=utf-8')
     return c.body(dashboardCss)
   })
-  return app
+  // The page checks the token itself (it also takes ?token= and answers a login form); its
+  // script and stylesheet are public files.
+  return withAccess('public', app)
 }
