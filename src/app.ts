@@ -11,9 +11,8 @@ import { allowedMethods } from './http/allowed-methods.js'
 import { apiGate } from './http/api-gate.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
-import { type FrontDoor, frontDoor } from './http/front-door.js'
+import { CachedRouter, frontDoor, gateOf } from './http/fast-path.js'
 import { requestLog } from './http/request-log.js'
-import { CachedRouter } from './http/route-cache.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
 import { operationIndex } from './openapi/operations.js'
@@ -47,19 +46,11 @@ export function createApp(deps: Deps) {
     deps.config.seed === undefined ? undefined : deps.config.seed + 1,
   ).token(10)
   let requests = 0
-  // The API's body limit and gate (the limit first: 413 before 401), run by the first layer
-  // itself rather than as a layer of their own (see front-door.ts).
+  // The API's body limit and gate, run by the first layer itself (see fast-path.ts).
   const apiLimit = bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024)
   // Each route's declared access, filled in once every router is mounted (below).
   const access = new AccessTable()
   const gate = apiGate(deps, access)
-  const api: FrontDoor['gate'] = (c, next) => {
-    const path = c.req.path
-    if (path !== '/api' && !path.startsWith('/api/')) return next()
-    return path === '/api/v1' || path.startsWith('/api/v1/')
-      ? apiLimit(c, () => gate(c, next) as Promise<void>)
-      : apiLimit(c, next)
-  }
   // Origin tracking runs around everything after the first layer, so links made anywhere in
   // the request use its Host.
   app.use(
@@ -67,7 +58,7 @@ export function createApp(deps: Deps) {
     frontDoor(deps, () => `req_${prefix}${(requests++).toString(36)}`, {
       origins: deps.origins,
       log: deps.logger.enabled('info') ? requestLog(deps.logger) : undefined,
-      gate: api,
+      gate: gateOf(apiLimit, gate),
       onError: (error, c) => renderError(error, c, deps.logger),
     }),
   )
