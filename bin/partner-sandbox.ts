@@ -4,10 +4,11 @@ import { serveCommand, usageOf } from '../src/cli/command-specs.js'
 import { parseOrFail, runCommand, unknownCommand } from '../src/cli/commands.js'
 import { applyHeapPolicy } from '../src/cli/heap-policy.js'
 import { serveFlags } from '../src/cli/serve-flags.js'
-import { envNames, type SandboxOptions } from '../src/config.js'
+import { envNames } from '../src/config.js'
 import { ConfigError, DataFileError, ScenarioError, startSandbox } from '../src/index.js'
 import { packageVersion } from '../src/package-root.js'
 import { watchParent } from '../src/parent-watch.js'
+import type { SandboxOptions } from '../src/sandbox-options.js'
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`partner-sandbox: ${message}\n`)

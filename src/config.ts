@@ -95,7 +95,6 @@ export const sandboxOptionsSchema = z.object({
     .default(false),
 })
 
-export type { SandboxOptions } from './sandbox-options.js'
 export type SandboxConfig = z.output<typeof sandboxOptionsSchema>
 
 /** The environment variables the CLI reads, each matching a flag. */

@@ -13,7 +13,7 @@ import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
-import type { PartnerRow, SessionRow, UserRow } from './store/records.js'
+import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
 import type { SinkRegistry } from './webhooks/sink.js'
@@ -22,6 +22,8 @@ import type { SinkRegistry } from './webhooks/sink.js'
 export interface Deps {
   config: SandboxConfig
   store: Store
+  /** The state seam (state/seam.ts) over `store`: what code moved to services reads and writes. */
+  state: MemoryState
   /** The sandbox-wide clock; partner-scoped code reads `clocks.forPartner(id)` instead. */
   clock: Clock
   /** Each partner's own clock over the sandbox clock (offset and freeze per partner). */
@@ -43,33 +45,4 @@ export interface Deps {
   origins: RequestOrigins
   /** The base URL for links the sandbox returns (`origins.baseUrl`). */
   baseUrl(): string
-}
-
-/** Typed context variables set by our middleware. */
-export interface AppEnv {
-  Variables: {
-    requestId: string
-    partner: PartnerRow
-    /** Set on Org + User routes by the session middleware. */
-    user: UserRow
-    session: SessionRow
-    /** The request's own scenario (X-Sandbox-Scenario), for the request journal. */
-    scenario: string
-    /**
-     * Headers for the answer, known before the route runs (the rate limit's): a plain c.json
-     * answer carries them (http/fast-path.ts) and is remembered as `extraHeadersSent`; any other
-     * answer gets them set afterwards.
-     */
-    extraHeaders: Record<string, string>
-    extraHeadersSent: Response
-    /** The response override that answered, for the request journal. */
-    override: { id: string; off_contract: boolean }
-    /** An injected fault, for the request journal. */
-    fault: {
-      type: 'latency' | 'error' | 'drop_connection'
-      latency_ms?: number
-      status?: number
-      rule: string
-    }
-  }
 }

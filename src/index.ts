@@ -30,11 +30,12 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
 import { defineIndexes } from './store/indexes.js'
-import type { PartnerRow } from './store/records.js'
+import { ephemeralCollections, type PartnerRow } from './store/records.js'
 import { Store } from './store/store.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { SinkRegistry } from './webhooks/sink.js'
@@ -101,6 +102,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     fsync: config.fsync,
     now: clock.iso,
     onWarning: logger.warn,
+    ephemeral: ephemeralCollections,
     // From a data file, the default partner's scrypt check runs while the users are read.
     onCollectionRead: (name, rows) => {
       if (name !== 'partners') return
@@ -113,16 +115,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     config.publicUrl,
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
+  const clocks = new PartnerClocks(store, clock)
   const deps: Deps = {
     config,
     store,
+    state: new MemoryState(store),
     clock,
-    clocks: new PartnerClocks(store, clock),
+    clocks,
     random,
     scenarios: new ScenarioRegistry(scenario),
     logger,
     credentials,
-    events: new EventBus(),
+    events: new EventBus(random, clocks, store),
     inbox: new Inbox(),
     sessions: undefined as unknown as SessionVerifier,
     files: new FileStore(config.data),

@@ -6,7 +6,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { stream } from 'hono/streaming'
 import { describe, expect, it } from 'vitest'
-import type { AppEnv } from '../src/deps.js'
+import type { AppEnv } from '../src/http/app-env.js'
 import { testSandbox } from './helpers.js'
 
 /** A sandbox with test routes under /api/v1, mounted before its first request. */

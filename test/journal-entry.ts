@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../src/http/request-journal.js'
+import type { JournalEntry } from '../src/http/journal-entry.js'
 
 /** A request-journal entry numbered `n` (a GET of /p/n), without headers or bodies. */
 export const journalEntry = (n: number, partnerId: string | null = null): JournalEntry => ({

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Context, MiddlewareHandler } from 'hono'
-import type { AppEnv } from '../deps.js'
 import { digest } from '../domain/secret-hash.js'
 import { ApiError } from '../errors.js'
 import type { AccessTable } from '../http/access-table.js'
+import type { AppEnv } from '../http/app-env.js'
 
 /** The admin token a request presents: X-Sandbox-Admin-Token, or a Bearer token. */
 export const presentedAdminToken = (c: Context): string | undefined =>

@@ -1,6 +1,6 @@
 import { type createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv } from '../deps.js'
 import { type Access, accessRoute } from '../http/access.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 
 const tags = ['Sandbox control']

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from '../schemas/examples.js'
+import { partnerScope, partnerStatus, SLUG_PATTERN } from '../schemas/fields.js'
 import { allowedOrigin, httpUrl, Partner } from '../schemas/partner.js'
 import { singleLine } from '../schemas/text.js'
 
@@ -41,14 +42,14 @@ export const CreatePartnerBody = z
     display_name: singleLine(z.string().trim().min(1).max(200)).optional(),
     slug: z
       .string()
-      .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lowercase letters, digits and single dashes')
+      .regex(SLUG_PATTERN, 'lowercase letters, digits and single dashes')
       .max(64)
       .optional(),
     contact_email: z.email().optional(),
     contact_name: singleLine(z.string().trim().min(1).max(200)).optional(),
     allowed_origins: z.array(allowedOrigin).max(50).optional(),
     webhook_url: httpUrl.nullable().optional(),
-    scopes: z.array(z.enum(['users', 'cards', 'transactions'])).optional(),
+    scopes: z.array(partnerScope).optional(),
     rate_limit: z.number().int().positive().max(1_000_000).optional(),
     config: z.record(z.string(), z.unknown()).optional(),
     scenario: z
@@ -103,7 +104,7 @@ export const SandboxPartner = Partner.extend({
 
 export const PatchSandboxPartner = z
   .object({
-    status: z.enum(['active', 'suspended', 'revoked']).optional(),
+    status: partnerStatus.optional(),
     scenario: z.string().min(1).nullable().optional(),
     rate_limit: z.number().int().positive().max(1_000_000).optional(),
     auto_complete: autoComplete.optional(),

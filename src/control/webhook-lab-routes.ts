@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
+import { labVerdict } from '../schemas/fields.js'
 import { WebhookIdParam } from '../schemas/webhooks.js'
 import { labCheck, type WebhookLabRow } from '../store/records.js'
 import { controlRoute, controlRouter } from './router.js'
@@ -36,7 +37,7 @@ export const LabReport = z
           .int()
           .nullable()
           .openapi({ description: "The receiver's answer to it; null until attempted." }),
-        verdict: z.enum(['pass', 'fail', 'pending']),
+        verdict: labVerdict,
         why: z.string(),
       }),
     ),

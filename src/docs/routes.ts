@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { withAccess } from '../http/access.js'
+import type { AppEnv } from '../http/app-env.js'
 import { DEFAULT_PARTNER } from '../store/default-credentials.js'
 import { docsAsset, docsAssetTypes } from './assets.js'
 import { docsInitScript } from './init-script.js'

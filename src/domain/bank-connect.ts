@@ -173,7 +173,7 @@ export async function enroll(deps: Deps, token: string, institutionId: string, a
   deps.store.batch((w) => {
     w.put('bank_accounts', account)
     w.put('connect_tokens', { ...current, used_at: now, bank_account_id: account.id })
-    deps.events.record(deps, w, current.partner_id, 'external_bank_account.created', {
+    deps.events.record(w, current.partner_id, 'external_bank_account.created', {
       object: 'external_bank_account',
       user_id: current.user_id,
       ...publicBankAccount(account),

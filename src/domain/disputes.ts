@@ -46,7 +46,7 @@ export function publicDispute(d: DisputeRow) {
 }
 
 const announce = (deps: Deps, w: Writer, d: DisputeRow, kind: 'created' | 'updated') =>
-  deps.events.record(deps, w, d.partner_id, `dispute.${kind}`, {
+  deps.events.record(w, d.partner_id, `dispute.${kind}`, {
     object: 'dispute',
     user_id: d.user_id,
     ...publicDispute(d),

@@ -1,6 +1,7 @@
-import type { Deps } from '../deps.js'
+import type { Random } from '../random.js'
 import type { EventRow } from '../store/records.js'
-import type { Writer } from '../store/store.js'
+import type { StoreChange, Writer } from '../store/store.js'
+import type { PartnerClocks } from './partner-clocks.js'
 
 /**
  * The one event bus. Domain code records an event in the same store batch as the change it
@@ -33,7 +34,30 @@ export type EventListener = (event: EventRow) => void
 /** Runs inside the batch that records the event, so derived rows (deliveries) commit with it. */
 export type FanOut = (writer: Writer, event: EventRow) => void
 
+/** Where committed writes are heard (the state seam's commit notices). */
+export interface CommitSource {
+  onCommit(listener: (changes: readonly StoreChange[]) => void): () => void
+}
+
 export class EventBus {
+  constructor(
+    private readonly random: Random,
+    private readonly clocks: PartnerClocks,
+    commits: CommitSource,
+  ) {
+    // Listeners hear only events whose write committed, after the commit's own work is done.
+    commits.onCommit((changes) => {
+      if (this.listeners.size === 0) return
+      for (const change of changes) {
+        if (change.collection !== 'events' || !change.row) continue
+        const event = change.row as EventRow
+        queueMicrotask(() => {
+          for (const listener of this.listeners) listener(event)
+        })
+      }
+    })
+  }
+
   private readonly listeners = new Set<EventListener>()
   private fanOut?: FanOut
   /** Rewrites of the objects of some types while a trigger with overrides runs. */
@@ -73,9 +97,8 @@ export class EventBus {
     }
   }
 
-  /** Adds the event to `writer`'s batch; listeners run after the batch is committed. */
+  /** Adds the event to `writer`'s batch; listeners hear of it once the batch has committed. */
   record(
-    deps: Pick<Deps, 'random' | 'clocks' | 'store'>,
     writer: Writer,
     partnerId: string,
     type: EventType,
@@ -83,19 +106,14 @@ export class EventBus {
     options: { fanOut?: boolean } = {},
   ): EventRow {
     const event: EventRow = {
-      id: deps.random.id('evt'),
+      id: this.random.id('evt'),
       partner_id: partnerId,
       type,
-      created_at: deps.clocks.forPartner(partnerId).iso(),
+      created_at: this.clocks.forPartner(partnerId).iso(),
       data: { object: this.patches.get(type)?.(object) ?? object },
     }
     writer.put('events', event)
     if (options.fanOut !== false) this.fanOut?.(writer, event)
-    queueMicrotask(() => {
-      // A batch that failed to commit leaves no event behind, and nobody is told of it.
-      if (!deps.store.get('events', event.id)) return
-      for (const listener of this.listeners) listener(event)
-    })
     return event
   }
 }

@@ -29,7 +29,7 @@ export function simulateFund(deps: Deps, partner: PartnerRow, user: UserRow, amo
       description: 'Sandbox funding (simulate-fund)',
     })
     transactionEvent(deps, w, result.txn, 'created')
-    deps.events.record(deps, w, partner.id, 'card.funded', {
+    deps.events.record(w, partner.id, 'card.funded', {
       object: 'card_funding',
       card_id: card.id,
       user_id: user.id,
@@ -119,7 +119,7 @@ export function createDeposit(
     }
     w.put('deposits', deposit)
     transactionEvent(deps, w, txn, 'created')
-    deps.events.record(deps, w, partner.id, 'deposit.created', {
+    deps.events.record(w, partner.id, 'deposit.created', {
       object: 'deposit',
       user_id: user.id,
       ...publicDeposit(deposit),
@@ -147,7 +147,7 @@ export function settleDueDeposits(deps: Deps, scope: SweepScope): void {
       }
       w.put('deposits', settled)
       transactionEvent(deps, w, moved.txn, 'updated')
-      deps.events.record(deps, w, deposit.partner_id, ok ? 'deposit.succeeded' : 'deposit.failed', {
+      deps.events.record(w, deposit.partner_id, ok ? 'deposit.succeeded' : 'deposit.failed', {
         object: 'deposit',
         user_id: deposit.user_id,
         ...publicDeposit(settled),

@@ -206,7 +206,7 @@ export function transactionEvent(
   txn: TransactionRow,
   kind: 'created' | 'updated',
 ) {
-  deps.events.record(deps, w, txn.partner_id, `card_transaction.${kind}`, {
+  deps.events.record(w, txn.partner_id, `card_transaction.${kind}`, {
     object: 'card_transaction',
     user_id: txn.user_id,
     ...publicTransaction(txn),

@@ -4,9 +4,11 @@ import { fundingLimits } from '../scenarios/money.js'
 import { completionDefaults, decideOnboarding } from '../scenarios/onboarding.js'
 import type { OnboardingRow, PartnerRow, UserRow } from '../store/records.js'
 import type { Writer } from '../store/store.js'
+import { assertAdult } from './age.js'
 import { cardOf, issueCard, publicCard } from './cards.js'
 import { recordTransaction } from './ledger.js'
 import { newestFirst } from './pagination.js'
+import { redirectUriProblem } from './redirect-uri.js'
 import { codeHash } from './signing-key.js'
 import { isDue, type SweepScope, waitingRows } from './sweeper.js'
 import { publicUser } from './users.js'
@@ -57,6 +59,12 @@ export function startOnboarding(
   user: UserRow,
   input: OnboardingInput,
 ) {
+  // The age first, then the redirect: the order these 400s have always come in.
+  assertAdult(deps, partner.id, input.date_of_birth)
+  const redirectProblem = input.redirect_uri
+    ? redirectUriProblem(input.redirect_uri, partner.allowed_origins)
+    : null
+  if (redirectProblem) throw validationError('redirect_uri', redirectProblem)
   const card = cardOf(deps, user.id)
   if (card)
     throw new ApiError('conflict', `This user is already onboarded and holds card ${card.id}.`)
@@ -135,10 +143,10 @@ export function startOnboarding(
     if (user.kyc_status !== 'pending') {
       const next = { ...user, kyc_status: 'pending', updated_at: now }
       w.put('users', next)
-      deps.events.record(deps, w, partner.id, 'user.updated', publicUser(deps, next))
+      deps.events.record(w, partner.id, 'user.updated', publicUser(deps, next))
     }
     if (!existing)
-      deps.events.record(deps, w, partner.id, 'onboarding.started', onboardingEventObject(row))
+      deps.events.record(w, partner.id, 'onboarding.started', onboardingEventObject(row))
   })
   return {
     message: existing
@@ -338,13 +346,13 @@ function approve(
   }
   w.put('onboardings', next)
   w.put('users', approvedUser)
-  deps.events.record(deps, w, row.partner_id, 'onboarding.completed', onboardingEventObject(next))
-  deps.events.record(deps, w, row.partner_id, 'card.created', {
+  deps.events.record(w, row.partner_id, 'onboarding.completed', onboardingEventObject(next))
+  deps.events.record(w, row.partner_id, 'card.created', {
     object: 'card',
     user_id: user.id,
     ...publicCard(card),
   })
-  deps.events.record(deps, w, row.partner_id, 'user.updated', publicUser(deps, approvedUser))
+  deps.events.record(w, row.partner_id, 'user.updated', publicUser(deps, approvedUser))
   return next
 }
 
@@ -368,7 +376,7 @@ function decline(
   const fresh = deps.store.get('users', user.id) ?? user
   w.put('onboardings', next)
   w.put('users', { ...fresh, kyc_status: kycPassed ? 'approved' : 'rejected', updated_at: now })
-  deps.events.record(deps, w, row.partner_id, 'onboarding.failed', onboardingEventObject(next))
+  deps.events.record(w, row.partner_id, 'onboarding.failed', onboardingEventObject(next))
   return next
 }
 

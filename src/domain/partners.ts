@@ -58,7 +58,7 @@ export async function rotateCredentials(deps: Deps, partnerId: string) {
   const rotatedAt = deps.clocks.forPartner(partnerId).iso()
   deps.store.batch((w) => {
     w.put('partners', { ...current, api_key, api_secret_hash, updated_at: rotatedAt })
-    deps.events.record(deps, w, partnerId, 'api_key.rotated', {
+    deps.events.record(w, partnerId, 'api_key.rotated', {
       object: 'api_key',
       partner_id: partnerId,
       api_key,

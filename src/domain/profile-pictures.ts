@@ -85,7 +85,7 @@ export async function setProfilePicture(deps: Deps, user: UserRow, file: unknown
   deps.store.batch((w) => {
     w.put('files', row)
     w.put('users', next)
-    deps.events.record(deps, w, user.partner_id, 'user.updated', publicUser(deps, next))
+    deps.events.record(w, user.partner_id, 'user.updated', publicUser(deps, next))
   })
   return { profile_picture_url: publicUser(deps, next).profile_picture_url as string }
 }

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
 import type { UserRow } from '../store/records.js'
+import { assertAdult } from './age.js'
 import { hashSecret, PASSWORD_COST } from './secret-hash.js'
 
 /**
@@ -52,6 +53,7 @@ export async function registerUser(
   partnerId: string,
   input: Registration,
 ): Promise<UserRow> {
+  assertAdult(deps, partnerId, input.date_of_birth)
   const conflict = () =>
     new ApiError(
       'conflict',
@@ -87,7 +89,7 @@ export async function registerUser(
   }
   deps.store.batch((w) => {
     w.put('users', user)
-    deps.events.record(deps, w, partnerId, 'user.created', publicUser(deps, user))
+    deps.events.record(w, partnerId, 'user.created', publicUser(deps, user))
   })
   return user
 }
@@ -98,6 +100,7 @@ export type ProfilePatch = Partial<
 
 /** Applies a profile patch. Metadata merges key by key; a key set to null is removed. */
 export function updateProfile(deps: Deps, user: UserRow, patch: ProfilePatch): UserRow {
+  if (patch.date_of_birth) assertAdult(deps, user.partner_id, patch.date_of_birth)
   if (Object.keys(patch).length === 0) return user
   const { metadata, ...fields } = patch
   let nextMetadata = user.metadata
@@ -118,7 +121,7 @@ export function updateProfile(deps: Deps, user: UserRow, patch: ProfilePatch): U
   }
   deps.store.batch((w) => {
     w.put('users', next)
-    deps.events.record(deps, w, user.partner_id, 'user.updated', publicUser(deps, next))
+    deps.events.record(w, user.partner_id, 'user.updated', publicUser(deps, next))
   })
   return next
 }

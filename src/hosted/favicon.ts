@@ -1,6 +1,6 @@
 import type { Hono } from 'hono'
-import type { AppEnv } from '../deps.js'
 import { withAccess } from '../http/access.js'
+import type { AppEnv } from '../http/app-env.js'
 
 /**
  * The sandbox's icon, served by the sandbox itself (no CDN): hosted pages and /docs link it,

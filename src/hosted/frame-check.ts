@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { originAllowed } from '../domain/allowed-origins.js'
+import type { AppEnv } from '../http/app-env.js'
 import type { PartnerRow } from '../store/records.js'
 
 /**

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import type { AppEnv } from '../deps.js'
+import type { AppEnv } from '../http/app-env.js'
 import { embedErrorPage } from './onboarding-page.js'
 
 /**

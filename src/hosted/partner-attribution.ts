@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
+import type { AppEnv } from '../http/app-env.js'
 import type { PartnerRow } from '../store/records.js'
 
 /**

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { bodyLimit as honoBodyLimit } from 'hono/body-limit'
-import type { AppEnv } from '../deps.js'
 import { ApiError } from '../errors.js'
+import type { AppEnv } from './app-env.js'
 import { readJsonStrictly } from './json-body.js'
 import { requestHeader } from './request-headers.js'
 

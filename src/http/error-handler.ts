@@ -1,9 +1,9 @@
 import type { Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
-import type { AppEnv } from '../deps.js'
 import { ApiError, codeForStatus, errorCodes } from '../errors.js'
 import type { Logger } from '../logger.js'
+import type { AppEnv } from './app-env.js'
 import { bodyProblem } from './json-body.js'
 import { bodyTimedOut } from './slow-clients.js'
 

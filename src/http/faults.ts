@@ -1,7 +1,8 @@
 import type { Context } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { ApiError, codeForStatus } from '../errors.js'
 import { type FaultRule, routeMatches } from '../scenarios/faults.js'
+import type { AppEnv } from './app-env.js'
 import { preferredFault } from './prefer.js'
 
 /** A fault rule added at run time through the control plane, for one partner or all. */

@@ -1,35 +1,21 @@
 import type { Context } from 'hono'
-import type { AppEnv } from '../deps.js'
 import { queryOf } from '../domain/request-match.js'
+import type { AppEnv } from './app-env.js'
+import type { Capture, JournalEntry, RawHeaders, ShownMessage } from './journal-entry.js'
 import { redactHeaders, redactValue } from './redact.js'
 import { requestHeader } from './request-headers.js'
-import type { JournalEntry } from './request-journal.js'
 
 /** Request bodies declared larger than this are not kept (the JSON limit is 1 MiB). */
 const KEEP_REQUEST_BYTES = 64 * 1024
 /** A body shown by the journal is cut at this many characters of JSON or text. */
 export const SHOWN_BODY_CHARS = 16 * 1024
 
-type RawHeaders = Headers | Record<string, string | string[] | undefined>
-
-/**
- * What the journal keeps of a request, by reference only: the request's headers, hono's
- * body cache (the body the route parsed, if it parsed one) and the response.
- */
-export interface Capture {
-  requestHeaders: RawHeaders
-  requestBody: Record<string, Promise<unknown> | undefined> | 'too_large'
-  response: Response
-  /** Filled on the first read: a response body can be read only once. */
-  shown?: Promise<JournalView['response']>
-}
-
 export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'override'> & {
   at: string
   query: Record<string, string>
   override: NonNullable<JournalEntry['override']> | null
-  request: { headers: Record<string, string>; body: unknown; truncated: boolean } | null
-  response: { headers: Record<string, string>; body: unknown; truncated: boolean } | null
+  request: ShownMessage | null
+  response: ShownMessage | null
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { Context } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { ordered } from '../domain/overrides.js'
 import { compareRequest, pathMatches, queryOf } from '../domain/request-match.js'
 import type { PartnerRow } from '../store/records.js'
 import type { OverrideRow } from '../store/records-overrides.js'
+import type { AppEnv } from './app-env.js'
 import { carriedHeaders } from './fast-path.js'
 import { requestHeader } from './request-headers.js'
 

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
-import type { AppEnv } from '../deps.js'
 import { ApiError } from '../errors.js'
 import type { FaultRule } from '../scenarios/faults.js'
+import type { AppEnv } from './app-env.js'
 import { requestHeader } from './request-headers.js'
 
 /** The statuses `Prefer: code=` can force: the fault engine's error answers. */

@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import type { AppEnv } from '../deps.js'
+import type { AppEnv } from './app-env.js'
 import { requestHeader } from './request-headers.js'
 
 /** The header every answer carries (fast-path.ts puts it there). */

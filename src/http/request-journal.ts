@@ -1,5 +1,6 @@
 import { routeMatches } from '../scenarios/faults.js'
-import type { Capture, JournalView } from './journal-view.js'
+import type { JournalEntry } from './journal-entry.js'
+import type { JournalView } from './journal-view.js'
 import { viewOf } from './journal-view.js'
 
 /**
@@ -11,30 +12,6 @@ import { viewOf } from './journal-view.js'
  */
 export const JOURNAL_CAPACITY = 5000
 export const BODY_WINDOW = 1000
-
-export interface JournalEntry {
-  id: string
-  /** Sandbox time, epoch ms (made ISO when read). */
-  at: number
-  method: string
-  path: string
-  /** The query string as sent (`?limit=5`), or ''; shown parsed and redacted. */
-  query?: string
-  status: number
-  duration_ms: number
-  partner_id: string | null
-  scenario: string | null
-  fault: {
-    type: 'latency' | 'error' | 'drop_connection'
-    latency_ms?: number
-    status?: number
-    rule: string
-  } | null
-  /** The response override that answered the request (its answer was not the API's). */
-  override?: { id: string; off_contract: boolean } | null
-  /** Headers and bodies, dropped once the entry is older than BODY_WINDOW requests. */
-  capture: Capture | undefined
-}
 
 export interface JournalFilter {
   partner_id?: string

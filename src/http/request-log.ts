@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
-import type { AppEnv } from '../deps.js'
 import { redactBody } from '../log-redact.js'
 import type { Logger } from '../logger.js'
+import type { AppEnv } from './app-env.js'
 
 /**
  * One line per request: method, path (no query: it may carry tokens), status, time, partner, id.

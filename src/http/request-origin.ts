@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Context } from 'hono'
-import type { AppEnv } from '../deps.js'
+import type { AppEnv } from './app-env.js'
 import { requestHeader } from './request-headers.js'
 
 /**

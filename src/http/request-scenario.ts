@@ -1,8 +1,9 @@
 import type { Context } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { describeIssues } from '../scenarios/loader.js'
 import { type Scenario, scenarioSchema } from '../scenarios/schema.js'
+import type { AppEnv } from './app-env.js'
 import { requestHeader } from './request-headers.js'
 
 const HEADER = 'x-sandbox-scenario'

@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
+import type { AppEnv } from './app-env.js'
 import { requestHeader } from './request-headers.js'
 
 /**

@@ -1,6 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
-import { assertAdult } from '../domain/age.js'
+import type { Deps } from '../deps.js'
 import {
   changePassword,
   requestPasswordReset,
@@ -12,6 +11,7 @@ import {
 import { endSession } from '../domain/sessions.js'
 import { registerUser } from '../domain/users.js'
 import { accessRoute } from '../http/access.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import {
   ChangePasswordBody,
@@ -53,7 +53,6 @@ export function authRoutes(deps: Deps) {
     }),
     async (c) => {
       const body = c.req.valid('json')
-      assertAdult(deps, c.get('partner').id, body.date_of_birth)
       const user = await registerUser(deps, c.get('partner').id, body)
       return c.json(
         {

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
 import {
   ConnectLinkError,
@@ -23,6 +23,7 @@ import {
 } from '../hosted/page-headers.js'
 import { attributeToPartner } from '../hosted/partner-attribution.js'
 import { accessRoute } from '../http/access.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
 import { autoCompleteIfAsked, flowStatus } from '../domain/flow-completion.js'
 import { currentStep } from '../domain/onboarding.js'
@@ -22,8 +22,10 @@ import { onboardingPage } from '../hosted/onboarding-page.js'
 import { hostedErrorPage, setHostedPageHeaders } from '../hosted/page-headers.js'
 import { attributeToPartner } from '../hosted/partner-attribution.js'
 import { accessRoute, withAccess } from '../http/access.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { passOrFail } from '../schemas/fields.js'
 
 const tags = ['Hosted onboarding (embed)']
 
@@ -37,7 +39,7 @@ const StepResult = z
         type: z.literal('partner-sandbox:onboarding'),
         version: z.literal(1),
         onboardingId: z.uuid(),
-        result: z.enum(['pass', 'fail']).nullable(),
+        result: passOrFail.nullable(),
         outcome: z.enum(['approved', 'declined', 'manual_review']),
         reason: z.string().nullable(),
         agreementAccepted: z.boolean(),
@@ -59,7 +61,7 @@ const FlowStatus = z
     onboardingId: z.uuid(),
     status: z.string().openapi({ example: 'completed' }),
     consumerKycStatus: z.string().openapi({ example: 'approved' }),
-    flow_result: z.enum(['pass', 'fail']).nullable(),
+    flow_result: passOrFail.nullable(),
     completed: z
       .boolean()
       .openapi({ description: 'The partner (or auto_complete) completed the onboarding.' }),

@@ -1,7 +1,8 @@
 import { Hono } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { withAccess } from '../http/access.js'
+import type { AppEnv } from '../http/app-env.js'
 
 /**
  * Only a picture's magic bytes are checked at upload, so markup or script may follow them:

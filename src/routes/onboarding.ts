@@ -1,6 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
-import { assertAdult } from '../domain/age.js'
+import type { Deps } from '../deps.js'
 import { cardOf, publicCard, toDollars } from '../domain/cards.js'
 import {
   completeOnboarding,
@@ -8,9 +7,8 @@ import {
   onboardingView,
   startOnboarding,
 } from '../domain/onboarding.js'
-import { redirectUriProblem } from '../domain/redirect-uri.js'
-import { validationError } from '../errors.js'
 import { accessRoute } from '../http/access.js'
+import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { CardStatus, Completion, envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
@@ -21,7 +19,6 @@ import {
   OnboardingSession,
   StartOnboardingBody,
 } from '../schemas/onboarding.js'
-import type { PartnerRow } from '../store/records.js'
 
 const tags = ['Card onboarding']
 
@@ -33,11 +30,6 @@ const NoOnboarding = z
   .openapi('NoOnboarding', {
     description: 'Not an HTTP error: 200 with success false; the data key is omitted.',
   })
-
-function checkRedirect(partner: PartnerRow, uri: string | undefined): void {
-  const problem = uri ? redirectUriProblem(uri, partner.allowed_origins) : null
-  if (problem) throw validationError('redirect_uri', problem)
-}
 
 export function onboardingRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -62,8 +54,6 @@ export function onboardingRoutes(deps: Deps) {
     }),
     (c) => {
       const body = c.req.valid('json')
-      assertAdult(deps, c.get('partner').id, body.date_of_birth)
-      checkRedirect(c.get('partner'), body.redirect_uri)
       return c.json(
         {
           success: true as const,

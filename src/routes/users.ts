@@ -1,9 +1,9 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { AppEnv, Deps } from '../deps.js'
-import { assertAdult } from '../domain/age.js'
+import type { Deps } from '../deps.js'
 import { setProfilePicture } from '../domain/profile-pictures.js'
 import { publicUser, updateProfile } from '../domain/users.js'
 import { accessRoute } from '../http/access.js'
+import type { AppEnv } from '../http/app-env.js'
 import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
@@ -57,7 +57,6 @@ export function userRoutes(deps: Deps) {
     }),
     (c) => {
       const patch = c.req.valid('json')
-      if (patch.date_of_birth) assertAdult(deps, c.get('partner').id, patch.date_of_birth)
       return c.json(publicUser(deps, updateProfile(deps, c.get('user'), patch)), 200)
     },
   )

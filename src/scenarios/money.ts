@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { parseDuration } from '../clock.js'
-import type { Scenario } from './schema.js'
 
 /** The scenario's say on funding, deposits, purchases and disputes. */
 
@@ -98,9 +97,17 @@ export const depositMagic: Record<number, string> = {
   53: 'return_by_bank',
 }
 
+/** What these decisions read of a scenario: only its own sections (schema.ts imports this). */
+type MoneyScenario = {
+  funding?: z.infer<typeof fundingSection>
+  deposits?: z.infer<typeof depositsSection>
+  purchases?: z.infer<typeof purchasesSection>
+  disputes?: z.infer<typeof disputesSection>
+}
+
 const cents = (amount: number) => Math.round(amount * 100)
 
-export function fundingLimits(scenario: Scenario) {
+export function fundingLimits(scenario: MoneyScenario) {
   return {
     maxCents: scenario.funding?.max_amount
       ? cents(scenario.funding.max_amount)
@@ -109,7 +116,7 @@ export function fundingLimits(scenario: Scenario) {
   }
 }
 
-export function decideDeposit(scenario: Scenario, amountCents: number) {
+export function decideDeposit(scenario: MoneyScenario, amountCents: number) {
   const section = scenario.deposits
   const delay = parseDuration(section?.settlement_delay ?? DEFAULT_SETTLEMENT_MS)
   for (const rule of section?.rules ?? []) {
@@ -127,7 +134,7 @@ export function decideDeposit(scenario: Scenario, amountCents: number) {
 }
 
 export function purchaseDecline(
-  scenario: Scenario,
+  scenario: MoneyScenario,
   merchantName: string,
   amountCents: number,
   wildcard: (p: string, v: string) => boolean,
@@ -140,7 +147,7 @@ export function purchaseDecline(
   return null
 }
 
-export function decideDispute(scenario: Scenario, reason: string) {
+export function decideDispute(scenario: MoneyScenario, reason: string) {
   const section = scenario.disputes
   const rule = section?.rules?.find((r) => r.reason === reason)
   return {

@@ -2,7 +2,6 @@ import { z } from 'zod'
 import { parseDuration } from '../clock.js'
 import type { OnboardingOutcome } from '../store/records.js'
 import { emailMatches } from './otp.js'
-import type { Scenario } from './schema.js'
 
 /**
  * The scenario's say on how an onboarding ends. Rules are tried in order, first match
@@ -85,6 +84,9 @@ export const magicValues = {
   manualReviewSsn: '000000004',
 } as const
 
+/** What these decisions read of a scenario: only its own sections (schema.ts imports this). */
+type OnboardingScenario = { onboarding?: z.infer<typeof onboardingSection> }
+
 export interface OnboardingDecision {
   outcome: OnboardingOutcome
   reason: string | null
@@ -100,7 +102,7 @@ const reasons: Record<OnboardingOutcome, string | null> = {
 }
 
 export function decideOnboarding(
-  scenario: Scenario,
+  scenario: OnboardingScenario,
   applicant: { email: string; last_name: string; ssn: string },
 ): OnboardingDecision {
   const section = scenario.onboarding
@@ -152,7 +154,7 @@ export interface SandboxCompletionDefaults {
  * which is how a partner reaches the spec's 400 `Missing inquiry_id or product_id`.
  */
 export function completionDefaults(
-  scenario: Scenario,
+  scenario: OnboardingScenario,
   partnerConfig: Record<string, unknown>,
   sandbox: SandboxCompletionDefaults,
 ) {

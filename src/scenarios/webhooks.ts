@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { DEFAULT_SIGNATURE_HEADER } from '../webhooks/signer.js'
-import type { Scenario } from './schema.js'
 
 /** Delays before attempts 1–4 (DESIGN.md): at once, then 5 s, 30 s and 120 s after each failure. */
 export const DEFAULT_RETRY_DELAYS_MS = [0, 5_000, 30_000, 120_000] as const
@@ -37,6 +36,9 @@ export const webhooksSection = z
   })
   .strict()
 
+/** What these decisions read of a scenario: only its own sections (schema.ts imports this). */
+type WebhooksScenario = { webhooks?: z.infer<typeof webhooksSection> }
+
 export interface WebhookPolicy {
   delays: number[]
   timeoutMs: number
@@ -44,7 +46,7 @@ export interface WebhookPolicy {
   failFirstAttempts: number
 }
 
-export function webhookPolicy(scenario: Scenario): WebhookPolicy {
+export function webhookPolicy(scenario: WebhooksScenario): WebhookPolicy {
   const section = scenario.webhooks
   const scale = section?.retry_scale ?? 1
   return {

@@ -1,16 +1,21 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from './examples.js'
+import { cardBrand, cardStatus, currency, onboardingStatus, passOrFail } from './fields.js'
 
+/**
+ * A card row as shown: balances in dollars where the row keeps cents, no owner ids (the caller's
+ * own card), and the row's id and last4 patterns left out of the document.
+ */
 export const Card = z
   .object({
     id: z.string().openapi({ example: 'card_9dKq2mZx…' }),
-    brand: z.literal('visa'),
+    brand: cardBrand,
     last4: z.string().openapi({ example: '4242' }),
     exp_month: z.number().int(),
     exp_year: z.number().int(),
     cardholder_name: z.string(),
-    status: z.enum(['active', 'frozen', 'closed']),
-    currency: z.literal('USD'),
+    status: cardStatus,
+    currency,
     available_balance: z.number().openapi({ description: 'USD, at most 2 decimals.' }),
     ledger_balance: z.number(),
     product_id: z.string().nullable(),
@@ -22,8 +27,8 @@ export const Card = z
 export const Completion = z
   .object({
     onboardingId: z.uuid(),
-    status: z.enum(['pending', 'in_progress', 'manual_review', 'completed', 'failed', 'canceled']),
-    result: z.enum(['pass', 'fail']).nullable(),
+    status: onboardingStatus,
+    result: passOrFail.nullable(),
     consumer: z.object({
       id: z.string(),
       user_id: z.uuid(),
@@ -56,7 +61,7 @@ export const CardStatus = z
     balances: z.object({
       available: z.number(),
       ledger: z.number(),
-      currency: z.literal('USD'),
+      currency,
     }),
   })
   .openapi('CardStatus', { example: ex.cardStatus })

@@ -1,6 +1,18 @@
 import { z } from '@hono/zod-openapi'
 import { disputeReasons } from '../domain/disputes.js'
 import * as ex from './examples.js'
+import {
+  bankAccountStatus,
+  bankAccountType,
+  currency,
+  depositStatus,
+  disputeEvidence,
+  disputeStatus,
+  merchant,
+  transactionDirection,
+  transactionStatus,
+  transactionType,
+} from './fields.js'
 import { multiLine, singleLine } from './text.js'
 
 /** A decimal amount in USD; the 2-decimal rule and the maximum are checked in the domain. */
@@ -8,31 +20,23 @@ export const Amount = z
   .number()
   .openapi({ example: 25.5, description: 'USD, positive, at most 2 decimals.' })
 
+/*
+ * The responses below show money rows (store/records-money.ts) with their shared fields
+ * (fields.ts) but keep their own amounts: dollars here, integer cents in the rows. They also leave
+ * out the owner ids and what is decided ahead (a deposit's or dispute's outcome), and do not
+ * state the rows' id patterns, which the document never promised.
+ */
 export const Transaction = z
   .object({
     id: z.string(),
     card_id: z.string(),
-    type: z.enum([
-      'funding',
-      'deposit',
-      'purchase',
-      'refund',
-      'dispute_credit',
-      'dispute_reversal',
-    ]),
-    status: z.enum(['pending', 'posted', 'declined', 'reversed', 'failed']),
-    direction: z.enum(['credit', 'debit']),
+    type: transactionType,
+    status: transactionStatus,
+    direction: transactionDirection,
     amount: z.number(),
-    currency: z.literal('USD'),
+    currency,
     description: z.string(),
-    merchant: z
-      .object({
-        name: z.string(),
-        category: z.string(),
-        city: z.string().nullable(),
-        country: z.string(),
-      })
-      .nullable(),
+    merchant: merchant.nullable(),
     deposit_id: z.string().nullable(),
     dispute_id: z.string().nullable(),
     original_transaction_id: z.string().nullable(),
@@ -74,8 +78,8 @@ export const Deposit = z
     card_id: z.string(),
     external_bank_account_id: z.string(),
     amount: z.number(),
-    currency: z.literal('USD'),
-    status: z.enum(['pending', 'succeeded', 'failed']),
+    currency,
+    status: depositStatus,
     failure_reason: z.string().nullable(),
     transaction_id: z.string(),
     settles_at: z.string(),
@@ -124,10 +128,8 @@ export const RefundBody = z
   .openapi('SimulateRefund', { example: { amount: 2 } })
 
 export const TransactionQuery = z.object({
-  type: z
-    .enum(['funding', 'deposit', 'purchase', 'refund', 'dispute_credit', 'dispute_reversal'])
-    .optional(),
-  status: z.enum(['pending', 'posted', 'declined', 'reversed', 'failed']).optional(),
+  type: transactionType.optional(),
+  status: transactionStatus.optional(),
 })
 
 export const Dispute = z
@@ -138,9 +140,9 @@ export const Dispute = z
     reason: z.string(),
     description: z.string().nullable(),
     amount: z.number(),
-    currency: z.literal('USD'),
-    status: z.enum(['under_review', 'won', 'lost']),
-    evidence: z.array(z.object({ id: z.string(), text: z.string(), added_at: z.string() })),
+    currency,
+    status: disputeStatus,
+    evidence: z.array(disputeEvidence),
     provisional_credit_transaction_id: z.string().nullable(),
     reversal_transaction_id: z.string().nullable(),
     resolves_at: z.string().nullable(),
@@ -171,15 +173,16 @@ export const EvidenceBody = z
   .strict()
   .openapi('DisputeEvidence', { example: { text: 'I was at work in Chicago at the time.' } })
 
+/** The row less its owner ids and routing number, which a partner never sees. */
 export const BankAccount = z
   .object({
     id: z.string(),
     institution_id: z.string(),
     institution_name: z.string(),
     account_name: z.string(),
-    account_type: z.enum(['checking', 'savings']),
+    account_type: bankAccountType,
     account_mask: z.string(),
-    status: z.enum(['active', 'removed']),
+    status: bankAccountStatus,
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from './examples.js'
+import { onboardingStatus, passOrFail } from './fields.js'
 import { singleLine } from './text.js'
 import { CalendarDate, Email, PersonName, PhoneNumber, Ssn } from './users.js'
 
@@ -59,7 +60,7 @@ export const OnboardingLatest = z
   .object({
     onboardingId: z.uuid(),
     consumerId: z.string(),
-    status: z.enum(['pending', 'in_progress', 'manual_review', 'completed', 'failed', 'canceled']),
+    status: onboardingStatus,
     consumerKycStatus: z.string(),
     steps: z
       .object({
@@ -71,7 +72,7 @@ export const OnboardingLatest = z
     current_step: z
       .enum(['identity_verification', 'underwriting', 'agreement', 'result'])
       .nullable(),
-    flow_result: z.enum(['pass', 'fail']).nullable(),
+    flow_result: passOrFail.nullable(),
     failure_reason: z.string().nullable(),
     review_resolves_at: z.string().nullable(),
     card_id: z.string().nullable(),
@@ -83,7 +84,7 @@ export const OnboardingLatest = z
 
 export const CompleteOnboardingBody = z
   .object({
-    result: z.enum(['pass', 'fail']),
+    result: passOrFail,
     data: z.union([z.string(), z.record(z.string(), z.unknown())]).openapi({
       description: 'Payload from the embed; an object is JSON-stringified server-side.',
     }),

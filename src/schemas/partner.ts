@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { ANY_PORT_ORIGIN } from '../domain/allowed-origins.js'
 import * as ex from './examples.js'
+import { partnerStatus } from './fields.js'
 import { singleLine } from './text.js'
 
 /**
@@ -44,6 +45,10 @@ export const partnerConfig = z
   })
   .openapi('PartnerConfig', { example: { default_product_id: 'prod_sandbox_card' } })
 
+/**
+ * The partner row (store/records.ts) as shown: no secret hash or sandbox settings, its config
+ * with the typed keys, and the row's stricter checks (scopes, slug, key prefix) not stated.
+ */
 export const Partner = z
   .object({
     id: z.uuid(),
@@ -55,7 +60,7 @@ export const Partner = z
     webhook_url: z.string().nullable(),
     scopes: z.array(z.string()).openapi({ example: ['users', 'cards', 'transactions'] }),
     rate_limit: z.number().int().openapi({ description: 'Requests per minute.', example: 1000 }),
-    status: z.enum(['active', 'suspended', 'revoked']),
+    status: partnerStatus,
     contact_email: z.string(),
     contact_name: z.string(),
     config: partnerConfig,

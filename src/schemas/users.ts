@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from './examples.js'
+import { userFields } from './fields.js'
 import { multiLine, singleLine } from './text.js'
 
 /** Lower-cased, trimmed email: the same person is the same user whatever the casing. */
@@ -83,27 +84,15 @@ export const Metadata = z
     description: 'Merged key by key into the stored metadata; a key set to null is removed.',
   })
 
+/** The stored user without its secrets (userFields); the input schemas above check the values. */
 export const User = z
   .object({
-    id: z.uuid(),
-    partner_id: z.uuid(),
-    email: z.string(),
-    phone_number: z.string(),
-    first_name: z.string(),
-    last_name: z.string(),
-    date_of_birth: z.string(),
-    address: z.record(z.string(), z.unknown()),
-    secondary_address: z.record(z.string(), z.unknown()),
-    provider_consumer_id: z.string().nullable().openapi({
+    ...userFields,
+    provider_consumer_id: userFields.provider_consumer_id.clone().openapi({
       description:
         "null until the user's card onboarding completes with a pass: the card provider creates its consumer only at approval. Then the onboarding's consumerId.",
     }),
-    kyc_status: z.string().openapi({ example: 'approved' }),
-    metadata: z.record(z.string(), z.unknown()),
-    is_active: z.boolean(),
-    profile_picture_url: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    kyc_status: userFields.kyc_status.clone().openapi({ example: 'approved' }),
   })
   .openapi('User', {
     example: ex.user,

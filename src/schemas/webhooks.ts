@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { eventTypes } from '../domain/events.js'
 import * as ex from './examples.js'
+import { deliveryStatus, labCheck, webhookFields } from './fields.js'
 import { httpUrl } from './partner.js'
 import { multiLine } from './text.js'
 
@@ -9,15 +10,19 @@ export const EventName = z.string().refine((e) => (eventTypes as readonly string
   message: `is not an event kind; valid kinds: ${validEvents}`,
 })
 
+/**
+ * The endpoint row (store/records.ts) less its owner and signing secret, which WebhookWithSecret
+ * shows only at creation and rotation; the row's id pattern is not stated in the document.
+ */
 export const Webhook = z
   .object({
     id: z.string().openapi({ example: 'wh_3kTmW0c7Yq1dJ2Lx8RbN5pZs' }),
-    url: z.string(),
-    events: z.array(z.string()).openapi({ description: 'Event kinds delivered; empty means all.' }),
-    enabled: z.boolean(),
-    description: z.string().nullable(),
-    primary: z
-      .boolean()
+    ...webhookFields,
+    events: webhookFields.events
+      .clone()
+      .openapi({ description: 'Event kinds delivered; empty means all.' }),
+    primary: webhookFields.primary
+      .clone()
       .openapi({ description: "The endpoint that mirrors the partner record's webhook_url." }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -69,6 +74,7 @@ export const PatchWebhookBody = z
     example: { enabled: false },
   })
 
+/** The attempt row as shown: its integer bounds are the store's check, not stated to clients. */
 export const Attempt = z
   .object({
     number: z.number().int(),
@@ -86,12 +92,12 @@ export const Delivery = z
     event_id: z.string(),
     event_type: z.string(),
     url: z.string(),
-    status: z.enum(['pending', 'succeeded', 'failed', 'permanently_failed']),
+    status: deliveryStatus,
     attempts: z.array(Attempt),
     retries: z.number().int().openapi({ description: 'Attempts after the first.' }),
     next_attempt_at: z.string().nullable(),
     redelivery_of: z.string().nullable(),
-    lab: z.enum(['duplicate', 'out_of_order', 'forged_signature', 'replay']).nullable().openapi({
+    lab: labCheck.nullable().openapi({
       description:
         'Sandbox only: the webhook lab check this delivery is (POST /_sandbox/webhooks/{id}/lab); null for ordinary deliveries.',
     }),
@@ -108,7 +114,7 @@ export const WebhookList = z
   .openapi('WebhookList')
 
 export const DeliveryQuery = z.object({
-  status: z.enum(['pending', 'succeeded', 'failed', 'permanently_failed']).optional(),
+  status: deliveryStatus.optional(),
   event_type: EventName.optional(),
 })
 

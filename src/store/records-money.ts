@@ -1,30 +1,31 @@
 import { z } from 'zod'
+import {
+  bankAccountStatus,
+  bankAccountType,
+  currency,
+  depositStatus,
+  disputeEvidence,
+  disputeStatus,
+  merchant,
+  transactionDirection,
+  transactionStatus,
+  transactionType,
+} from '../schemas/fields.js'
 
 /**
  * Money rows. Amounts are integer cents; the API shows decimal dollars. Every balance
  * change is a transaction row, so a card's balances are the sums of its transactions.
+ * Statuses, types and the merchant are shared with the API (src/schemas/fields.ts).
  */
 
-export const transactionType = z.enum([
-  'funding',
-  'deposit',
-  'purchase',
-  'refund',
-  'dispute_credit',
-  'dispute_reversal',
-])
-export type TransactionType = z.infer<typeof transactionType>
-
-export const transactionStatus = z.enum(['pending', 'posted', 'declined', 'reversed', 'failed'])
-export type TransactionStatus = z.infer<typeof transactionStatus>
-
-export const merchant = z.object({
-  name: z.string(),
-  category: z.string(),
-  city: z.string().nullable(),
-  country: z.string(),
-})
-export type Merchant = z.infer<typeof merchant>
+export {
+  type Merchant,
+  merchant,
+  type TransactionStatus,
+  type TransactionType,
+  transactionStatus,
+  transactionType,
+} from '../schemas/fields.js'
 
 export const transactionRow = z.object({
   id: z.string().startsWith('txn_'),
@@ -33,9 +34,9 @@ export const transactionRow = z.object({
   card_id: z.string().startsWith('card_'),
   type: transactionType,
   status: transactionStatus,
-  direction: z.enum(['credit', 'debit']),
+  direction: transactionDirection,
   amount_cents: z.number().int().positive(),
-  currency: z.literal('USD'),
+  currency,
   description: z.string(),
   merchant: merchant.nullable(),
   deposit_id: z.string().nullable(),
@@ -60,7 +61,7 @@ export const depositRow = z.object({
   card_id: z.string().startsWith('card_'),
   external_bank_account_id: z.string().startsWith('bank_'),
   amount_cents: z.number().int().positive(),
-  status: z.enum(['pending', 'succeeded', 'failed']),
+  status: depositStatus,
   failure_reason: z.string().nullable(),
   /** Decided at creation (scenario, magic amounts); applied when it settles. */
   decided_outcome: z.enum(['succeeded', 'failed']),
@@ -81,8 +82,8 @@ export const disputeRow = z.object({
   reason: z.string(),
   description: z.string().nullable(),
   amount_cents: z.number().int().positive(),
-  status: z.enum(['under_review', 'won', 'lost']),
-  evidence: z.array(z.object({ id: z.string(), text: z.string(), added_at: z.string() })),
+  status: disputeStatus,
+  evidence: z.array(disputeEvidence),
   provisional_credit_transaction_id: z.string().nullable(),
   reversal_transaction_id: z.string().nullable(),
   decided_outcome: z.enum(['won', 'lost']),
@@ -100,10 +101,10 @@ export const bankAccountRow = z.object({
   institution_id: z.string(),
   institution_name: z.string(),
   account_name: z.string(),
-  account_type: z.enum(['checking', 'savings']),
+  account_type: bankAccountType,
   account_mask: z.string().regex(/^\d{4}$/),
   routing_number: z.string().regex(/^\d{9}$/),
-  status: z.enum(['active', 'removed']),
+  status: bankAccountStatus,
   created_at: z.string(),
   updated_at: z.string(),
 })

@@ -1,5 +1,21 @@
 import { z } from 'zod'
 import {
+  cardBrand,
+  cardStatus,
+  consumerKycStatus,
+  currency,
+  deliveryStatus,
+  labCheck,
+  labVerdict,
+  onboardingStatus,
+  partnerScope,
+  partnerStatus,
+  passOrFail,
+  SLUG_PATTERN,
+  userFields,
+  webhookFields,
+} from '../schemas/fields.js'
+import {
   bankAccountRow,
   connectTokenRow,
   depositRow,
@@ -10,19 +26,27 @@ import { overrideRow } from './records-overrides.js'
 
 /**
  * Stored rows. These are the persisted shapes (with hashes, never plaintext secrets);
- * the API's response schemas in `src/schemas/` decide what a client sees of them.
+ * the API's response schemas in `src/schemas/` decide what a client sees of them. A field both
+ * describe the same way is defined once in src/schemas/fields.ts.
  */
 
-export const partnerStatus = z.enum(['active', 'suspended', 'revoked'])
-export type PartnerStatus = z.infer<typeof partnerStatus>
-
-export const partnerScope = z.enum(['users', 'cards', 'transactions'])
+export {
+  type DeliveryStatus,
+  deliveryStatus,
+  type LabCheck,
+  labCheck,
+  type OnboardingStatus,
+  onboardingStatus,
+  type PartnerStatus,
+  partnerScope,
+  partnerStatus,
+} from '../schemas/fields.js'
 
 export const partnerRow = z.object({
   id: z.uuid(),
   name: z.string().min(1),
   display_name: z.string().min(1),
-  slug: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/),
+  slug: z.string().regex(SLUG_PATTERN),
   api_key: z.string().startsWith('pk_test_'),
   /** `scrypt$…` one-way hash of the API secret. */
   api_secret_hash: z.string().startsWith('scrypt$'),
@@ -53,29 +77,18 @@ export const partnerRow = z.object({
 })
 export type PartnerRow = z.infer<typeof partnerRow>
 
-export const addressRow = z.record(z.string(), z.unknown())
-
+// The secrets go before the last three fields: the order of a row's keys is the order a
+// restored snapshot's rows are written back in.
+const { profile_picture_url, created_at, updated_at, ...userHead } = userFields
 export const userRow = z.object({
-  id: z.uuid(),
-  partner_id: z.uuid(),
-  email: z.string(),
-  phone_number: z.string(),
-  first_name: z.string(),
-  last_name: z.string(),
-  date_of_birth: z.string(),
-  address: addressRow,
-  secondary_address: addressRow,
-  provider_consumer_id: z.string().nullable(),
-  kyc_status: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-  is_active: z.boolean(),
+  ...userHead,
   /** `scrypt$…` one-way hash of the password. */
   password_hash: z.string().startsWith('scrypt$'),
   /** Only the last four digits are kept; the full SSN is never stored. */
   ssn_last4: z.string().regex(/^\d{4}$/),
-  profile_picture_url: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  profile_picture_url,
+  created_at,
+  updated_at,
 })
 export type UserRow = z.infer<typeof userRow>
 
@@ -139,21 +152,12 @@ export type FileRow = z.infer<typeof fileRow>
 export const webhookRow = z.object({
   id: z.string().startsWith('wh_'),
   partner_id: z.uuid(),
-  url: z.string(),
-  /** Event types wanted; empty means every event. */
-  events: z.array(z.string()),
-  enabled: z.boolean(),
-  description: z.string().nullable(),
-  /** The endpoint that mirrors the partner record's `webhook_url`. */
-  primary: z.boolean(),
+  ...webhookFields,
   secret: z.string().startsWith('whsec_'),
   created_at: z.string(),
   updated_at: z.string(),
 })
 export type WebhookRow = z.infer<typeof webhookRow>
-
-export const deliveryStatus = z.enum(['pending', 'succeeded', 'failed', 'permanently_failed'])
-export type DeliveryStatus = z.infer<typeof deliveryStatus>
 
 export const attemptRow = z.object({
   number: z.number().int().positive(),
@@ -164,10 +168,6 @@ export const attemptRow = z.object({
   error: z.string().nullable(),
 })
 export type AttemptRow = z.infer<typeof attemptRow>
-
-/** What the webhook lab (webhooks/lab.ts) can do to an endpoint's next events. */
-export const labCheck = z.enum(['duplicate', 'out_of_order', 'forged_signature', 'replay'])
-export type LabCheck = z.infer<typeof labCheck>
 
 export const deliveryRow = z.object({
   id: z.string().startsWith('dlv_'),
@@ -198,7 +198,7 @@ export const labCheckRow = z.object({
   /** The lab's delivery, once made. */
   delivery_id: z.string().nullable(),
   receiver_status: z.number().int().nullable(),
-  verdict: z.enum(['pass', 'fail', 'pending']),
+  verdict: labVerdict,
   why: z.string(),
 })
 export type LabCheckRow = z.infer<typeof labCheckRow>
@@ -211,16 +211,6 @@ export const webhookLabRow = z.object({
   checks: z.array(labCheckRow).max(4),
 })
 export type WebhookLabRow = z.infer<typeof webhookLabRow>
-
-export const onboardingStatus = z.enum([
-  'pending',
-  'in_progress',
-  'manual_review',
-  'completed',
-  'failed',
-  'canceled',
-])
-export type OnboardingStatus = z.infer<typeof onboardingStatus>
 
 export const onboardingOutcome = z.enum([
   'pass',
@@ -237,7 +227,7 @@ export const onboardingRow = z.object({
   user_id: z.uuid(),
   consumer_id: z.string().startsWith('cons_'),
   status: onboardingStatus,
-  consumer_kyc_status: z.enum(['pending', 'approved', 'rejected']),
+  consumer_kyc_status: consumerKycStatus,
   /** HMAC of the embed access token (the token itself is shown once, at start). */
   access_token_hash: z.string(),
   access_token_expires_at: z.string(),
@@ -246,6 +236,10 @@ export const onboardingRow = z.object({
    * page tells "a newer link was issued" from a token the sandbox never issued.
    */
   superseded_token_hashes: z.array(z.string()).optional(),
+  /**
+   * As StartOnboardingBody (src/schemas/onboarding.ts) checked and normalized it: the input rules
+   * live there, and a stored applicant is kept as the plain strings it became.
+   */
   applicant: z.object({
     first_name: z.string(),
     last_name: z.string(),
@@ -278,10 +272,10 @@ export const onboardingRow = z.object({
   underwriting_answers: z.record(z.string(), z.string()).nullable(),
   redirect_uri: z.string().nullable(),
   /** The hosted flow's result, once its last step ran. */
-  flow_result: z.enum(['pass', 'fail']).nullable(),
+  flow_result: passOrFail.nullable(),
   completion: z
     .object({
-      result: z.enum(['pass', 'fail']),
+      result: passOrFail,
       data: z.string(),
       agreement_accepted: z.boolean(),
       inquiry_id: z.string().nullable(),
@@ -303,13 +297,13 @@ export const cardRow = z.object({
   partner_id: z.uuid(),
   user_id: z.uuid(),
   onboarding_id: z.uuid(),
-  brand: z.literal('visa'),
+  brand: cardBrand,
   last4: z.string().regex(/^\d{4}$/),
   exp_month: z.number().int().min(1).max(12),
   exp_year: z.number().int(),
   cardholder_name: z.string(),
-  status: z.enum(['active', 'frozen', 'closed']),
-  currency: z.literal('USD'),
+  status: cardStatus,
+  currency,
   /** Integer cents; every change goes through the ledger. */
   available_balance_cents: z.number().int(),
   ledger_balance_cents: z.number().int(),
@@ -366,6 +360,12 @@ export type Collections = {
 }
 export type CollectionName = keyof Collections
 export const collectionNames = Object.keys(collectionSchemas) as CollectionName[]
+
+/**
+ * Collections that are state but not durable: held by the seam like every other (a second
+ * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
+ */
+export const ephemeralCollections: readonly CollectionName[] = []
 
 export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
 

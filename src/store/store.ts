@@ -50,6 +50,26 @@ export interface StoreOptions {
    * the file (partners come before users): work that needs only those rows can start early.
    */
   onCollectionRead?: (name: string, rows: Record<string, unknown>) => void
+  /**
+   * Collections that live in memory only (inbox, request journal, faults, sinks): never
+   * journaled or snapshotted, emptied by a reset or restore like the rest.
+   */
+  ephemeral?: readonly CollectionName[]
+}
+
+/** A transaction under way (see begin): its journal ops and how to undo each write. */
+export interface OpenTx {
+  ops: JournalOp[]
+  undo: { collection: CollectionName; id: string; before: Row | undefined }[]
+  /** Versioned index keys it touched, touched again with the commit's number. */
+  touched: { index: IndexMap; key: string }[]
+}
+
+/** One committed write, as listeners hear of it. */
+export interface StoreChange {
+  collection: CollectionName
+  id: string
+  row: Record<string, unknown> | undefined
 }
 
 export class Store {
@@ -69,9 +89,17 @@ export class Store {
   private readonly unfilledOf = new Set<string>()
   private readonly options: StoreOptions
   private readonly replaceListeners: (() => void)[] = []
+  private readonly commitListeners = new Set<(changes: readonly StoreChange[]) => void>()
+  private readonly ephemeral: ReadonlySet<string>
+  /** The transaction under way, if any (one at a time: the seam serializes them). */
+  private openTx?: OpenTx
+  /** Resolves when the transaction under way ends (a compaction waits for it). */
+  private txEnded?: Promise<void>
+  private endTx?: () => void
 
   private constructor(options: StoreOptions) {
     this.options = options
+    this.ephemeral = new Set(options.ephemeral ?? [])
   }
 
   static async open(options: StoreOptions): Promise<Store> {
@@ -268,17 +296,138 @@ export class Store {
       schema_version: SCHEMA_VERSION,
       seq: this.seq,
       saved_at: this.options.now?.() ?? new Date().toISOString(),
-      collections: this.data,
+      collections: this.durableData(),
     }
+  }
+
+  /** The collections a snapshot holds: all but the ephemeral ones (left empty). */
+  private durableData(): CollectionsData {
+    if (this.ephemeral.size === 0) return this.data
+    const out = { ...this.data }
+    for (const name of this.ephemeral) (out as Record<string, unknown>)[name] = {}
+    return out
   }
 
   private commit(ops: JournalOp[]) {
     const entry: JournalEntry = { s: this.seq + 1, o: ops }
     // Journal first: if the write fails (disk full), memory is unchanged and the caller sees it.
-    this.journal?.append(entry, this.options.fsync)
+    this.append(entry)
     this.apply(ops, entry.s)
     this.seq = entry.s
+    this.notify(ops)
     this.maybeCompact()
+  }
+
+  /** Journals the durable ops of `entry` (ephemeral collections are not written). */
+  private append(entry: JournalEntry) {
+    if (!this.journal) return
+    const durable =
+      this.ephemeral.size === 0
+        ? entry.o
+        : entry.o.filter((op) => op[0] === 'replace' || !this.ephemeral.has(op[1]))
+    if (durable.length > 0) this.journal.append({ s: entry.s, o: durable }, this.options.fsync)
+  }
+
+  /** Hears every committed write (not the undone writes of a rolled-back transaction). */
+  onCommit(listener: (changes: readonly StoreChange[]) => void): () => void {
+    this.commitListeners.add(listener)
+    return () => this.commitListeners.delete(listener)
+  }
+
+  private notify(ops: JournalOp[]) {
+    if (this.commitListeners.size === 0) return
+    const changes: StoreChange[] = []
+    for (const op of ops) {
+      if (op[0] === 'put')
+        changes.push({ collection: op[1] as CollectionName, id: op[2].id, row: op[2] })
+      else if (op[0] === 'del')
+        changes.push({ collection: op[1] as CollectionName, id: op[2], row: undefined })
+    }
+    if (changes.length === 0) return
+    for (const listener of this.commitListeners) listener(changes)
+  }
+
+  /**
+   * Starts a transaction: its writes apply to memory at once (its own reads see them, with
+   * every index), numbered with a version no commit will ever carry, so nothing cached from
+   * them outlives the transaction; `commitTx` journals them as one entry, `rollbackTx` puts
+   * every row back. One at a time: the caller (state/memory-state.ts) serializes them.
+   */
+  begin(): OpenTx {
+    if (this.openTx) throw new Error('a transaction is already under way')
+    const tx: OpenTx = { ops: [], undo: [], touched: [] }
+    this.openTx = tx
+    this.txEnded = new Promise((resolve) => {
+      this.endTx = resolve
+    })
+    return tx
+  }
+
+  /** Whether `tx` is still under way (neither committed nor rolled back). */
+  isOpen(tx: OpenTx): boolean {
+    return this.openTx === tx
+  }
+
+  /** A write of the transaction under way. */
+  txWrite(tx: OpenTx, op: ['put', CollectionName, Row] | ['del', CollectionName, string]) {
+    const collection = op[0] === 'put' ? op[1] : op[1]
+    const id = op[0] === 'put' ? op[2].id : op[2]
+    const rows = this.data[collection] as Record<string, Row>
+    // The first write takes the number no commit will carry (a transaction that only reads
+    // leaves the version, and every cache keyed on it, alone).
+    if (tx.undo.length === 0) this.seq += 1
+    tx.undo.push({ collection, id, before: Object.hasOwn(rows, id) ? rows[id] : undefined })
+    tx.ops.push(op as JournalOp)
+    this.applyOne(collection, id, op[0] === 'put' ? op[2] : undefined, this.seq, tx)
+  }
+
+  /** Journals the transaction as one entry (all of it survives a crash, or none). */
+  commitTx(tx: OpenTx): void {
+    if (tx.ops.length === 0) {
+      this.closeTx()
+      return
+    }
+    const entry: JournalEntry = { s: this.seq + 1, o: tx.ops }
+    try {
+      this.append(entry)
+    } catch (error) {
+      // Not on disk (disk full): not acknowledged either.
+      this.rollbackTx(tx)
+      throw error
+    }
+    this.seq = entry.s
+    for (const { index, key } of tx.touched) index.touch(key, this.seq)
+    this.closeTx()
+    this.notify(tx.ops)
+    this.maybeCompact()
+  }
+
+  /** Puts back every row the transaction wrote, newest write first. */
+  rollbackTx(tx: OpenTx): void {
+    if (tx.undo.length === 0) {
+      this.closeTx()
+      return
+    }
+    this.seq += 1
+    const restore: JournalOp[] = []
+    for (let i = tx.undo.length - 1; i >= 0; i--) {
+      const { collection, id, before } = tx.undo[i] as OpenTx['undo'][number]
+      this.applyOne(collection, id, before, this.seq)
+      restore.push(before ? ['put', collection, before] : ['del', collection, id])
+    }
+    for (const { index, key } of tx.touched) index.touch(key, this.seq)
+    // A snapshot being written may have read a row of the transaction: the journal after
+    // its seq puts the old rows back, so a restart never brings an undone write back.
+    if (restore.length > 0 && this.journal) this.append({ s: this.seq, o: restore })
+    this.closeTx()
+  }
+
+  private closeTx() {
+    this.openTx = undefined
+    const end = this.endTx
+    this.endTx = undefined
+    this.txEnded = undefined
+    end?.()
   }
 
   private apply(ops: JournalOp[], seq: number) {
@@ -290,14 +439,23 @@ export class Store {
         this.fillIndexes([...this.indexes.values()], seq)
         continue
       }
-      const collection = this.data[op[1] as CollectionName] as Record<string, Row>
       const id = op[0] === 'put' ? op[2].id : op[2]
-      const before = collection[id]
-      const after = op[0] === 'put' ? op[2] : undefined
-      this.reindex(op[1], id, before, after, seq)
-      if (after) collection[id] = after
-      else delete collection[id]
+      this.applyOne(op[1] as CollectionName, id, op[0] === 'put' ? op[2] : undefined, seq)
     }
+  }
+
+  private applyOne(
+    name: CollectionName,
+    id: string,
+    after: Row | undefined,
+    seq: number,
+    tx?: OpenTx,
+  ) {
+    const collection = this.data[name] as Record<string, Row>
+    const before = Object.hasOwn(collection, id) ? collection[id] : undefined
+    this.reindex(name, id, before, after, seq, tx)
+    if (after) collection[id] = after
+    else delete collection[id]
   }
 
   /**
@@ -310,6 +468,7 @@ export class Store {
     before: Row | undefined,
     after: Row | undefined,
     seq: number,
+    tx?: OpenTx,
   ) {
     if (this.unfilledOf.has(collection)) this.fillCollection(collection)
     const indexes = this.indexesOf.get(collection)
@@ -319,6 +478,10 @@ export class Store {
       const to = after ? index.def.key(after as never) : undefined
       if (from !== undefined) index.touch(from, seq)
       if (to !== undefined && to !== from) index.touch(to, seq)
+      if (tx && index.def.versioned) {
+        if (from !== undefined) tx.touched.push({ index, key: from })
+        if (to !== undefined && to !== from) tx.touched.push({ index, key: to })
+      }
       if (from === to) continue
       if (from !== undefined) index.delete(from, id)
       if (to !== undefined) index.add(to, id, index.def.order?.(after as never))
@@ -359,7 +522,8 @@ export class Store {
   }
 
   private maybeCompact() {
-    if (!this.journal || this.compacting || this.compactionQueued) return
+    // During a transaction (a write of code not yet on the seam) it waits for the next commit.
+    if (!this.journal || this.compacting || this.compactionQueued || this.openTx) return
     const threshold = Math.max(
       this.options.compactAfterBytes ?? 8 * 1024 * 1024,
       this.snapshotBytes,
@@ -383,7 +547,8 @@ export class Store {
     if (!this.journal || !this.snapshotFile) return
     // Waits for a running compaction; a write meanwhile must not start a second one, so
     // `compacting` is only cleared by the compaction that set it.
-    while (this.compacting) await this.compacting
+    // Nor while a transaction is under way: its rows are not the state of any seq yet.
+    while (this.compacting || this.txEnded) await (this.compacting ?? this.txEnded)
     const journal = this.journal
     const path = this.snapshotFile.path
     // Rotation and capture happen in the same tick: the rotated-out file holds exactly the

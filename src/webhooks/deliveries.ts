@@ -44,7 +44,6 @@ export function sendTestEvent(deps: Deps, webhook: WebhookRow): DeliveryRow {
   let delivery: DeliveryRow | undefined
   deps.store.batch((w) => {
     const event = deps.events.record(
-      deps,
       w,
       webhook.partner_id,
       'webhook.test',

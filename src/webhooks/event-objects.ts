@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import type { EventType } from '../domain/events.js'
 import { Card } from '../schemas/cards.js'
+import { consumerKycStatus, onboardingStatus } from '../schemas/fields.js'
 import { BankAccount, Deposit, Dispute, Transaction } from '../schemas/money.js'
 import { User } from '../schemas/users.js'
 
@@ -19,8 +20,8 @@ const onboarding = z
     id: z.uuid(),
     user_id: z.uuid(),
     consumer_id: z.string(),
-    status: z.enum(['pending', 'in_progress', 'manual_review', 'completed', 'failed', 'canceled']),
-    consumer_kyc_status: z.enum(['pending', 'approved', 'rejected']),
+    status: onboardingStatus,
+    consumer_kyc_status: consumerKycStatus,
     failure_reason: z.string().nullable(),
     card_id: z.string().nullable(),
   })

@@ -62,7 +62,7 @@ export function triggerEvent(
   const next = patched(base)
   let event!: EventRow
   deps.store.batch((w) => {
-    event = deps.events.record(deps, w, partner.id, type, next)
+    event = deps.events.record(w, partner.id, type, next)
   })
   return { event: eventEnvelope(event), made: [] }
 }

@@ -1,0 +1,48 @@
+/**
+ * One request as the journal keeps it (request-journal.ts) and the shapes its view is built
+ * from (journal-view.ts): here so that both read them without importing each other.
+ */
+export interface JournalEntry {
+  id: string
+  /** Sandbox time, epoch ms (made ISO when read). */
+  at: number
+  method: string
+  path: string
+  /** The query string as sent (`?limit=5`), or ''; shown parsed and redacted. */
+  query?: string
+  status: number
+  duration_ms: number
+  partner_id: string | null
+  scenario: string | null
+  fault: {
+    type: 'latency' | 'error' | 'drop_connection'
+    latency_ms?: number
+    status?: number
+    rule: string
+  } | null
+  /** The response override that answered the request (its answer was not the API's). */
+  override?: { id: string; off_contract: boolean } | null
+  /** Headers and bodies, dropped once the entry is older than BODY_WINDOW requests. */
+  capture: Capture | undefined
+}
+
+/** A request's or response's headers and body as the journal shows them (redacted, cut). */
+export interface ShownMessage {
+  headers: Record<string, string>
+  body: unknown
+  truncated: boolean
+}
+
+export type RawHeaders = Headers | Record<string, string | string[] | undefined>
+
+/**
+ * What the journal keeps of a request, by reference only: the request's headers, hono's
+ * body cache (the body the route parsed, if it parsed one) and the response.
+ */
+export interface Capture {
+  requestHeaders: RawHeaders
+  requestBody: Record<string, Promise<unknown> | undefined> | 'too_large'
+  response: Response
+  /** Filled on the first read: a response body can be read only once. */
+  shown?: Promise<ShownMessage | null>
+}

@@ -1,0 +1,112 @@
+import type { IndexDef } from '../store/index-map.js'
+import type { CollectionName, Collections } from '../store/records.js'
+
+/**
+ * The secondary indexes the domain looks rows up by, declared once: the seam's lookups take an
+ * index's name and derive its collection and row type from this table, so a wrong name or a
+ * row of another collection is a compile error, not a run-time one.
+ */
+
+const index = <K extends CollectionName>(
+  collection: K,
+  key: (row: Collections[K]) => string | undefined,
+  options: Pick<IndexDef<K>, 'order' | 'versioned'> = {},
+): IndexDef<K> => ({ collection, key, ...options })
+
+// Lists read newest first from these, a page at a time, so they are kept in time order.
+// (Events stay in the order they were recorded: a waiter's `after` means recorded after.)
+const byTime = { order: (row: { created_at: string }) => row.created_at }
+
+/** Rows still waiting on the clock (all under 'waiting'), for the once-a-second sweep. */
+const waiting = <K extends 'onboardings' | 'deposits' | 'disputes'>(
+  collection: K,
+  isWaiting: (row: Collections[K]) => boolean,
+) => index(collection, (row) => (isWaiting(row) ? 'waiting' : undefined))
+
+/** The same rows by partner, for the sweep after one partner's clock moved. */
+const waitingByPartner = <K extends 'onboardings' | 'deposits' | 'disputes'>(
+  collection: K,
+  isWaiting: (row: Collections[K]) => boolean,
+) => index(collection, (row) => (isWaiting(row) ? row.partner_id : undefined))
+
+const inReview = (o: Collections['onboardings']) => o.status === 'manual_review'
+const pending = (d: Collections['deposits']) => d.status === 'pending'
+const underReview = (d: Collections['disputes']) => d.status === 'under_review'
+
+export const indexDefs = {
+  partners_by_api_key: index('partners', (p) => p.api_key),
+  users_by_partner: index('users', (u) => u.partner_id),
+  // By e-mail alone, of every partner (findUserByEmail keeps the partner's own): a key built
+  // as `partner:email` was a new string per user, 64 bytes each at 100k users; the lowercase
+  // e-mail is the row's own string.
+  users_by_email: index('users', (u) => u.email.toLowerCase()),
+  sessions_by_user: index('sessions', (s) => s.user_id),
+  webhooks_by_partner: index('webhooks', (w) => w.partner_id),
+  deliveries_by_webhook: index('webhook_deliveries', (d) => d.webhook_id, byTime),
+  deliveries_by_partner: index('webhook_deliveries', (d) => d.partner_id),
+  deliveries_by_event: index('webhook_deliveries', (d) => d.event_id),
+  // Finished deliveries (nothing left to attempt), oldest first: what the per-partner cap
+  // may remove, found without reading past the ones still retrying.
+  deliveries_done_by_partner: index(
+    'webhook_deliveries',
+    (d) => (d.next_attempt_at ? undefined : d.partner_id),
+    byTime,
+  ),
+  deliveries_pending_by_event: index('webhook_deliveries', (d) =>
+    d.next_attempt_at ? d.event_id : undefined,
+  ),
+  events_by_partner: index('events', (e) => e.partner_id),
+  onboardings_by_user: index('onboardings', (o) => o.user_id),
+  cards_by_user: index('cards', (c) => c.user_id),
+  // A user's transactions of every card, in time order, with the version of the user's last
+  // change: a page and its cache cost the same at 10 and at 10,000 transactions.
+  transactions_by_user: index('transactions', (t) => t.user_id, { ...byTime, versioned: true }),
+  deposits_by_user: index('deposits', (d) => d.user_id, byTime),
+  disputes_by_user: index('disputes', (d) => d.user_id, byTime),
+  bank_accounts_by_user: index('bank_accounts', (b) => b.user_id),
+  onboardings_in_review: waiting('onboardings', inReview),
+  onboardings_in_review_by_partner: waitingByPartner('onboardings', inReview),
+  deposits_pending: waiting('deposits', pending),
+  deposits_pending_by_partner: waitingByPartner('deposits', pending),
+  disputes_under_review: waiting('disputes', underReview),
+  disputes_under_review_by_partner: waitingByPartner('disputes', underReview),
+  // Global overrides (no partner) under '*'.
+  overrides_by_partner: index('overrides', (o) => o.partner_id ?? '*'),
+  codes_by_user: index('verification_codes', (c) => c.user_id),
+  // The codes of a user and purpose not yet used, burnt or replaced: a login reads these few,
+  // not every code the user ever had.
+  open_codes_by_user: index('verification_codes', (c) =>
+    c.ended_at ? undefined : openCodeKey(c.user_id, c.purpose),
+  ),
+  // History by partner and the hour (codes, sessions) or day (events, deliveries) it ends or
+  // began, in that partner's time, so retention (domain/retention.ts) reads only the buckets
+  // it prunes.
+  codes_by_end_hour: index('verification_codes', (c) =>
+    bucketKey(c.partner_id, hourOf(c.expires_at)),
+  ),
+  sessions_by_end_hour: index('sessions', (s) =>
+    bucketKey(s.partner_id, hourOf(s.revoked_at ?? s.expires_at)),
+  ),
+  events_by_day: index('events', (e) => bucketKey(e.partner_id, dayOf(e.created_at))),
+  deliveries_by_day: index('webhook_deliveries', (d) =>
+    bucketKey(d.partner_id, dayOf(d.created_at)),
+  ),
+} as const
+
+export type IndexName = keyof typeof indexDefs
+/** The collection an index is over. */
+export type IndexCollection<I extends IndexName> = (typeof indexDefs)[I]['collection']
+/** The rows an index holds. */
+export type IndexRow<I extends IndexName> = Collections[IndexCollection<I>]
+
+/** `<user id>|<purpose>`: a user's open codes of one purpose. */
+export const openCodeKey = (userId: string, purpose: string) => `${userId}|${purpose}`
+
+/** `<partner id>|<bucket>`: a partner's rows of one hour or day. */
+export const bucketKey = (partnerId: string, bucket: string) => `${partnerId}|${bucket}`
+
+/** `2026-01-01T13` of an ISO time: sorts as the time does. */
+export const hourOf = (iso: string) => iso.slice(0, 13)
+
+/** `2026-01-01` of an ISO time. */
+export const dayOf = (iso: string) => iso.slice(0, 10)

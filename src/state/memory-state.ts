@@ -1,0 +1,192 @@
+import type { CollectionName, Collections, CollectionsData } from '../store/records.js'
+import type { SnapshotDoc } from '../store/snapshot-file.js'
+import type { OpenTx, Store } from '../store/store.js'
+import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
+import type { Change, RangeOptions, State, StateReader, StateTx } from './seam.js'
+
+/**
+ * The memory engine (with an optional data file: journal, snapshot, compaction, retention, as
+ * store/store.ts keeps them). Reads answer from memory; `transaction` runs one writer at a time,
+ * its writes applied at once and journaled as one entry when it commits, so an acknowledged
+ * write survives `kill -9` and two requests never interleave between their awaits.
+ *
+ * A read outside a transaction is not held back by one under way: between the awaits of a
+ * transaction it may see that transaction's writes before they commit. Nothing derived from
+ * them outlives the transaction (they carry a version no commit carries), and a transaction
+ * rolls back only when it throws after writing, which domain code avoids by checking first.
+ */
+export class MemoryState implements State {
+  private busy = false
+  private readonly waiting: (() => void)[] = []
+
+  constructor(readonly store: Store) {}
+
+  get version(): number {
+    return this.store.version
+  }
+
+  keyVersion(index: IndexName, key: string): number {
+    return this.store.keyVersion(indexDefs[index].collection, index, key)
+  }
+
+  get<K extends CollectionName>(collection: K, id: string): Promise<Collections[K] | undefined> {
+    return Promise.resolve(this.store.get(collection, id))
+  }
+
+  lookup<I extends IndexName>(index: I, key: string): Promise<IndexRow<I>[]> {
+    return Promise.resolve(this.store.lookup(indexDefs[index].collection, index, key) as never)
+  }
+
+  lookupOne<I extends IndexName>(index: I, key: string): Promise<IndexRow<I> | undefined> {
+    return Promise.resolve(this.store.lookupOne(indexDefs[index].collection, index, key) as never)
+  }
+
+  range<I extends IndexName>(
+    index: I,
+    key: string,
+    options: RangeOptions = {},
+  ): Promise<IndexRow<I>[]> {
+    const limit = options.limit ?? Number.POSITIVE_INFINITY
+    const out: IndexRow<I>[] = []
+    if (limit > 0) {
+      for (const row of this.store.scan(indexDefs[index].collection, index, key, options)) {
+        out.push(row as IndexRow<I>)
+        if (out.length >= limit) break
+      }
+    }
+    return Promise.resolve(out)
+  }
+
+  count(index: IndexName, key: string): Promise<number> {
+    return Promise.resolve(this.store.count(indexDefs[index].collection, index, key))
+  }
+
+  has(index: IndexName, key: string, id: string): Promise<boolean> {
+    return Promise.resolve(this.store.has(indexDefs[index].collection, index, key, id))
+  }
+
+  keys(index: IndexName): Promise<string[]> {
+    return Promise.resolve(this.store.indexKeys(indexDefs[index].collection, index))
+  }
+
+  all<K extends CollectionName>(collection: K): Promise<Collections[K][]> {
+    return Promise.resolve(this.store.all(collection))
+  }
+
+  transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
+    return this.locked(async () => {
+      const open = this.store.begin()
+      const tx = new MemoryTx(this, this.store, open)
+      try {
+        const result = await fn(tx)
+        this.store.commitTx(open)
+        tx.committed()
+        return result
+      } catch (error) {
+        // A commit that failed (disk full) has rolled back already.
+        if (this.store.isOpen(open)) this.store.rollbackTx(open)
+        throw error
+      }
+    })
+  }
+
+  /** Runs `fn` once no other transaction is under way; others wait, in arrival order. */
+  private async locked<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    else this.busy = true
+    try {
+      return await fn()
+    } finally {
+      const next = this.waiting.shift()
+      // The lock passes straight to the next one (still busy).
+      if (next) next()
+      else this.busy = false
+    }
+  }
+
+  onCommit(listener: (changes: readonly Change[]) => void): () => void {
+    return this.store.onCommit(listener)
+  }
+
+  /** Called after each whole-state replace (reset, restore). */
+  onReplace(listener: () => void): void {
+    this.store.onReplace(listener)
+  }
+
+  replaceAll(collections: CollectionsData): Promise<void> {
+    return this.exclusive(() => this.store.replaceAll(collections))
+  }
+
+  reset(): Promise<void> {
+    return this.exclusive(() => this.store.reset())
+  }
+
+  export(): Promise<SnapshotDoc> {
+    return Promise.resolve(this.store.export())
+  }
+
+  close(): Promise<void> {
+    return this.exclusive(() => this.store.close())
+  }
+
+  /** Runs `fn` with no transaction under way and none starting until it is done. */
+  private exclusive(fn: () => Promise<void>): Promise<void> {
+    return this.locked(fn)
+  }
+}
+
+/** A transaction's view: the engine's reads (which see its own writes) and its writes. */
+class MemoryTx implements StateTx {
+  private after: (() => void)[] = []
+  private open = true
+
+  constructor(
+    private readonly reader: StateReader,
+    private readonly store: Store,
+    private readonly tx: OpenTx,
+  ) {}
+
+  committed(): void {
+    this.open = false
+    for (const fn of this.after) fn()
+  }
+
+  get<K extends CollectionName>(collection: K, id: string) {
+    return this.reader.get(collection, id)
+  }
+  lookup<I extends IndexName>(index: I, key: string) {
+    return this.reader.lookup(index, key)
+  }
+  lookupOne<I extends IndexName>(index: I, key: string) {
+    return this.reader.lookupOne(index, key)
+  }
+  range<I extends IndexName>(index: I, key: string, options?: RangeOptions) {
+    return this.reader.range(index, key, options)
+  }
+  count(index: IndexName, key: string) {
+    return this.reader.count(index, key)
+  }
+  has(index: IndexName, key: string, id: string) {
+    return this.reader.has(index, key, id)
+  }
+  keys(index: IndexName) {
+    return this.reader.keys(index)
+  }
+  all<K extends CollectionName>(collection: K) {
+    return this.reader.all(collection)
+  }
+
+  put<K extends CollectionName>(collection: K, row: Collections[K]): void {
+    if (!this.open) throw new Error('write after the transaction ended')
+    this.store.txWrite(this.tx, ['put', collection, row])
+  }
+
+  remove(collection: CollectionName, id: string): void {
+    if (!this.open) throw new Error('write after the transaction ended')
+    this.store.txWrite(this.tx, ['del', collection, id])
+  }
+
+  afterCommit(fn: () => void): void {
+    this.after.push(fn)
+  }
+}

@@ -1,0 +1,80 @@
+import type { CollectionName, Collections, CollectionsData } from '../store/records.js'
+import type { SnapshotDoc } from '../store/snapshot-file.js'
+import type { IndexName, IndexRow } from './indexes.js'
+
+/**
+ * The one state seam: every piece of sandbox state is read and written through it, and every
+ * engine (memory with an optional data file, PostgreSQL) implements it. Reads and writes are
+ * asynchronous because a database engine needs them to be; all the writes of one request
+ * happen in one `transaction`, which commits all of them or none.
+ */
+
+/** Where a page of an index starts and how long it is. */
+export interface RangeOptions {
+  /** Newest (last added, or latest `order`) first. */
+  reverse?: boolean
+  /** Start just after this row id; nothing when it is not under the key (check with `has`). */
+  after?: string
+  /** At most this many rows. */
+  limit?: number
+}
+
+/** What can be read, in or out of a transaction. */
+export interface StateReader {
+  get<K extends CollectionName>(collection: K, id: string): Promise<Collections[K] | undefined>
+  /** Every row whose key in `index` is `key`, in the index's order. */
+  lookup<I extends IndexName>(index: I, key: string): Promise<IndexRow<I>[]>
+  /** The first row under `key` (the one row of a unique key). */
+  lookupOne<I extends IndexName>(index: I, key: string): Promise<IndexRow<I> | undefined>
+  /** A page of the rows under `key`: a list reads its page, not the whole key. */
+  range<I extends IndexName>(index: I, key: string, options?: RangeOptions): Promise<IndexRow<I>[]>
+  count(index: IndexName, key: string): Promise<number>
+  /** Whether row `id` is under `key` (a page cursor that names a row of this list). */
+  has(index: IndexName, key: string, id: string): Promise<boolean>
+  /** The keys an index holds, in the order they first appeared (time buckets, partners). */
+  keys(index: IndexName): Promise<string[]>
+  /** Every row of a collection: for small ones (partners, scenarios) and whole-state work. */
+  all<K extends CollectionName>(collection: K): Promise<Collections[K][]>
+}
+
+/** A transaction: reads see its own writes; its writes become visible together on commit. */
+export interface StateTx extends StateReader {
+  put<K extends CollectionName>(collection: K, row: Collections[K]): void
+  remove(collection: CollectionName, id: string): void
+  /** Runs after the transaction committed (never when it rolled back). */
+  afterCommit(fn: () => void): void
+}
+
+/** One committed write: the row after it (undefined when removed). */
+export interface Change {
+  collection: CollectionName
+  id: string
+  row: Record<string, unknown> | undefined
+}
+
+export interface State extends StateReader {
+  /**
+   * Runs `fn` as one transaction. Writers never interleave: a second transaction starts once
+   * the first has committed or rolled back, so a read-modify-write between awaits is exact.
+   * A throw rolls every write of `fn` back and rethrows.
+   */
+  transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T>
+  /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
+  onCommit(listener: (changes: readonly Change[]) => void): () => void
+  /**
+   * Rises with every commit: whatever is derived from the rows alone is current while it
+   * stands still. Read synchronously, so a cache check costs no await.
+   */
+  readonly version: number
+  /** The version of the last commit that changed a row under `key` of a versioned index. */
+  keyVersion(index: IndexName, key: string): number
+  /** Hears every whole-state replace (reset, restore): what is derived from rows starts over. */
+  onReplace(listener: () => void): void
+  /** Replaces every collection (reset to fixtures, restore of a snapshot). */
+  replaceAll(collections: CollectionsData): Promise<void>
+  /** Back to the seed data. */
+  reset(): Promise<void>
+  /** The whole durable state, as the data file holds it. */
+  export(): Promise<SnapshotDoc>
+  close(): Promise<void>
+}

@@ -1,0 +1,127 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { MemoryState } from '../src/state/memory-state.js'
+import { defineIndexes } from '../src/store/indexes.js'
+import { emptyCollections, type UserRow } from '../src/store/records.js'
+import type { TransactionRow } from '../src/store/records-money.js'
+import { Store } from '../src/store/store.js'
+
+// The state seam's memory engine: transactions that serialize writers, commit all of their
+// writes or none, and survive a restart when committed (and only then).
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-seam-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+async function open(file?: string) {
+  const store = await Store.open({ file, seed: emptyCollections, ephemeral: ['files'] })
+  defineIndexes(store)
+  return new MemoryState(store)
+}
+
+const user = (n: number, partner = 'p1') =>
+  ({ id: `u-${n}`, partner_id: partner, email: `user${n}@example.com` }) as unknown as UserRow
+const txn = (n: number, userId: string, at: string) =>
+  ({ id: `t-${n}`, user_id: userId, created_at: at }) as unknown as TransactionRow
+
+describe('state seam, memory engine', () => {
+  it('serializes writers: 200 read-modify-writes with awaits between are all counted', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('users', { ...user(1), count: 0 } as never))
+    await Promise.all(
+      Array.from({ length: 200 }, () =>
+        state.transaction(async (tx) => {
+          const row = (await tx.get('users', 'u-1')) as unknown as { count: number }
+          await tx.lookup('users_by_partner', 'p1')
+          tx.put('users', { ...row, count: row.count + 1 } as never)
+        }),
+      ),
+    )
+    const row = (await state.get('users', 'u-1')) as unknown as { count: number }
+    expect(row.count).toBe(200)
+  })
+
+  it('rolls every write of a transaction that throws back, indexes included', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('users', user(1)))
+    const version = state.version
+    await expect(
+      state.transaction(async (tx) => {
+        tx.put('users', user(2))
+        tx.put('users', { ...user(1), email: 'changed@example.com' })
+        tx.remove('users', 'u-1')
+        expect(await tx.get('users', 'u-2')).toBeDefined()
+        throw new Error('no')
+      }),
+    ).rejects.toThrow('no')
+    expect(await state.get('users', 'u-2')).toBeUndefined()
+    expect((await state.get('users', 'u-1'))?.email).toBe('user1@example.com')
+    expect((await state.lookup('users_by_partner', 'p1')).map((u) => u.id)).toEqual(['u-1'])
+    expect(await state.lookupOne('users_by_email', 'changed@example.com')).toBeUndefined()
+    expect(state.version).toBeGreaterThan(version)
+  })
+
+  it('a transaction that only reads leaves the version alone; a commit moves the key version', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('transactions', txn(1, 'u-1', '2026-01-01')))
+    const version = state.version
+    const key = state.keyVersion('transactions_by_user', 'u-1')
+    await state.transaction(async (tx) => tx.range('transactions_by_user', 'u-1', { limit: 5 }))
+    expect(state.version).toBe(version)
+    await state.transaction(async (tx) => tx.put('transactions', txn(2, 'u-1', '2026-01-02')))
+    expect(state.keyVersion('transactions_by_user', 'u-1')).toBeGreaterThan(key)
+    expect(state.keyVersion('transactions_by_user', 'u-2')).toBeLessThan(
+      state.keyVersion('transactions_by_user', 'u-1'),
+    )
+    const page = await state.range('transactions_by_user', 'u-1', { reverse: true, limit: 1 })
+    expect(page.map((t) => t.id)).toEqual(['t-2'])
+  })
+
+  it('afterCommit runs after a commit, never after a rollback; listeners hear committed rows', async () => {
+    const state = await open()
+    const heard: string[] = []
+    state.onCommit((changes) => heard.push(...changes.map((c) => `${c.collection}:${c.id}`)))
+    const ran: string[] = []
+    await state.transaction(async (tx) => {
+      tx.put('users', user(1))
+      tx.afterCommit(() => ran.push('first'))
+    })
+    await state
+      .transaction(async (tx) => {
+        tx.put('users', user(2))
+        tx.afterCommit(() => ran.push('second'))
+        throw new Error('no')
+      })
+      .catch(() => {})
+    expect(ran).toEqual(['first'])
+    expect(heard).toEqual(['users:u-1'])
+  })
+
+  it('keeps committed transactions through a restart, not rolled-back ones, nor ephemeral rows', async () => {
+    const file = join(dir, 'state.json')
+    const state = await open(file)
+    await state.transaction(async (tx) => {
+      tx.put('users', user(1))
+      tx.put('users', user(2))
+      tx.put('files', { id: 'f-1' } as never)
+    })
+    await state
+      .transaction(async (tx) => {
+        tx.put('users', user(3))
+        tx.remove('users', 'u-1')
+        throw new Error('no')
+      })
+      .catch(() => {})
+    // A crash: no close, the journal as written.
+    expect(readFileSync(`${file}.journal`, 'utf8')).not.toContain('f-1')
+    const again = await open(file)
+    expect((await again.all('users')).map((u) => u.id).sort()).toEqual(['u-1', 'u-2'])
+    expect(await again.all('files')).toEqual([])
+    expect((await again.export()).collections.files).toEqual({})
+    await again.close()
+  })
+})
