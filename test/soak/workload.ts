@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { countRows } from './data-rows.js'
+import { type SoakWindow, sampleWindows } from './window-sampler.js'
+
+export type { SoakWindow }
 
 /**
  * The soak's workload against a running sandbox on 127.0.0.1: each worker registers and
@@ -32,20 +33,15 @@ export interface SoakOptions {
   listLimit?: number
   /** The sandbox's data file: each window then counts the stored rows (read here). */
   dataFile?: string
+  /**
+   * A full collection in the sandbox, run at each window's end before its RSS is read. Its
+   * time is in no window: the window's requests and CPU are read before it, and the next
+   * window starts after it.
+   */
+  collectGarbage?: () => Promise<void>
   /** Sandbox time added every `clockEverySeconds` (a duration the clock route takes). */
   clockStep?: string
   clockEverySeconds?: number
-}
-
-export interface SoakWindow {
-  second: number
-  requests: number
-  perSecond: number
-  /** Requests per CPU second of the sandbox: what a request costs, whatever else runs. */
-  perCpuSecond: number
-  rssMb: number
-  /** Rows stored at the window's end (with `dataFile`). */
-  rows?: number
 }
 
 export interface SoakReport {
@@ -57,20 +53,6 @@ export interface SoakReport {
 }
 
 const PASSWORD = 'Soak-Passw0rd!'
-
-export function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0)
-  return Math.round(kb / 102.4) / 10
-}
-
-/** CPU seconds (user + system) the process has used, from /proc (clock ticks of 10 ms). */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 /** A webhook endpoint on 127.0.0.1 that answers 200 and counts what it gets. */
 async function startReceiver(): Promise<{ server: Server; url: string; count: () => number }> {
@@ -243,21 +225,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
   let jumping: Promise<void> | undefined
   const started = Date.now()
-  let cpu = cpuSeconds(options.pid)
-  const sampler = setInterval(() => {
-    const second = Math.round((Date.now() - started) / 1000)
-    const used = cpuSeconds(options.pid) - cpu
-    cpu += used
-    report.windows.push({
-      second,
-      requests: inWindow,
-      perSecond: Math.round(inWindow / options.windowSeconds),
-      perCpuSecond: used > 0 ? Math.round(inWindow / used) : 0,
-      rssMb: rssMb(options.pid),
-      ...(options.dataFile ? { rows: countRows(options.dataFile) } : {}),
-    })
-    inWindow = 0
-  }, options.windowSeconds * 1000)
+  let stopped = false
+  const sampling = sampleWindows(
+    options,
+    report.windows,
+    started,
+    () => {
+      const requests = inWindow
+      inWindow = 0
+      return requests
+    },
+    () => stopped,
+  )
+  sampling.catch(() => {}) // awaited below, unless a worker failed first
   const pacer = options.clockStep
     ? setInterval(
         () => {
@@ -268,8 +248,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     : undefined
   try {
     await Promise.all(Array.from({ length: options.workers }, worker))
+    await sampling
   } finally {
-    clearInterval(sampler)
+    stopped = true
     clearInterval(pacer)
     await jumping
     report.webhooksReceived = receiver.count()
