@@ -185,28 +185,35 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await call('POST', '/api/v1/partner/auth/logout', bearer)
   }
 
-  // Rounds run between clock jumps, never across one (a jump would expire their code).
+  // Rounds, and each user's setup, run between clock jumps, never across one (a jump would
+  // expire their code or session; on a busy machine a setup can outlast the first interval).
   let gate: Promise<void> | undefined
   let active = 0
   let idle: (() => void) | undefined
   const deadline = Date.now() + options.seconds * 1000
+  const between = async <T>(work: () => Promise<T>): Promise<T> => {
+    while (gate) await gate
+    active++
+    try {
+      return await work()
+    } finally {
+      active--
+      if (active === 0) idle?.()
+    }
+  }
   const worker = async () => {
     const users: string[] = []
     for (let i = 0; i < (options.usersPerWorker ?? 3); i++) {
-      const email = await newUser()
-      await onboard(email, await login(email))
-      users.push(email)
+      users.push(
+        await between(async () => {
+          const email = await newUser()
+          await onboard(email, await login(email))
+          return email
+        }),
+      )
     }
-    for (let n = 0; Date.now() < deadline; n++) {
-      while (gate) await gate
-      active++
-      try {
-        await round(users[n % users.length] as string, n)
-      } finally {
-        active--
-        if (active === 0) idle?.()
-      }
-    }
+    for (let n = 0; Date.now() < deadline; n++)
+      await between(() => round(users[n % users.length] as string, n))
   }
   const jump = async () => {
     let open = () => {}
