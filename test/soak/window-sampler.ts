@@ -19,12 +19,16 @@ export interface SoakWindow {
   rssMb: number
   /** Rows stored at the window's end (with `dataFile`). */
   rows?: number
+  /** Logins asked for since the start, each a message in the inbox (it keeps the last 5,000). */
+  logins: number
 }
 
 export interface SamplerOptions {
   /** The sandbox's process id, to read its CPU time and RSS from /proc. */
   pid: number
   seconds: number
+  until?: (windows: SoakWindow[]) => boolean
+  maxSeconds?: number
   windowSeconds: number
   dataFile?: string
   collectGarbage?: () => Promise<void>
@@ -45,22 +49,25 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * Samples a window every `windowSeconds` from `started` until `seconds` have passed (or
- * `stopped()`), into `windows`. `takeRequests` answers the requests counted since it was last
- * called. A collection's own CPU time and the requests answered while it runs count in no
- * window: each window is measured from the end of the previous window's collection.
+ * Samples a window every `windowSeconds` from `started` until `seconds` have passed and
+ * `until` holds, or `maxSeconds` have passed, or `stopped()`, into `windows`. `takeRequests`
+ * answers the requests counted since it was last called. A collection's own CPU time and the
+ * requests answered while it runs count in no window: each window is measured from the end
+ * of the previous window's collection.
  */
 export async function sampleWindows(
   options: SamplerOptions,
   windows: SoakWindow[],
   started: number,
   takeRequests: () => number,
+  logins: () => number,
   stopped: () => boolean,
 ): Promise<void> {
   let windowStart = started
   let cpu = cpuSeconds(options.pid)
   takeRequests()
-  for (let end = options.windowSeconds; end <= options.seconds; end += options.windowSeconds) {
+  const most = Math.max(options.seconds, options.maxSeconds ?? 0)
+  for (let end = options.windowSeconds; end <= most; end += options.windowSeconds) {
     await new Promise((resolve) => setTimeout(resolve, started + end * 1000 - Date.now()))
     if (stopped()) return
     const requests = takeRequests()
@@ -74,7 +81,9 @@ export async function sampleWindows(
       perCpuSecond: used > 0 ? Math.round(requests / used) : 0,
       rssMb: rssMb(options.pid),
       ...(options.dataFile ? { rows: countRows(options.dataFile) } : {}),
+      logins: logins(),
     })
+    if (end + options.windowSeconds > options.seconds && (options.until?.(windows) ?? true)) return
     takeRequests()
     cpu = cpuSeconds(options.pid)
     windowStart = Date.now()

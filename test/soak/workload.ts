@@ -20,7 +20,12 @@ export interface SoakOptions {
   base: string
   /** The sandbox's process id, to read its RSS from /proc. */
   pid: number
+  /** How long the load runs (with `until`, at least). */
   seconds: number
+  /** After `seconds`, the load goes on window by window until this answers true... */
+  until?: (windows: SoakWindow[]) => boolean
+  /** ...or until this many seconds have passed. */
+  maxSeconds?: number
   windowSeconds: number
   workers: number
   /** Users each worker creates at its start and then cycles through (default 3). */
@@ -79,6 +84,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     webhooksReceived: 0,
   }
   let inWindow = 0
+  let logins = 0
   const call = async (
     method: string,
     path: string,
@@ -128,6 +134,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     return email
   }
   const login = async (email: string) => {
+    logins++
     await call('POST', '/api/v1/partner/auth/login', partnerHeaders, { email, password: PASSWORD })
     const inbox = await call(
       'GET',
@@ -162,7 +169,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     )
   }
   const round = async (email: string, n: number) => {
-    for (let i = 1; i < (options.loginsPerRound ?? 1); i++)
+    for (let i = 1; i < (options.loginsPerRound ?? 1); i++, logins++)
       await call('POST', '/api/v1/partner/auth/login', partnerHeaders, {
         email,
         password: PASSWORD,
@@ -190,7 +197,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let gate: Promise<void> | undefined
   let active = 0
   let idle: (() => void) | undefined
-  const deadline = Date.now() + options.seconds * 1000
+  let ended = false
   const between = async <T>(work: () => Promise<T>): Promise<T> => {
     while (gate) await gate
     active++
@@ -212,8 +219,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         }),
       )
     }
-    for (let n = 0; Date.now() < deadline; n++)
-      await between(() => round(users[n % users.length] as string, n))
+    for (let n = 0; !ended; n++) await between(() => round(users[n % users.length] as string, n))
   }
   const jump = async () => {
     let open = () => {}
@@ -242,13 +248,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       inWindow = 0
       return requests
     },
+    () => logins,
     () => stopped,
-  )
+  ).finally(() => {
+    ended = true
+  })
   sampling.catch(() => {}) // awaited below, unless a worker failed first
   const pacer = options.clockStep
     ? setInterval(
         () => {
-          if (Date.now() < deadline) jumping = jump()
+          if (!ended) jumping = jump()
         },
         (options.clockEverySeconds ?? 5) * 1000,
       )
