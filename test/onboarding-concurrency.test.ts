@@ -28,6 +28,15 @@ async function eventsOf(call: Call, type: string) {
   )
 }
 
+/** A sandbox without a rate limit, and a user who started an onboarding. */
+async function startedOnboarding() {
+  const { call } = await testSandbox({ rateLimit: 'off' })
+  const u = await registerAndLogin(call)
+  const res = await call('POST', START, { headers: u.bearer, body: onboardingApplicant(u.user) })
+  expect(res.status, res.text).toBe(200)
+  return { call, u, start: res.json.data as { onboardingId: string; accessToken: string } }
+}
+
 describe('concurrent onboarding requests of one user', () => {
   it('starts one onboarding however many starts race, and only the last token opens it', async () => {
     const { call } = await testSandbox({ rateLimit: 'off' })
@@ -58,13 +67,8 @@ describe('concurrent onboarding requests of one user', () => {
   })
 
   it('issues one card however many completions race', async () => {
-    const { call } = await testSandbox({ rateLimit: 'off' })
-    const u = await registerAndLogin(call)
-    const start = await call('POST', START, {
-      headers: u.bearer,
-      body: onboardingApplicant(u.user),
-    })
-    const id = start.json.data.onboardingId as string
+    const { call, u, start } = await startedOnboarding()
+    const id = start.onboardingId
     const done = await Promise.all(
       Array.from({ length: N }, () =>
         call('POST', `${START}/${id}/complete`, {
@@ -81,13 +85,8 @@ describe('concurrent onboarding requests of one user', () => {
   })
 
   it('records a step of the hosted flow once when the page posts it many times at once', async () => {
-    const { call } = await testSandbox({ rateLimit: 'off' })
-    const u = await registerAndLogin(call)
-    const start = await call('POST', START, {
-      headers: u.bearer,
-      body: onboardingApplicant(u.user),
-    })
-    const { onboardingId: id, accessToken } = start.json.data
+    const { call, start } = await startedOnboarding()
+    const { onboardingId: id, accessToken } = start
     const post = (step: string, body: unknown) =>
       call('POST', `/embed/onboarding/${id}/steps/${step}`, {
         creds: null,
