@@ -14,7 +14,7 @@ import { validationHook } from '../http/validation.js'
 import type { Logger } from '../logger.js'
 import type { Random } from '../random.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
-import type { Onboarding } from '../services/onboarding.js'
+import type { HostedPage, Onboarding } from '../services/onboarding.js'
 
 const tags = ['Hosted onboarding (embed)']
 
@@ -96,7 +96,7 @@ export function embedRoutes(s: { onboarding: Onboarding; random: Random; logger:
 
   app.get('/onboarding', async (c) => {
     const token = c.req.query('access_token')
-    let page: Awaited<ReturnType<Onboarding['openPage']>>
+    let page: HostedPage
     try {
       page = await s.onboarding.openPage(
         c.req.query('onboarding_id'),
