@@ -60,7 +60,7 @@ export interface StartedOnboarding {
   resumed: boolean
 }
 
-export const LIVE = new Set(['pending', 'in_progress'])
+const LIVE = new Set(['pending', 'in_progress'])
 
 /** The user's onboardings, newest first. */
 export async function onboardingHistory(
