@@ -13,6 +13,7 @@ import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { Onboarding } from './services/onboarding.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
@@ -43,6 +44,7 @@ export interface Deps {
   sinks: SinkRegistry
   /** Where link origins come from: --public-url, else each request's Host. */
   origins: RequestOrigins
+  onboarding: Onboarding
   /** The base URL for links the sandbox returns (`origins.baseUrl`). */
   baseUrl(): string
 }

@@ -12,7 +12,6 @@ import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
 import { settleDueDeposits } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
-import { resolveDueReviews } from './domain/onboarding.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
 import { Retention } from './domain/retention.js'
 import { SessionVerifier } from './domain/sessions.js'
@@ -30,6 +29,7 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { Onboarding } from './services/onboarding.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -116,17 +116,31 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
   const clocks = new PartnerClocks(store, clock)
+  const state = new MemoryState(store)
+  const scenarios = new ScenarioRegistry(scenario)
+  const events = new EventBus(random, clocks, store)
+  const onboarding = new Onboarding({
+    state,
+    clocks,
+    random,
+    scenarios,
+    events,
+    config,
+    logger,
+    // cross-area: the functions of other areas onboarding still calls take the whole bag.
+    legacy: () => deps,
+  })
   const deps: Deps = {
     config,
     store,
-    state: new MemoryState(store),
+    state,
     clock,
     clocks,
     random,
-    scenarios: new ScenarioRegistry(scenario),
+    scenarios,
     logger,
     credentials,
-    events: new EventBus(random, clocks, store),
+    events,
     inbox: new Inbox(),
     sessions: undefined as unknown as SessionVerifier,
     files: new FileStore(config.data),
@@ -136,13 +150,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     sweeper: undefined as unknown as Sweeper,
     sinks: new SinkRegistry(),
     origins,
+    onboarding,
     baseUrl: origins.baseUrl,
   }
   new LoadedScenarios(deps)
   deps.sessions = new SessionVerifier(deps)
   // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
   deps.sweeper = new Sweeper(deps)
-  deps.sweeper.add((scope) => resolveDueReviews(deps, scope))
+  deps.sweeper.add((scope) => onboarding.resolveDueReviews(scope))
   deps.sweeper.add((scope) => settleDueDeposits(deps, scope))
   deps.sweeper.add((scope) => resolveDueDisputes(deps, scope))
   const retention = new Retention(deps)
