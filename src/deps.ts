@@ -13,6 +13,8 @@ import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { Accounts } from './services/accounts.js'
+import type { Partners } from './services/partners.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { PartnerRow, SessionRow, UserRow } from './store/records.js'
 import type { Store } from './store/store.js'
@@ -46,6 +48,10 @@ export interface Deps {
   origins: RequestOrigins
   /** The base URL for links the sandbox returns (`origins.baseUrl`). */
   baseUrl(): string
+  /** End users: registration, login, sessions, passwords, profile (services/accounts.ts). */
+  accounts: Accounts
+  /** Partner organizations and their credentials (services/partners.ts). */
+  partners: Partners
 }
 
 /** Typed context variables set by our middleware. */

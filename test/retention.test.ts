@@ -290,10 +290,10 @@ describe('in-memory caps', () => {
       created_at: sandbox.clock.iso(),
       expires_at: sandbox.clock.iso(),
     })
-    for (let n = 0; n < 5_010; n++) sandbox.deps.inbox.add(message(n))
-    expect(sandbox.deps.inbox.list({ limit: 10_000 })).toHaveLength(5_000)
-    expect(sandbox.deps.inbox.list({ email: 'user9@example.test' })).toHaveLength(0)
-    expect(sandbox.deps.inbox.list({ email: 'user10@example.test' })).toHaveLength(1)
+    for (let n = 0; n < 5_010; n++) await sandbox.deps.inbox.add(message(n))
+    expect(await sandbox.deps.inbox.list({ limit: 10_000 })).toHaveLength(5_000)
+    expect(await sandbox.deps.inbox.list({ email: 'user9@example.test' })).toHaveLength(0)
+    expect(await sandbox.deps.inbox.list({ email: 'user10@example.test' })).toHaveLength(1)
   })
 
   it('the request journal keeps the first 2,048 characters of a long path', async () => {

@@ -1,6 +1,7 @@
-import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import type { StateReader } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
+import type { CredentialCache } from './credential-cache.js'
 
 const liveMessage =
   'Live-mode credentials were sent. The sandbox accepts only test-mode credentials: an X-Partner-Key ' +
@@ -9,14 +10,14 @@ const liveMessage =
 /**
  * Checks organization credentials. 401 when a header is missing, live-mode, or wrong (the
  * same message for an unknown key and a wrong secret); 403 when the account is suspended
- * or revoked, which is read from the store on every call and never cached. Answers at once
- * (no promise) when the pair was verified before: this runs on every API request.
+ * or revoked, which is read from the state on every call and never cached. A missing or
+ * malformed header throws at once; scrypt runs only for a pair not verified before.
  */
 export function authenticatePartner(
-  deps: Deps,
+  s: { state: StateReader; credentials: CredentialCache },
   key: string | undefined,
   secret: string | undefined,
-): PartnerRow | Promise<PartnerRow> {
+): Promise<PartnerRow> {
   if (!key || !secret) {
     const missing = [!key && 'X-Partner-Key', !secret && 'X-Partner-Secret'].filter(Boolean)
     throw new ApiError(
@@ -32,16 +33,17 @@ export function authenticatePartner(
       'Malformed credentials: X-Partner-Key must start with pk_test_ and X-Partner-Secret with sk_test_.',
     )
   }
-  const partner = deps.store.lookupOne('partners', 'partners_by_api_key', key)
-  if (!partner) return refuse()
-  const cached = deps.credentials.verifyCached(partner.id, secret, partner.api_secret_hash)
-  if (cached !== undefined) return admit(partner, key, cached)
-  return (
-    deps.credentials
-      .verify(partner.id, secret, partner.api_secret_hash)
-      // Re-read after the await: a rotation that landed meanwhile must win.
-      .then((ok) => admit(deps.store.get('partners', partner.id), key, ok))
-  )
+  return s.state.lookupOne('partners_by_api_key', key).then((partner) => {
+    if (!partner) return refuse()
+    const cached = s.credentials.verifyCached(partner.id, secret, partner.api_secret_hash)
+    if (cached !== undefined) return admit(partner, key, cached)
+    return (
+      s.credentials
+        .verify(partner.id, secret, partner.api_secret_hash)
+        // Re-read after the await: a rotation that landed meanwhile must win.
+        .then(async (ok) => admit(await s.state.get('partners', partner.id), key, ok))
+    )
+  })
 }
 
 function refuse(): never {

@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
-import type { AppEnv, Deps } from '../deps.js'
+import type { AppEnv } from '../deps.js'
+import type { SessionVerifier } from '../domain/sessions.js'
 import { isPublicRoute } from './partner-auth.js'
 import { requestHeader } from './request-headers.js'
 
@@ -24,14 +25,15 @@ export function requiresSession(method: string, path: string): boolean {
 }
 
 /** Layer 2 of spec section 5: `Authorization: Bearer <sessionToken>` after the org credentials. */
-export function attachSession(deps: Deps, c: Context<AppEnv>): Promise<void> | undefined {
+export function attachSession(
+  s: { sessions: Pick<SessionVerifier, 'authenticate'> },
+  c: Context<AppEnv>,
+): Promise<void> | undefined {
   if (!requiresSession(c.req.method, c.req.path)) return undefined
-  const found = deps.sessions.authenticate(requestHeader(c, 'authorization'), c.get('partner'))
-  const attach = ({ user, session }: Awaited<typeof found>) => {
-    c.set('user', user)
-    c.set('session', session)
-  }
-  if (found instanceof Promise) return found.then(attach)
-  attach(found)
-  return undefined
+  return s.sessions
+    .authenticate(requestHeader(c, 'authorization'), c.get('partner'))
+    .then(({ user, session }) => {
+      c.set('user', user)
+      c.set('session', session)
+    })
 }
