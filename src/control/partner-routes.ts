@@ -17,14 +17,14 @@ import {
 
 /** What the control plane shows of a partner: its scenario, and whether that can be found. */
 export function sandboxPartner(
-  deps: { scenarios: Pick<ScenarioRegistry, 'problemOf'> },
+  s: { scenarios: Pick<ScenarioRegistry, 'problemOf'> },
   p: PartnerRow,
 ) {
   return {
     ...publicPartner(p),
     scenario: p.scenario,
     auto_complete: p.auto_complete ?? false,
-    scenario_error: deps.scenarios.problemOf(p) ?? null,
+    scenario_error: s.scenarios.problemOf(p) ?? null,
   }
 }
 

@@ -18,7 +18,7 @@ export interface UsersContext {
  * The user record of spec section 2: no `ssn` (nor its last four digits), no password hash.
  * A stored picture path is made absolute against the sandbox's current public URL.
  */
-export function publicUser(deps: { baseUrl(): string }, u: UserRow) {
+export function publicUser(links: { baseUrl(): string }, u: UserRow) {
   return {
     id: u.id,
     partner_id: u.partner_id,
@@ -34,7 +34,7 @@ export function publicUser(deps: { baseUrl(): string }, u: UserRow) {
     metadata: u.metadata,
     is_active: u.is_active,
     profile_picture_url: u.profile_picture_url?.startsWith('/')
-      ? `${deps.baseUrl()}${u.profile_picture_url}`
+      ? `${links.baseUrl()}${u.profile_picture_url}`
       : u.profile_picture_url,
     created_at: u.created_at,
     updated_at: u.updated_at,
