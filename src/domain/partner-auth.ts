@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js'
-import type { StateReader } from '../state/seam.js'
+import type { State } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
 import type { CredentialCache } from './credential-cache.js'
 
@@ -10,14 +10,15 @@ const liveMessage =
 /**
  * Checks organization credentials. 401 when a header is missing, live-mode, or wrong (the
  * same message for an unknown key and a wrong secret); 403 when the account is suspended
- * or revoked, which is read from the state on every call and never cached. A missing or
- * malformed header throws at once; scrypt runs only for a pair not verified before.
+ * or revoked, which is read from the state on every call (or from a row read at the same
+ * state version: no write since). Answers at once (no promise) when the pair was verified
+ * before and nothing was written since the key was last read: this runs on every API request.
  */
 export function authenticatePartner(
-  s: { state: StateReader; credentials: CredentialCache },
+  s: { state: Pick<State, 'version' | 'get' | 'lookupOne'>; credentials: CredentialCache },
   key: string | undefined,
   secret: string | undefined,
-): Promise<PartnerRow> {
+): PartnerRow | Promise<PartnerRow> {
   if (!key || !secret) {
     const missing = [!key && 'X-Partner-Key', !secret && 'X-Partner-Secret'].filter(Boolean)
     throw new ApiError(
@@ -33,17 +34,30 @@ export function authenticatePartner(
       'Malformed credentials: X-Partner-Key must start with pk_test_ and X-Partner-Secret with sk_test_.',
     )
   }
+  const version = s.state.version
+  const known = s.credentials.partnerAt(key, version)
+  if (known) return settle(s, known.partner, key, secret)
   return s.state.lookupOne('partners_by_api_key', key).then((partner) => {
-    if (!partner) return refuse()
-    const cached = s.credentials.verifyCached(partner.id, secret, partner.api_secret_hash)
-    if (cached !== undefined) return admit(partner, key, cached)
-    return (
-      s.credentials
-        .verify(partner.id, secret, partner.api_secret_hash)
-        // Re-read after the await: a rotation that landed meanwhile must win.
-        .then(async (ok) => admit(await s.state.get('partners', partner.id), key, ok))
-    )
+    if (s.state.version === version) s.credentials.notePartner(key, version, partner)
+    return settle(s, partner, key, secret)
   })
+}
+
+function settle(
+  s: { state: Pick<State, 'get'>; credentials: CredentialCache },
+  partner: PartnerRow | undefined,
+  key: string,
+  secret: string,
+): PartnerRow | Promise<PartnerRow> {
+  if (!partner) return refuse()
+  const cached = s.credentials.verifyCached(partner.id, secret, partner.api_secret_hash)
+  if (cached !== undefined) return admit(partner, key, cached)
+  return (
+    s.credentials
+      .verify(partner.id, secret, partner.api_secret_hash)
+      // Re-read after the await: a rotation that landed meanwhile must win.
+      .then(async (ok) => admit(await s.state.get('partners', partner.id), key, ok))
+  )
 }
 
 function refuse(): never {

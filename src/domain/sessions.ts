@@ -87,11 +87,23 @@ export class SessionVerifier {
    * whose expiry changes (even in place) is parsed again; rows that go are collected.
    */
   private readonly expiries = new WeakMap<SessionRow, { text: string; ms: number }>()
+  /**
+   * The session and user rows of each session id, with the state version they were read at:
+   * good only while no write moved the version (a pure derivation), so a request between
+   * writes is admitted without waiting on the state; every check still runs on the rows.
+   */
+  private readonly rows = new Map<
+    string,
+    { version: number; session: SessionRow | undefined; user: UserRow | undefined }
+  >()
 
   constructor(private readonly s: { state: State; clocks: PartnerClocks }) {}
 
-  /** Checks the signature only once per token: this runs on every user route. */
-  authenticate(header: string | undefined, partner: PartnerRow): Promise<Authenticated> {
+  /** Answers at once (no promise) for a token verified before whose rows are current. */
+  authenticate(
+    header: string | undefined,
+    partner: PartnerRow,
+  ): Authenticated | Promise<Authenticated> {
     if (!header)
       throw unauthorized(
         'Missing Authorization header: send Authorization: Bearer <sessionToken> from verify-otp.',
@@ -121,8 +133,29 @@ export class SessionVerifier {
     this.verified.set(token, claims)
   }
 
-  private async admit(claims: Claims, partner: PartnerRow): Promise<Authenticated> {
+  private admit(claims: Claims, partner: PartnerRow): Authenticated | Promise<Authenticated> {
+    const version = this.s.state.version
+    const known = this.rows.get(claims.sid)
+    if (known?.version === version) return this.check(claims, partner, known.session, known.user)
+    return this.read(claims, partner, version)
+  }
+
+  private async read(claims: Claims, partner: PartnerRow, version: number) {
     const session = await this.s.state.get('sessions', claims.sid)
+    const user = session && (await this.s.state.get('users', session.user_id))
+    if (this.s.state.version === version) {
+      if (this.rows.size >= 10_000) this.rows.clear()
+      this.rows.set(claims.sid, { version, session, user })
+    }
+    return this.check(claims, partner, session, user)
+  }
+
+  private check(
+    claims: Claims,
+    partner: PartnerRow,
+    session: SessionRow | undefined,
+    user: UserRow | undefined,
+  ): Authenticated {
     if (!session)
       throw unauthorized(
         'This session no longer exists (it ended over a day ago, or the sandbox was reset or restored). Log in again.',
@@ -136,7 +169,6 @@ export class SessionVerifier {
       throw unauthorized(`This session has ended (${session.revoked_reason}). Log in again.`)
     if (this.expiresAt(session) <= this.s.clocks.nowOf(partner.id))
       throw unauthorized('This session has expired. Log in again.')
-    const user = await this.s.state.get('users', session.user_id)
     if (!user || user.id !== claims.sub || user.partner_id !== partner.id)
       throw unauthorized('The session user no longer exists.')
     if (!user.is_active) throw unauthorized('This user is deactivated.')

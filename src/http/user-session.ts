@@ -30,10 +30,12 @@ export function attachSession(
   c: Context<AppEnv>,
 ): Promise<void> | undefined {
   if (!requiresSession(c.req.method, c.req.path)) return undefined
-  return s.sessions
-    .authenticate(requestHeader(c, 'authorization'), c.get('partner'))
-    .then(({ user, session }) => {
-      c.set('user', user)
-      c.set('session', session)
-    })
+  const found = s.sessions.authenticate(requestHeader(c, 'authorization'), c.get('partner'))
+  const attach = ({ user, session }: Awaited<typeof found>) => {
+    c.set('user', user)
+    c.set('session', session)
+  }
+  if (found instanceof Promise) return found.then(attach)
+  attach(found)
+  return undefined
 }

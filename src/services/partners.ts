@@ -41,7 +41,10 @@ export class Partners {
   constructor(private readonly s: PartnersParts) {}
 
   /** Layer 1 of spec section 5: the organization credentials of a request. */
-  authenticate(key: string | undefined, secret: string | undefined): Promise<PartnerRow> {
+  authenticate(
+    key: string | undefined,
+    secret: string | undefined,
+  ): PartnerRow | Promise<PartnerRow> {
     return authenticatePartner(this.s, key, secret)
   }
 
