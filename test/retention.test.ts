@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { INBOX_CAPACITY } from '../src/domain/inbox.js'
 import { BATCH, HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import type { EventRow } from '../src/store/records.js'
 import {
@@ -316,5 +317,6 @@ describe('the retention page (docs/retention.md)', () => {
     )
     expect(section).toContain('30 days')
     expect(section).toContain('Until a day after they expired')
+    expect(section).toContain(`The last ${INBOX_CAPACITY.toLocaleString('en-US')} messages`)
   })
 })
