@@ -13,7 +13,9 @@ import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { Accounts } from './services/accounts.js'
 import type { Onboarding } from './services/onboarding.js'
+import type { Partners } from './services/partners.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
@@ -47,4 +49,8 @@ export interface Deps {
   onboarding: Onboarding
   /** The base URL for links the sandbox returns (`origins.baseUrl`). */
   baseUrl(): string
+  /** End users: registration, login, sessions, passwords, profile (services/accounts.ts). */
+  accounts: Accounts
+  /** Partner organizations and their credentials (services/partners.ts). */
+  partners: Partners
 }

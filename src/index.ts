@@ -29,7 +29,9 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { Accounts } from './services/accounts.js'
 import { Onboarding } from './services/onboarding.js'
+import { Partners } from './services/partners.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -130,6 +132,31 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     // cross-area: the functions of other areas onboarding still calls take the whole bag.
     legacy: () => deps,
   })
+  const inbox = new Inbox({ state })
+  const sessions = new SessionVerifier({ state, clocks })
+  const files = new FileStore(config.data)
+  const accounts = new Accounts({
+    state,
+    random,
+    clocks,
+    events,
+    scenarios,
+    inbox,
+    sessions,
+    files,
+    config,
+    baseUrl: origins.baseUrl,
+  })
+  // `legacy` reads the bag only when a cross-area call runs, long after it is built.
+  const partners = new Partners({
+    state,
+    random,
+    clocks,
+    events,
+    scenarios,
+    credentials,
+    legacy: () => deps,
+  })
   const deps: Deps = {
     config,
     store,
@@ -141,9 +168,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     logger,
     credentials,
     events,
-    inbox: new Inbox(),
-    sessions: undefined as unknown as SessionVerifier,
-    files: new FileStore(config.data),
+    inbox,
+    sessions,
+    files,
     dispatcher: undefined as unknown as Dispatcher,
     journal: new RequestJournal(),
     faults: new FaultInjector(),
@@ -152,9 +179,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     origins,
     onboarding,
     baseUrl: origins.baseUrl,
+    accounts,
+    partners,
   }
   new LoadedScenarios(deps)
-  deps.sessions = new SessionVerifier(deps)
   // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
   deps.sweeper = new Sweeper(deps)
   deps.sweeper.add((scope) => onboarding.resolveDueReviews(scope))
@@ -166,11 +194,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   deps.dispatcher = new Dispatcher(deps)
   // A delivery attempt may finish a delivery the per-partner cap can now remove.
   deps.dispatcher.onAttempt((delivery) => retention.capPartner(delivery.partner_id))
-  // A whole-state reset or restore also drops the inbox: its codes belong to the old state
-  // (the per-partner counterparts drop that partner's messages).
+  // (A whole-state reset or restore also empties the inbox: it is an ephemeral collection.)
   store.onReplace(() => {
     deps.dispatcher.reload()
-    deps.inbox.clear()
   })
   const app = createApp(deps)
   // Seeded from fixtures (or already primed while reading: the check is shared, not rerun).

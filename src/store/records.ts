@@ -332,6 +332,25 @@ export const scenarioRow = z.object({
 })
 export type ScenarioRow = z.infer<typeof scenarioRow>
 
+/**
+ * A message the sandbox "sent" (a login or password-reset code), for `GET /_sandbox/inbox`.
+ * Ephemeral: the code is a secret, so only its HMAC (verification_codes) reaches the data file.
+ */
+export const inboxMessageRow = z.object({
+  id: z.string().startsWith('msg_'),
+  partner_id: z.string(),
+  user_id: z.string(),
+  to: z.string(),
+  channel: z.literal('email'),
+  kind: z.enum(['login_code', 'password_reset_code']),
+  subject: z.string(),
+  body: z.string(),
+  code: z.string(),
+  created_at: z.string(),
+  expires_at: z.string(),
+})
+export type InboxMessageRow = z.infer<typeof inboxMessageRow>
+
 /** Every collection the store holds, by name. Later capabilities add theirs here. */
 export const collectionSchemas = {
   meta: metaRow,
@@ -353,6 +372,7 @@ export const collectionSchemas = {
   connect_tokens: connectTokenRow,
   scenarios: scenarioRow,
   overrides: overrideRow,
+  inbox_messages: inboxMessageRow,
 } as const
 
 export type Collections = {
@@ -365,7 +385,7 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
  * Collections that are state but not durable: held by the seam like every other (a second
  * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
  */
-export const ephemeralCollections: readonly CollectionName[] = []
+export const ephemeralCollections: readonly CollectionName[] = ['inbox_messages']
 
 export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
 

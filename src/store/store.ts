@@ -434,7 +434,10 @@ export class Store {
     for (const op of ops) {
       if (op[0] === 'replace') {
         const next = emptyCollections()
-        for (const name of collectionNames) Object.assign(next[name], op[1][name] ?? {})
+        // Ephemeral collections start empty: an uploaded snapshot cannot bring back an inbox
+        // (its codes) or a request journal.
+        for (const name of collectionNames)
+          if (!this.ephemeral.has(name)) Object.assign(next[name], op[1][name] ?? {})
         this.data = next
         this.fillIndexes([...this.indexes.values()], seq)
         continue
