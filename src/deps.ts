@@ -11,9 +11,12 @@ import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { Accounts } from './services/accounts.js'
 import type { Faults } from './services/faults.js'
 import type { RequestJournal } from './services/journal.js'
+import type { Onboarding } from './services/onboarding.js'
 import type { Overrides } from './services/overrides.js'
+import type { Partners } from './services/partners.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
@@ -45,6 +48,11 @@ export interface Deps {
   sinks: SinkRegistry
   /** Where link origins come from: --public-url, else each request's Host. */
   origins: RequestOrigins
+  onboarding: Onboarding
   /** The base URL for links the sandbox returns (`origins.baseUrl`). */
   baseUrl(): string
+  /** End users: registration, login, sessions, passwords, profile (services/accounts.ts). */
+  accounts: Accounts
+  /** Partner organizations and their credentials (services/partners.ts). */
+  partners: Partners
 }

@@ -12,7 +12,6 @@ import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
 import { settleDueDeposits } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
-import { resolveDueReviews } from './domain/onboarding.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
 import { Retention } from './domain/retention.js'
 import { SessionVerifier } from './domain/sessions.js'
@@ -28,9 +27,12 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { Accounts } from './services/accounts.js'
 import { Faults } from './services/faults.js'
 import { RequestJournal } from './services/journal.js'
+import { Onboarding } from './services/onboarding.js'
 import { Overrides } from './services/overrides.js'
+import { Partners } from './services/partners.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -119,11 +121,48 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   )
   const clocks = new PartnerClocks(store, clock)
   const state = new MemoryState(store)
+  const scenarios = new ScenarioRegistry(scenario)
+  const events = new EventBus(random, clocks, store)
+  const onboarding = new Onboarding({
+    state,
+    clocks,
+    random,
+    scenarios,
+    events,
+    config,
+    logger,
+    // cross-area: the functions of other areas onboarding still calls take the whole bag.
+    legacy: () => deps,
+  })
+  const inbox = new Inbox({ state })
+  const sessions = new SessionVerifier({ state, clocks })
+  const files = new FileStore(config.data)
+  const accounts = new Accounts({
+    state,
+    random,
+    clocks,
+    events,
+    scenarios,
+    inbox,
+    sessions,
+    files,
+    config,
+    baseUrl: origins.baseUrl,
+  })
+  // `legacy` reads the bag only when a cross-area call runs, long after it is built.
+  const partners = new Partners({
+    state,
+    random,
+    clocks,
+    events,
+    scenarios,
+    credentials,
+    legacy: () => deps,
+  })
   const journal = new RequestJournal({
     state,
     onError: (error) => logger.warn(`the request journal lost a request: ${error}`),
   })
-  const scenarios = new ScenarioRegistry(scenario)
   const faults = new Faults({ state, random, scenarios })
   const overrides = new Overrides({ state, random, clock, clocks })
   const deps: Deps = {
@@ -136,10 +175,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     scenarios,
     logger,
     credentials,
-    events: new EventBus(random, clocks, store),
-    inbox: new Inbox(),
-    sessions: undefined as unknown as SessionVerifier,
-    files: new FileStore(config.data),
+    events,
+    inbox,
+    sessions,
+    files,
     dispatcher: undefined as unknown as Dispatcher,
     journal,
     faults,
@@ -147,13 +186,15 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     sweeper: undefined as unknown as Sweeper,
     sinks: new SinkRegistry(),
     origins,
+    onboarding,
     baseUrl: origins.baseUrl,
+    accounts,
+    partners,
   }
   new LoadedScenarios(deps)
-  deps.sessions = new SessionVerifier(deps)
   // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
   deps.sweeper = new Sweeper(deps)
-  deps.sweeper.add((scope) => resolveDueReviews(deps, scope))
+  deps.sweeper.add((scope) => onboarding.resolveDueReviews(scope))
   deps.sweeper.add((scope) => settleDueDeposits(deps, scope))
   deps.sweeper.add((scope) => resolveDueDisputes(deps, scope))
   const retention = new Retention(deps)
@@ -162,11 +203,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   deps.dispatcher = new Dispatcher(deps)
   // A delivery attempt may finish a delivery the per-partner cap can now remove.
   deps.dispatcher.onAttempt((delivery) => retention.capPartner(delivery.partner_id))
-  // A whole-state reset or restore also drops the inbox: its codes belong to the old state
-  // (the per-partner counterparts drop that partner's messages).
+  // (A whole-state reset or restore also empties the inbox: it is an ephemeral collection.)
   store.onReplace(() => {
     deps.dispatcher.reload()
-    deps.inbox.clear()
   })
   const app = createApp(deps)
   // Seeded from fixtures (or already primed while reading: the check is shared, not rerun).

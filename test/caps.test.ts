@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { Inbox, type InboxMessage } from '../src/domain/inbox.js'
+import type { InboxMessage } from '../src/domain/inbox.js'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import type { DeliveryRow, EventRow } from '../src/store/records.js'
 import { CompletionLog, KEEP_MS, TRIM_SLACK } from '../src/webhooks/completion-log.js'
 import { SinkRegistry } from '../src/webhooks/sink.js'
 import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
+import { inboxOf } from './inbox-state.js'
 import { journalEntry, standaloneJournal } from './journal-entry.js'
 
 /**
@@ -22,8 +23,8 @@ afterEach(async () => {
 })
 
 describe('in-memory history', () => {
-  it('the inbox holds at most its capacity, dropped messages let go at once', () => {
-    const inbox = new Inbox(100)
+  it('the inbox holds at most its capacity, dropped messages let go at once', async () => {
+    const inbox = await inboxOf(100)
     for (let n = 0; n < 350; n++) {
       const message: InboxMessage = {
         id: `msg_${n}`,
@@ -38,11 +39,13 @@ describe('in-memory history', () => {
         created_at: new Date(n).toISOString(),
         expires_at: new Date(n).toISOString(),
       }
-      inbox.add(message)
-      expect(inbox.held()).toBe(Math.min(n + 1, 100))
+      await inbox.add(message)
+      expect(await inbox.held()).toBe(Math.min(n + 1, 100))
     }
-    expect(inbox.list({ limit: 1_000 }).map((m) => m.id)[99]).toBe('msg_250')
-    expect(inbox.list({ email: 'user0@example.test', limit: 1_000 }).at(-1)?.id).toBe('msg_252')
+    expect((await inbox.list({ limit: 1_000 })).map((m) => m.id)[99]).toBe('msg_250')
+    expect((await inbox.list({ email: 'user0@example.test', limit: 1_000 })).at(-1)?.id).toBe(
+      'msg_252',
+    )
   })
 
   it('the completion log keeps two days before each partner’s newest, read or not', () => {

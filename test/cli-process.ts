@@ -23,13 +23,17 @@ export interface CliProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** `node --import tsx bin/partner-sandbox.ts …args`, with its output collected. */
-export function spawnCli(args: string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/partner-sandbox.ts', ...args], {
-    cwd: repoRoot,
-    env: cleanEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+/** `node …nodeArgs --import tsx bin/partner-sandbox.ts …args`, with its output collected. */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): CliProcess {
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', 'bin/partner-sandbox.ts', ...args],
+    { cwd: repoRoot, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   running.add(child)
   const output = { stdout: '', stderr: '' }
   child.stdout?.on('data', (chunk) => {

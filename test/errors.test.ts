@@ -53,6 +53,8 @@ describe('the error envelope on every failure', () => {
     }
     sandbox.store.put = fail
     sandbox.store.batch = fail
+    // A write through the state seam's transaction fails the same way.
+    sandbox.store.txWrite = fail
     const res = await call('PATCH', '/api/v1/partner/me', { body: { display_name: 'Boom' } })
     expect(res.status).toBe(500)
     expect(res.json.error.code).toBe('internal_error')

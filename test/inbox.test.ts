@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { Inbox, type InboxMessage } from '../src/domain/inbox.js'
+import type { InboxMessage } from '../src/domain/inbox.js'
+import { inboxOf } from './inbox-state.js'
 
 let serial = 0
 function message(to: string, extra: Partial<InboxMessage> = {}): InboxMessage {
@@ -21,26 +22,26 @@ function message(to: string, extra: Partial<InboxMessage> = {}): InboxMessage {
 }
 
 describe('inbox', () => {
-  it('keeps the newest `capacity` messages, newest first, and lists them by recipient', () => {
-    const inbox = new Inbox(5)
+  it('keeps the newest `capacity` messages, newest first, and lists them by recipient', async () => {
+    const inbox = await inboxOf(5)
     const added: InboxMessage[] = []
     for (let i = 0; i < 12; i++) {
       added.push(message(i % 2 === 0 ? 'even@example.com' : 'odd@x.com'))
-      inbox.add(added.at(-1) as InboxMessage)
+      await inbox.add(added.at(-1) as InboxMessage)
     }
-    expect(inbox.size).toBe(5)
-    const all = inbox.list()
+    expect(await inbox.size()).toBe(5)
+    const all = await inbox.list()
     expect(all).toEqual(added.slice(-5).reverse())
-    const even = inbox.list({ email: 'EVEN@example.com' })
+    const even = await inbox.list({ email: 'EVEN@example.com' })
     expect(even).toHaveLength(2)
     expect(even.every((m) => m.to === 'even@example.com')).toBe(true)
-    expect(inbox.list({ email: 'odd@x.com', limit: 1 })).toEqual([all[0]])
-    expect(inbox.list({ email: 'nobody@example.com' })).toEqual([])
+    expect(await inbox.list({ email: 'odd@x.com', limit: 1 })).toEqual([all[0]])
+    expect(await inbox.list({ email: 'nobody@example.com' })).toEqual([])
     // `?email=` with nothing after it filters nothing (GET /_sandbox/inbox?email=).
-    expect(inbox.list({ email: '' })).toEqual(all)
+    expect(await inbox.list({ email: '' })).toEqual(all)
   })
 
-  it("reads only the recipient's messages when listing by e-mail, however full it is", () => {
+  it("reads only the recipient's messages when listing by e-mail, however full it is", async () => {
     let reads = 0
     const counted = message('me@example.com')
     const tracer = (m: InboxMessage) =>
@@ -50,28 +51,30 @@ describe('inbox', () => {
           return Reflect.get(target, key, receiver)
         },
       })
-    const inbox = new Inbox(5000)
-    for (let i = 0; i < 6000; i++) inbox.add(tracer(message(`other${i}@example.com`)))
-    inbox.add(tracer(counted))
+    const inbox = await inboxOf(5000)
+    for (let i = 0; i < 6000; i++) await inbox.add(tracer(message(`other${i}@example.com`)))
+    await inbox.add(tracer(counted))
     reads = 0
     // A login's read: the newest code and whether there are more.
-    const found = inbox.list({ email: 'me@example.com', limit: 2 })
+    const found = await inbox.list({ email: 'me@example.com', limit: 2 })
     // Reading the whole inbox would touch each of its 5,000 messages.
     expect(reads).toBeLessThan(20)
     expect(found).toEqual([counted])
-    expect(inbox.size).toBe(5000)
+    expect(await inbox.size()).toBe(5000)
   })
 
-  it('forgets one partner and keeps the rest listable by recipient', () => {
-    const inbox = new Inbox(10)
-    inbox.add(message('a@example.com'))
-    inbox.add(message('a@example.com', { partner_id: 'ptr_b' }))
-    inbox.add(message('b@example.com', { partner_id: 'ptr_b' }))
-    inbox.removePartner('ptr_b')
-    expect(inbox.size).toBe(1)
-    expect(inbox.list({ email: 'a@example.com' }).map((m) => m.partner_id)).toEqual(['ptr_a'])
-    expect(inbox.list({ email: 'b@example.com' })).toEqual([])
-    inbox.clear()
-    expect(inbox.list()).toEqual([])
+  it('forgets one partner and keeps the rest listable by recipient', async () => {
+    const inbox = await inboxOf(10)
+    await inbox.add(message('a@example.com'))
+    await inbox.add(message('a@example.com', { partner_id: 'ptr_b' }))
+    await inbox.add(message('b@example.com', { partner_id: 'ptr_b' }))
+    await inbox.removePartner('ptr_b')
+    expect(await inbox.size()).toBe(1)
+    expect((await inbox.list({ email: 'a@example.com' })).map((m) => m.partner_id)).toEqual([
+      'ptr_a',
+    ])
+    expect(await inbox.list({ email: 'b@example.com' })).toEqual([])
+    await inbox.clear()
+    expect(await inbox.list()).toEqual([])
   })
 })

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { INBOX_CAPACITY } from '../src/domain/inbox.js'
 import { BATCH, HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import type { EventRow } from '../src/store/records.js'
 import {
@@ -290,10 +291,10 @@ describe('in-memory caps', () => {
       created_at: sandbox.clock.iso(),
       expires_at: sandbox.clock.iso(),
     })
-    for (let n = 0; n < 5_010; n++) sandbox.deps.inbox.add(message(n))
-    expect(sandbox.deps.inbox.list({ limit: 10_000 })).toHaveLength(5_000)
-    expect(sandbox.deps.inbox.list({ email: 'user9@example.test' })).toHaveLength(0)
-    expect(sandbox.deps.inbox.list({ email: 'user10@example.test' })).toHaveLength(1)
+    for (let n = 0; n < 5_010; n++) await sandbox.deps.inbox.add(message(n))
+    expect(await sandbox.deps.inbox.list({ limit: 10_000 })).toHaveLength(5_000)
+    expect(await sandbox.deps.inbox.list({ email: 'user9@example.test' })).toHaveLength(0)
+    expect(await sandbox.deps.inbox.list({ email: 'user10@example.test' })).toHaveLength(1)
   })
 
   it('the request journal keeps the first 2,048 characters of a long path', async () => {
@@ -316,5 +317,6 @@ describe('the retention page (docs/retention.md)', () => {
     )
     expect(section).toContain('30 days')
     expect(section).toContain('Until a day after they expired')
+    expect(section).toContain(`The last ${INBOX_CAPACITY.toLocaleString('en-US')} messages`)
   })
 })

@@ -124,6 +124,19 @@ describe('state seam, memory engine', () => {
     expect((await again.export()).collections.files).toEqual({})
     await again.close()
   })
+
+  it('a restored state brings no ephemeral rows back, whatever the upload holds', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('files', { id: 'f-live' } as never))
+    const doc = await state.export()
+    await state.replaceAll({
+      ...doc.collections,
+      users: { 'u-1': user(1) },
+      files: { 'f-uploaded': { id: 'f-uploaded' } } as never,
+    })
+    expect((await state.all('users')).map((u) => u.id)).toEqual(['u-1'])
+    expect(await state.all('files')).toEqual([])
+  })
 })
 
 describe('state seam: ephemeral writes outside a transaction', () => {

@@ -1,9 +1,8 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { completeFromFlow } from '../domain/flow-completion.js'
-import { ApiError } from '../errors.js'
+import { presentCompletion } from '../routes/onboarding-views.js'
 import { Completion } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import type { Onboarding } from '../services/onboarding.js'
 import { controlRoute, controlRouter } from './router.js'
 
 const CompleteFlowBody = z
@@ -20,7 +19,7 @@ const CompleteFlowBody = z
  * "Complete" button): what the partner's backend does with the page's message, through the
  * same code as POST /api/v1/partner/cards/onboarding/{id}/complete.
  */
-export function controlOnboardingRoutes(deps: Deps) {
+export function controlOnboardingRoutes(s: { onboarding: Onboarding }) {
   const app = controlRouter()
 
   app.openapi(
@@ -40,12 +39,10 @@ export function controlOnboardingRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404, 409, 415),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid('param')
-      const row = deps.store.get('onboardings', id)
-      if (!row) throw new ApiError('not_found', `No onboarding with id ${id}.`)
       const body = (c.req.valid('json') ?? {}) as z.infer<typeof CompleteFlowBody>
-      return c.json(completeFromFlow(deps, row, body.result), 200)
+      return c.json(presentCompletion(await s.onboarding.completeFromFlow(id, body.result)), 200)
     },
   )
 

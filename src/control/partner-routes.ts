@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
 import { pageOf, paginateInOrder } from '../domain/pagination.js'
-import { createPartner, publicPartner } from '../domain/partners.js'
-import { updateSandboxPartner } from '../domain/sandbox-partners.js'
+import { publicPartner } from '../domain/partners.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlPageQuery } from '../schemas/limit.js'
+import type { Partners } from '../services/partners.js'
 import type { PartnerRow } from '../store/records.js'
 import { controlRoute, controlRouter } from './router.js'
 import {
@@ -16,19 +16,22 @@ import {
 } from './schemas.js'
 
 /** What the control plane shows of a partner: its scenario, and whether that can be found. */
-export function sandboxPartner(deps: Deps, p: PartnerRow) {
+export function sandboxPartner(
+  s: { scenarios: Pick<ScenarioRegistry, 'problemOf'> },
+  p: PartnerRow,
+) {
   return {
     ...publicPartner(p),
     scenario: p.scenario,
     auto_complete: p.auto_complete ?? false,
-    scenario_error: deps.scenarios.problemOf(p) ?? null,
+    scenario_error: s.scenarios.problemOf(p) ?? null,
   }
 }
 
 const partnerPages = controlPageQuery('partner', z.uuid({ error: 'must be a partner id (uuid)' }))
 
 /** Partners: list, create with fresh test credentials, set status, scenario or rate limit. */
-export function partnerRoutes(deps: Deps) {
+export function partnerRoutes(s: { partners: Partners; scenarios: ScenarioRegistry }) {
   const app = controlRouter()
 
   app.openapi(
@@ -43,11 +46,9 @@ export function partnerRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    (c) =>
+    async (c) =>
       c.json(
-        paginateInOrder(deps.store.all('partners'), c.req.valid('query'), (p) =>
-          sandboxPartner(deps, p),
-        ),
+        paginateInOrder(await s.partners.list(), c.req.valid('query'), (p) => sandboxPartner(s, p)),
         200,
       ),
   )
@@ -67,11 +68,10 @@ export function partnerRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const { partner, api_key, api_secret, webhook_secret } = await createPartner(
-        deps,
+      const { partner, api_key, api_secret, webhook_secret } = await s.partners.create(
         c.req.valid('json'),
       )
-      const scenario = deps.scenarios.forPartner(partner).name
+      const scenario = s.scenarios.forPartner(partner).name
       return c.json(
         {
           partner: publicPartner(partner),
@@ -99,7 +99,10 @@ export function partnerRoutes(deps: Deps) {
     }),
     (c) => {
       const { id } = c.req.valid('param')
-      return c.json(sandboxPartner(deps, updateSandboxPartner(deps, id, c.req.valid('json'))), 200)
+      return c.json(
+        sandboxPartner(s, s.partners.updateSandboxSettings(id, c.req.valid('json'))),
+        200,
+      )
     },
   )
 

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { expireSessions } from '../domain/sessions.js'
+import type { Inbox } from '../domain/inbox.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
 import { limitParam } from '../schemas/limit.js'
+import type { Accounts } from '../services/accounts.js'
 import { controlRoute, controlRouter } from './router.js'
 import { OkOnly } from './schemas.js'
 
@@ -45,7 +45,7 @@ const InboxQuery = z.object({
 })
 
 /** Control-plane routes about end users: the inbox of sent codes, and ending sessions. */
-export function controlUserRoutes(deps: Deps) {
+export function controlUserRoutes(s: { accounts: Accounts; inbox: Inbox }) {
   const app = controlRouter()
 
   app.openapi(
@@ -67,9 +67,9 @@ export function controlUserRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    (c) => {
+    async (c) => {
       const query = c.req.valid('query')
-      const found = deps.inbox.list({ ...query, limit: query.limit + 1 })
+      const found = await s.inbox.list({ ...query, limit: query.limit + 1 })
       return c.json(
         { data: found.slice(0, query.limit), has_more: found.length > query.limit },
         200,
@@ -88,8 +88,8 @@ export function controlUserRoutes(deps: Deps) {
         ...errorResponses(401),
       },
     }),
-    (c) => {
-      deps.inbox.clear()
+    async (c) => {
+      await s.inbox.clear()
       return c.json({ ok: true as const }, 200)
     },
   )
@@ -111,7 +111,7 @@ export function controlUserRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404),
       },
     }),
-    (c) => c.json({ expired: expireSessions(deps, c.req.valid('param').id) }, 200),
+    async (c) => c.json({ expired: await s.accounts.expireSessions(c.req.valid('param').id) }, 200),
   )
 
   return app

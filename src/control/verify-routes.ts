@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
 import { NEAR_MISSES, verifyRequests } from '../http/journal-search.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import type { RequestJournal } from '../services/journal.js'
 import { JournalEntryView } from './journal-routes.js'
 import { controlRoute, controlRouter } from './router.js'
 
@@ -83,7 +83,7 @@ export const VerifyResult = z
   })
 
 /** Verification over the request journal, WireMock-style, with near misses. */
-export function verifyRoutes(deps: Deps) {
+export function verifyRoutes(s: { journal: RequestJournal }) {
   const app = controlRouter()
   app.openapi(
     controlRoute({
@@ -99,7 +99,7 @@ export function verifyRoutes(deps: Deps) {
         ...errorResponses(400, 401, 413, 415),
       },
     }),
-    async (c) => c.json(await verifyRequests(deps.journal, c.req.valid('json')), 200),
+    async (c) => c.json(await verifyRequests(s.journal, c.req.valid('json')), 200),
   )
   return app
 }

@@ -1,5 +1,5 @@
-import type { Deps } from '../deps.js'
 import { validationError } from '../errors.js'
+import type { PartnerClocks } from './partner-clocks.js'
 
 export const MIN_AGE = 18
 export const MAX_AGE = 120
@@ -14,7 +14,7 @@ export function ageOn(dateOfBirth: string, now: Date): number {
 
 /** A card holder is an adult: 18 to 120 years old today (on the partner's clock). */
 export function assertAdult(
-  deps: Pick<Deps, 'clocks'>,
+  deps: { clocks: PartnerClocks },
   partnerId: string,
   dateOfBirth: string,
   field = 'date_of_birth',

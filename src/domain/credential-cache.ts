@@ -1,3 +1,4 @@
+import type { PartnerRow } from '../store/records.js'
 import { verifySecret } from './secret-hash.js'
 
 /**
@@ -11,6 +12,12 @@ import { verifySecret } from './secret-hash.js'
 export class CredentialCache {
   private readonly verified = new Map<string, { hash: string; secret: string }>()
   private readonly inFlight = new Map<string, Promise<boolean>>()
+  /**
+   * The partner row each API key named, with the state version it was read at: a pure
+   * derivation of the state, good only while no write moved the version, so a request
+   * between writes finds its partner without waiting on the state (status included).
+   */
+  private readonly rows = new Map<string, { version: number; partner: PartnerRow | undefined }>()
   private readonly limit: number
 
   constructor(limit = 10_000) {
@@ -42,6 +49,17 @@ export class CredentialCache {
       this.verified.set(partnerId, { hash: storedHash, secret })
     }
     return ok
+  }
+
+  /** The row `key` names when it was read at this very state version, else undefined. */
+  partnerAt(key: string, version: number): { partner: PartnerRow | undefined } | undefined {
+    const known = this.rows.get(key)
+    return known?.version === version ? known : undefined
+  }
+
+  notePartner(key: string, version: number, partner: PartnerRow | undefined): void {
+    if (this.rows.size >= this.limit) this.rows.clear()
+    this.rows.set(key, { version, partner })
   }
 
   forget(partnerId: string): void {

@@ -45,12 +45,14 @@ export class EventBus {
     private readonly clocks: PartnerClocks,
     commits: CommitSource,
   ) {
-    // Listeners hear only events whose write committed, after the commit's own work is done.
+    // Listeners hear only events recorded here whose write committed, after the commit's own
+    // work is done; rows written otherwise (a partner's snapshot restored) are not news.
     commits.onCommit((changes) => {
       if (this.listeners.size === 0) return
       for (const change of changes) {
         if (change.collection !== 'events' || !change.row) continue
         const event = change.row as EventRow
+        if (!this.recorded.delete(event)) continue
         queueMicrotask(() => {
           for (const listener of this.listeners) listener(event)
         })
@@ -58,6 +60,8 @@ export class EventBus {
     })
   }
 
+  /** Events recorded and not yet committed (a rolled-back one is simply collected). */
+  private readonly recorded = new WeakSet<EventRow>()
   private readonly listeners = new Set<EventListener>()
   private fanOut?: FanOut
   /** Rewrites of the objects of some types while a trigger with overrides runs. */
@@ -112,6 +116,7 @@ export class EventBus {
       created_at: this.clocks.forPartner(partnerId).iso(),
       data: { object: this.patches.get(type)?.(object) ?? object },
     }
+    this.recorded.add(event)
     writer.put('events', event)
     if (options.fanOut !== false) this.fanOut?.(writer, event)
     return event

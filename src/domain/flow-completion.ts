@@ -1,8 +1,9 @@
-import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import type { StateTx } from '../state/seam.js'
 import type { OnboardingRow } from '../store/records.js'
-import { completeOnboarding, currentStep } from './onboarding.js'
+import { currentStep, type OnboardingCtx } from './onboarding.js'
 import { flowResult } from './onboarding-flow.js'
+import { type Completion, completeOnboarding } from './onboarding-outcome.js'
 import { requirePartner } from './partners.js'
 
 /**
@@ -11,7 +12,12 @@ import { requirePartner } from './partners.js'
  * the same function as POST /partner/cards/onboarding/:id/complete, so the card, the events
  * and the webhooks are those of a partner's own completion.
  */
-export function completeFromFlow(deps: Deps, row: OnboardingRow, result?: 'pass' | 'fail') {
+export async function completeFromFlow(
+  ctx: OnboardingCtx,
+  tx: StateTx,
+  row: OnboardingRow,
+  result?: 'pass' | 'fail',
+): Promise<Completion> {
   if (!row.flow_result) {
     const step = currentStep(row)
     throw new ApiError(
@@ -21,11 +27,12 @@ export function completeFromFlow(deps: Deps, row: OnboardingRow, result?: 'pass'
         : `Onboarding ${row.id} is ${row.status}; there is no finished flow to complete.`,
     )
   }
-  const partner = requirePartner(deps, row.partner_id)
-  const user = deps.store.get('users', row.user_id)
+  // cross-area: requirePartner (identity) reads the synchronous store.
+  const partner = requirePartner(ctx.legacy(), row.partner_id)
+  const user = await tx.get('users', row.user_id)
   if (!user) throw new ApiError('not_found', `The user of onboarding ${row.id} no longer exists.`)
   const message = flowResult(row)
-  return completeOnboarding(deps, partner, user, row.id, {
+  return completeOnboarding(ctx, tx, partner, user, row.id, {
     result: result ?? row.flow_result,
     data: message.data,
     agreement_accepted: message.agreementAccepted,
@@ -35,37 +42,23 @@ export function completeFromFlow(deps: Deps, row: OnboardingRow, result?: 'pass'
 /**
  * After a step that ended the flow: completes it when the partner's sandbox setting asks.
  * A completion the partner's settings make impossible (no inquiry or product default) is
- * logged and left to the partner, as if the setting were off.
+ * logged and left to the partner, as if the setting were off; it throws before it writes,
+ * so the step itself still commits.
  */
-export function autoCompleteIfAsked(deps: Deps, id: string): void {
-  const row = deps.store.get('onboardings', id)
-  if (!row?.flow_result || row.completion) return
-  const partner = deps.store.get('partners', row.partner_id)
+export async function autoCompleteIfAsked(
+  ctx: OnboardingCtx,
+  tx: StateTx,
+  row: OnboardingRow,
+): Promise<void> {
+  if (!row.flow_result || row.completion) return
+  const partner = await tx.get('partners', row.partner_id)
   if (!partner?.auto_complete) return
   try {
-    completeFromFlow(deps, row)
+    await completeFromFlow(ctx, tx, row)
   } catch (error) {
     if (!(error instanceof ApiError)) throw error
-    deps.logger.warn(`auto_complete could not complete onboarding ${row.id}: ${error.message}`, {
+    ctx.logger.warn(`auto_complete could not complete onboarding ${row.id}: ${error.message}`, {
       partner: partner.slug,
     })
-  }
-}
-
-/**
- * What the hosted page may read of its own onboarding (with its access token): its state and
- * the card's last four digits once issued, nothing of the user or the partner beyond that.
- */
-export function flowStatus(deps: Deps, row: OnboardingRow) {
-  const card = row.card_id ? deps.store.get('cards', row.card_id) : undefined
-  return {
-    onboardingId: row.id,
-    status: row.status,
-    consumerKycStatus: row.consumer_kyc_status,
-    flow_result: row.flow_result,
-    completed: row.completion !== null,
-    failure_reason: row.failure_reason,
-    review_resolves_at: row.review_resolves_at,
-    card: card ? { last4: card.last4, status: card.status } : null,
   }
 }

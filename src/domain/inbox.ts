@@ -1,22 +1,15 @@
+import type { IndexName } from '../state/indexes.js'
+import type { State, StateReader, StateTx } from '../state/seam.js'
+import type { InboxMessageRow } from '../store/records.js'
+
 /**
  * The sandbox inbox: every message the sandbox "sends" (login codes, password-reset codes)
- * lands here for tests and people to read (`GET /_sandbox/inbox`). It is held in memory on
- * purpose: a code is a secret, so only its HMAC reaches the data file.
+ * lands here for tests and people to read (`GET /_sandbox/inbox`). It is state behind the
+ * seam like the rest, in an ephemeral collection on purpose: a code is a secret, so only its
+ * HMAC reaches the data file; a reset or restore empties it.
  */
 
-export interface InboxMessage {
-  id: string
-  partner_id: string
-  user_id: string
-  to: string
-  channel: 'email'
-  kind: 'login_code' | 'password_reset_code'
-  subject: string
-  body: string
-  code: string
-  created_at: string
-  expires_at: string
-}
+export type InboxMessage = InboxMessageRow
 
 export interface InboxFilter {
   email?: string
@@ -25,90 +18,107 @@ export interface InboxFilter {
   limit?: number
 }
 
+/** The last messages kept (README "Retention"): the oldest goes as the next one comes. */
+export const INBOX_CAPACITY = 5000
+
+/** Rows read at a time while a filter skips some. */
+const PAGE = 100
+
 /**
- * At most `capacity` messages at any time, in a ring (the oldest is overwritten by the
- * newest): a dropped message is let go at once, not kept until a later compaction. Every login
- * adds a message and every read of the inbox filters by e-mail, so both stay independent of
- * how many messages are held: messages are also listed per recipient, so a read by e-mail
- * walks only that address's messages; a scan of the whole inbox per login made each login
- * cost more as the inbox filled (the soak test, test/soak/).
+ * At most `capacity` messages at any time: a message past the cap is removed in the same
+ * transaction that adds the newest, not kept until a later compaction. Every login adds a
+ * message and every read of the inbox filters by e-mail, so both stay independent of how many
+ * messages are held: a read by e-mail walks only that address's messages; a scan of the whole
+ * inbox per login made each login cost more as the inbox filled (the soak test, test/soak/).
  */
 export class Inbox {
-  private ring: (InboxMessage | undefined)[] = []
-  /** Where the next message goes (the oldest, once the ring is full). */
-  private next = 0
-  private count = 0
-  private readonly byEmail = new Map<string, InboxMessage[]>()
+  constructor(private readonly s: { state: State; capacity?: number }) {}
 
-  constructor(private readonly capacity = 5000) {}
-
-  get size(): number {
-    return this.count
+  get capacity(): number {
+    return this.s.capacity ?? INBOX_CAPACITY
   }
 
-  /** Distinct messages the inbox holds a reference to, in the ring and the per-recipient lists. */
-  held(): number {
-    const seen = new Set<InboxMessage>()
-    for (const m of this.ring) if (m) seen.add(m)
-    for (const mine of this.byEmail.values()) for (const m of mine) seen.add(m)
-    return seen.size
+  /** Adds a message inside the caller's transaction (a code is sent with the row it hashes). */
+  async put(tx: StateTx, message: InboxMessage): Promise<void> {
+    tx.put('inbox_messages', message)
+    let over = (await tx.count('inbox_in_order', 'all')) - this.capacity
+    if (over <= 0) return
+    for (const oldest of await tx.range('inbox_in_order', 'all', { limit: over })) {
+      tx.remove('inbox_messages', oldest.id)
+      if (--over === 0) break
+    }
   }
 
-  add(message: InboxMessage): void {
-    if (this.count === this.capacity) this.dropOldest()
-    this.ring[this.next] = message
-    this.next = (this.next + 1) % this.capacity
-    this.count++
-    const mine = this.byEmail.get(message.to)
-    if (mine) mine.push(message)
-    else this.byEmail.set(message.to, [message])
-  }
-
-  private dropOldest(): void {
-    const at = (this.next - this.count + this.capacity) % this.capacity
-    const oldest = this.ring[at] as InboxMessage
-    this.ring[at] = undefined
-    this.count--
-    // The oldest message overall is the oldest of its recipient's too.
-    const mine = this.byEmail.get(oldest.to)
-    mine?.shift()
-    if (mine?.length === 0) this.byEmail.delete(oldest.to)
+  /** Adds a message in a transaction of its own. */
+  add(message: InboxMessage): Promise<void> {
+    return this.s.state.transaction((tx) => this.put(tx, message))
   }
 
   /** Newest first. */
-  list(filter: InboxFilter = {}): InboxMessage[] {
-    const limit = filter.limit ?? 50
-    // An empty e-mail filters nothing, as before the per-recipient lists.
-    const email = filter.email?.toLowerCase() || undefined
-    const out: InboxMessage[] = []
-    const take = (m: InboxMessage) => {
-      if (filter.partner_id && m.partner_id !== filter.partner_id) return
-      if (filter.kind && m.kind !== filter.kind) return
-      out.push(m)
-    }
-    if (email !== undefined) {
-      const mine = this.byEmail.get(email) ?? []
-      for (let i = mine.length - 1; i >= 0 && out.length < limit; i--) take(mine[i] as InboxMessage)
-      return out
-    }
-    for (let n = 1; n <= this.count && out.length < limit; n++)
-      take(this.ring[(this.next - n + this.capacity) % this.capacity] as InboxMessage)
-    return out
+  list(filter: InboxFilter = {}): Promise<InboxMessage[]> {
+    return listMessages(this.s.state, filter)
+  }
+
+  /** How many messages are held. */
+  size(): Promise<number> {
+    return this.s.state.count('inbox_in_order', 'all')
+  }
+
+  /** Distinct messages the state holds: the rows themselves, not only the ones indexed. */
+  async held(): Promise<number> {
+    return (await this.s.state.all('inbox_messages')).length
   }
 
   /** Forgets one partner's messages (its reset, delete or restore). */
-  removePartner(partnerId: string): void {
-    const kept = this.list({ limit: this.count })
-      .reverse()
-      .filter((m) => m.partner_id !== partnerId)
-    this.clear()
-    for (const m of kept) this.add(m)
+  removePartner(partnerId: string): Promise<void> {
+    return this.s.state.transaction(async (tx) => removePartnerMessages(tx, partnerId))
   }
 
-  clear(): void {
-    this.ring = []
-    this.next = 0
-    this.count = 0
-    this.byEmail.clear()
+  clear(): Promise<void> {
+    return this.s.state.transaction(async (tx) => {
+      for (const m of await tx.all('inbox_messages')) tx.remove('inbox_messages', m.id)
+    })
   }
+}
+
+/** Newest first, read from the narrowest index the filter allows, a page at a time. */
+export async function listMessages(
+  reader: StateReader,
+  filter: InboxFilter = {},
+): Promise<InboxMessage[]> {
+  const limit = filter.limit ?? 50
+  // An empty e-mail filters nothing, as `?email=` with nothing after it.
+  const email = filter.email?.toLowerCase() || undefined
+  const [index, key]: [IndexName, string] =
+    email !== undefined
+      ? ['inbox_by_email', email]
+      : filter.partner_id
+        ? ['inbox_by_partner', filter.partner_id]
+        : ['inbox_in_order', 'all']
+  const keep = (m: InboxMessage) =>
+    (!filter.partner_id || m.partner_id === filter.partner_id) &&
+    (!filter.kind || m.kind === filter.kind)
+  // Without a filter beyond the index's key, a page is exactly what is asked for.
+  const exact = !filter.kind && (index !== 'inbox_by_email' || !filter.partner_id)
+  const out: InboxMessage[] = []
+  let after: string | undefined
+  while (out.length < limit) {
+    const page = (await reader.range(index, key, {
+      reverse: true,
+      after,
+      limit: exact ? limit - out.length : PAGE,
+    })) as InboxMessage[]
+    for (const m of page) {
+      if (out.length < limit && keep(m)) out.push(m)
+    }
+    const last = page.at(-1)
+    if (!last || page.length < PAGE) break
+    after = last.id
+  }
+  return out
+}
+
+/** Removes one partner's messages, inside the caller's transaction. */
+export async function removePartnerMessages(tx: StateTx, partnerId: string): Promise<void> {
+  for (const m of await tx.lookup('inbox_by_partner', partnerId)) tx.remove('inbox_messages', m.id)
 }

@@ -1,17 +1,29 @@
-import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
-import type { PartnerRow, UserRow } from '../store/records.js'
-import { checkCode, endCodes, issueResetToken, sendCode } from './codes.js'
+import type { Random } from '../random.js'
+import type { StateTx } from '../state/seam.js'
+import type { UserRow } from '../store/records.js'
+import {
+  type CheckResult,
+  type CodesContext,
+  checkCode,
+  endCodes,
+  issueResetToken,
+} from './codes.js'
 import { hashSecret, PASSWORD_COST, verifySecret } from './secret-hash.js'
-import { createSession, revokeSessions } from './sessions.js'
-import { findUserByEmail, publicUser } from './users.js'
+import { revokeSessions } from './sessions.js'
+import { findUserByEmail } from './users.js'
 
 /** Spent on an unknown email, so it takes as long as a wrong password (no user enumeration). */
 let dummyHash: Promise<string> | undefined
 
-async function passwordMatches(deps: Deps, user: UserRow | undefined, password: string) {
+/** Runs scrypt: call it before a transaction, never inside one. */
+export async function passwordMatches(
+  random: Random,
+  user: UserRow | undefined,
+  password: string,
+): Promise<boolean> {
   if (!user) {
-    dummyHash ??= hashSecret('not-a-real-password', deps.random, PASSWORD_COST)
+    dummyHash ??= hashSecret('not-a-real-password', random, PASSWORD_COST)
     await verifySecret(password, await dummyHash)
     return false
   }
@@ -23,19 +35,11 @@ export function maskEmail(email: string): string {
   return `${local.slice(0, 1)}${'*'.repeat(Math.max(1, local.length - 1))}@${domain}`
 }
 
-/** Step 1 of login: right email and password → a one-time code is sent. */
-export async function startLogin(deps: Deps, partner: PartnerRow, email: string, password: string) {
-  const user = findUserByEmail(deps, partner.id, email)
-  const ok = await passwordMatches(deps, user, password)
-  if (!ok || !user) throw new ApiError('unauthorized', 'Invalid email or password.')
+/** Step 1 of login refused: the same answer for an unknown email and a wrong password. */
+export function assertCanLogIn(user: UserRow | undefined, passwordOk: boolean): UserRow {
+  if (!passwordOk || !user) throw new ApiError('unauthorized', 'Invalid email or password.')
   if (!user.is_active) throw new ApiError('forbidden', 'This user is deactivated.')
-  const code = sendCode(deps, user, 'login')
-  return {
-    message: `A one-time code was sent to ${maskEmail(user.email)}. It expires in 10 minutes.`,
-    channel: 'email' as const,
-    destination: maskEmail(user.email),
-    expiresAt: Date.parse(code.expires_at),
-  }
+  return user
 }
 
 const codeFailure: Record<string, string> = {
@@ -44,112 +48,102 @@ const codeFailure: Record<string, string> = {
     'Too many wrong attempts: this code no longer works. Request a new one with POST /partner/auth/login.',
 }
 
-/** Step 2 of login: the code for a session token. */
-export async function verifyLogin(deps: Deps, partner: PartnerRow, email: string, code: string) {
-  const user = findUserByEmail(deps, partner.id, email)
-  const result = checkCode(deps, user, 'login', code)
-  if (!result.ok || !user) {
-    const message =
-      result.ok === false && result.reason === 'wrong'
-        ? `Invalid code. ${result.attemptsLeft} attempt(s) left before it stops working.`
-        : codeFailure[result.ok ? 'missing' : result.reason]
-    throw new ApiError('unauthorized', message)
-  }
-  const { token, expiresAt } = await createSession(deps, user)
-  return { sessionToken: token, expiresAt, user: publicUser(deps, user) }
+/** Step 2 of login refused (thrown once the attempt it counted is committed). */
+export function loginCodeError(result: CheckResult): ApiError {
+  const message =
+    result.ok === false && result.reason === 'wrong'
+      ? `Invalid code. ${result.attemptsLeft} attempt(s) left before it stops working.`
+      : codeFailure[result.ok ? 'missing' : result.reason]
+  return new ApiError('unauthorized', message)
 }
 
-export async function changePassword(
-  deps: Deps,
-  user: UserRow,
-  sessionId: string,
-  current: string,
-  next: string,
-) {
+/** A password-reset code refused (thrown once the attempt it counted is committed). */
+export function resetCodeError(result: CheckResult): ApiError {
+  const message =
+    result.ok === false && result.reason === 'wrong'
+      ? `is not correct; ${result.attemptsLeft} attempt(s) left`
+      : result.ok === false && result.reason === 'burnt'
+        ? 'was tried too many times and no longer works; request a new one'
+        : 'is invalid or expired; request a new one'
+  return validationError('code', message)
+}
+
+/** The rules of a password change that need no state; scrypt runs here, before a transaction. */
+export async function checkPasswordChange(user: UserRow, current: string, next: string) {
   if (!(await verifySecret(current, user.password_hash)))
     throw validationError('current_password', 'is not correct')
   if (current === next)
     throw validationError('new_password', 'must differ from the current password')
-  const password_hash = await hashSecret(next, deps.random, PASSWORD_COST)
-  const fresh = deps.store.get('users', user.id) ?? user
+}
+
+/**
+ * Stores the new password (hashed before the transaction) and ends every other session of
+ * the user and every code sent under the old password. Returns how many sessions ended.
+ */
+export async function storeChangedPassword(
+  ctx: Pick<CodesContext, 'clocks'>,
+  tx: StateTx,
+  user: UserRow,
+  sessionId: string,
+  password_hash: string,
+): Promise<number> {
+  const fresh = (await tx.get('users', user.id)) ?? user
   // Checked again after the awaits: a parallel change or reset may have replaced the password
   // that current_password was verified against (and ended this session).
   if (fresh.password_hash !== user.password_hash)
     throw validationError('current_password', 'is not correct')
-  let revoked = 0
-  deps.store.batch((w) => {
-    w.put('users', {
-      ...fresh,
-      password_hash,
-      updated_at: deps.clocks.forPartner(user.partner_id).iso(),
-    })
-    revoked = revokeSessions(deps, user.id, 'password_changed', sessionId, w)
-    // Codes sent under the old password stop working with it.
-    endCodes(deps, user.id, w)
+  tx.put('users', {
+    ...fresh,
+    password_hash,
+    updated_at: ctx.clocks.forPartner(user.partner_id).iso(),
   })
-  return {
-    message: 'Password changed. Every other session of this user was ended.',
-    sessions_revoked: revoked,
-  }
+  const revoked = await revokeSessions(ctx, tx, user.id, 'password_changed', sessionId)
+  // Codes sent under the old password stop working with it.
+  await endCodes(ctx, tx, user.id)
+  return revoked
 }
 
-/** Always the same answer, whether or not the email is known. */
-export function requestPasswordReset(deps: Deps, partner: PartnerRow, email: string) {
-  const user = findUserByEmail(deps, partner.id, email)
-  if (user?.is_active) sendCode(deps, user, 'password_reset')
-  return { message: 'If an account exists for this email, a password reset code was sent to it.' }
+/** A reset code checked: a reset token when it matched, else the failure to answer. */
+export async function exchangeResetCode(
+  ctx: Pick<CodesContext, 'clocks' | 'random'>,
+  tx: StateTx,
+  partnerId: string,
+  email: string,
+  code: string,
+) {
+  const user = await findUserByEmail(tx, partnerId, email)
+  const result = await checkCode(ctx, tx, user, 'password_reset', code)
+  if (!result.ok || !user) return { result, token: undefined }
+  return { result, token: await issueResetToken(ctx, tx, user) }
 }
 
-export function verifyPasswordReset(deps: Deps, partner: PartnerRow, email: string, code: string) {
-  const user = findUserByEmail(deps, partner.id, email)
-  const result = checkCode(deps, user, 'password_reset', code)
-  if (!result.ok || !user) {
-    const message =
-      result.ok === false && result.reason === 'wrong'
-        ? `is not correct; ${result.attemptsLeft} attempt(s) left`
-        : result.ok === false && result.reason === 'burnt'
-          ? 'was tried too many times and no longer works; request a new one'
-          : 'is invalid or expired; request a new one'
-    throw validationError('code', message)
-  }
-  const { token, expiresAt } = issueResetToken(deps, user)
-  return {
-    reset_token: token,
-    expiresAt,
-    message:
-      'Code verified. Send reset_token with the new password to /partner/auth/forgot-password/reset.',
-  }
-}
+/** A reset token refused (thrown once the attempt it counted is committed). */
+export const resetTokenError = () =>
+  validationError('reset_token', 'is invalid, expired or already used; verify a reset code again')
 
-export async function resetPassword(
-  deps: Deps,
-  partner: PartnerRow,
+/**
+ * Sets the new password (hashed before the transaction) with a reset token and ends every
+ * session of the user: how many ended, or undefined when the token does not work (its
+ * attempt is counted: commit, then answer `resetTokenError`).
+ */
+export async function resetWithToken(
+  ctx: Pick<CodesContext, 'clocks' | 'random'>,
+  tx: StateTx,
+  partnerId: string,
   email: string,
   resetToken: string,
-  password: string,
-) {
-  const user = findUserByEmail(deps, partner.id, email)
-  const password_hash = await hashSecret(password, deps.random, PASSWORD_COST)
-  let revoked = 0
-  deps.store.batch((w) => {
-    const result = checkCode(deps, user, 'reset_token', resetToken, w)
-    if (!result.ok || !user) {
-      throw validationError(
-        'reset_token',
-        'is invalid, expired or already used; verify a reset code again',
-      )
-    }
-    const fresh = deps.store.get('users', user.id) ?? user
-    w.put('users', {
-      ...fresh,
-      password_hash,
-      updated_at: deps.clocks.forPartner(partner.id).iso(),
-    })
-    revoked = revokeSessions(deps, user.id, 'password_reset', undefined, w)
-    endCodes(deps, user.id, w, result.row.id)
+  password_hash: string,
+): Promise<number | undefined> {
+  const user = await findUserByEmail(tx, partnerId, email)
+  const result = await checkCode(ctx, tx, user, 'reset_token', resetToken)
+  if (!result.ok || !user) return undefined
+  const fresh = (await tx.get('users', user.id)) ?? user
+  tx.put('users', {
+    ...fresh,
+    password_hash,
+    updated_at: ctx.clocks.forPartner(partnerId).iso(),
   })
-  return {
-    message: 'Password reset. Every session of this user was ended; log in with the new password.',
-    sessions_revoked: revoked,
-  }
+  const revoked = await revokeSessions(ctx, tx, user.id, 'password_reset')
+  await endCodes(ctx, tx, user.id, result.row.id)
+  return revoked
 }

@@ -1,7 +1,7 @@
-import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { OnboardingRow } from '../store/records.js'
-import { currentStep } from './onboarding.js'
+import { currentStep, type OnboardingCtx } from './onboarding.js'
 import { codeHash, sameHash } from './signing-key.js'
 
 /**
@@ -11,47 +11,37 @@ import { codeHash, sameHash } from './signing-key.js'
  * decline after the questions, otherwise a pass (or a manual review) after the agreement.
  */
 
-export class EmbedTokenError extends Error {
-  constructor(
-    readonly title: string,
-    message: string,
-  ) {
-    super(message)
+/** Why a hosted link (or its access token) opens nothing; the routes word it for people. */
+export type EmbedLinkProblem =
+  | 'unknown'
+  | 'superseded'
+  | 'invalid_token'
+  | 'expired'
+  | 'redirect_not_allowed'
+
+export class EmbedLinkError extends Error {
+  constructor(readonly problem: EmbedLinkProblem) {
+    super(`embed link: ${problem}`)
   }
 }
 
-/** The onboarding an access token opens, or an EmbedTokenError saying why not. */
-export function openWithToken(
-  deps: Deps,
+/** The onboarding an access token opens, or an EmbedLinkError saying why not. */
+export async function openWithToken(
+  ctx: Pick<OnboardingCtx, 'clocks' | 'legacy'>,
+  reader: StateReader,
   id: string | undefined,
   token: string | undefined,
-): OnboardingRow {
-  const row = id ? deps.store.get('onboardings', id) : undefined
-  if (!row || !token) {
-    throw new EmbedTokenError(
-      'Link not valid',
-      'This onboarding link is incomplete or unknown. Start the onboarding again from the app.',
-    )
-  }
-  const given = codeHash(deps, `embed:${row.id}`, token)
+): Promise<OnboardingRow> {
+  const row = id ? await reader.get('onboardings', id) : undefined
+  if (!row || !token) throw new EmbedLinkError('unknown')
+  // cross-area: codeHash (identity) may write the signing key to the store on first use.
+  const given = codeHash(ctx.legacy(), `embed:${row.id}`, token)
   if (!sameHash(row.access_token_hash, given)) {
-    if ((row.superseded_token_hashes ?? []).some((old) => sameHash(old, given))) {
-      throw new EmbedTokenError(
-        'Link not valid',
-        'This onboarding link is not valid any more (a newer one was issued). Start again from the app.',
-      )
-    }
-    throw new EmbedTokenError(
-      'Link not valid',
-      'This onboarding link is not valid: its access token is unknown. Open the onboardingEmbedUrl exactly as the start call returned it, or start the onboarding again from the app.',
-    )
+    const replaced = (row.superseded_token_hashes ?? []).some((old) => sameHash(old, given))
+    throw new EmbedLinkError(replaced ? 'superseded' : 'invalid_token')
   }
-  if (Date.parse(row.access_token_expires_at) <= deps.clocks.nowOf(row.partner_id)) {
-    throw new EmbedTokenError(
-      'Link expired',
-      'This onboarding link has expired. Start the onboarding again from the app.',
-    )
-  }
+  if (Date.parse(row.access_token_expires_at) <= ctx.clocks.nowOf(row.partner_id))
+    throw new EmbedLinkError('expired')
   return row
 }
 
@@ -92,12 +82,14 @@ export const underwritingChoices = {
 
 export type Step = 'identity_verification' | 'underwriting' | 'agreement'
 
+/** Records one step the hosted page posted; answers the onboarding after it. */
 export function submitStep(
-  deps: Deps,
+  ctx: Pick<OnboardingCtx, 'clocks'>,
+  tx: StateTx,
   row: OnboardingRow,
   step: Step,
   body: Record<string, unknown>,
-) {
+): OnboardingRow {
   if (row.status !== 'pending' && row.status !== 'in_progress') {
     throw new ApiError(
       'conflict',
@@ -109,7 +101,7 @@ export function submitStep(
   if (expected !== step) {
     throw new ApiError('conflict', `The next step is ${expected}, not ${step}.`)
   }
-  const now = deps.clocks.forPartner(row.partner_id).iso()
+  const now = ctx.clocks.forPartner(row.partner_id).iso()
   let next: OnboardingRow = { ...row, status: 'in_progress', updated_at: now }
   if (step === 'identity_verification') {
     if (body.confirmed !== true)
@@ -138,11 +130,6 @@ export function submitStep(
           decision: { ...next.decision, reason: 'agreement_declined' },
         }
   }
-  deps.store.put('onboardings', next)
-  return {
-    step,
-    next_step: currentStep(next),
-    finished: next.flow_result !== null,
-    ...(next.flow_result ? { result: flowResult(next) } : {}),
-  }
+  tx.put('onboardings', next)
+  return next
 }

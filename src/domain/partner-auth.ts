@@ -1,6 +1,7 @@
-import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import type { State } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
+import type { CredentialCache } from './credential-cache.js'
 
 const liveMessage =
   'Live-mode credentials were sent. The sandbox accepts only test-mode credentials: an X-Partner-Key ' +
@@ -9,11 +10,12 @@ const liveMessage =
 /**
  * Checks organization credentials. 401 when a header is missing, live-mode, or wrong (the
  * same message for an unknown key and a wrong secret); 403 when the account is suspended
- * or revoked, which is read from the store on every call and never cached. Answers at once
- * (no promise) when the pair was verified before: this runs on every API request.
+ * or revoked, which is read from the state on every call (or from a row read at the same
+ * state version: no write since). Answers at once (no promise) when the pair was verified
+ * before and nothing was written since the key was last read: this runs on every API request.
  */
 export function authenticatePartner(
-  deps: Deps,
+  s: { state: Pick<State, 'version' | 'get' | 'lookupOne'>; credentials: CredentialCache },
   key: string | undefined,
   secret: string | undefined,
 ): PartnerRow | Promise<PartnerRow> {
@@ -32,15 +34,29 @@ export function authenticatePartner(
       'Malformed credentials: X-Partner-Key must start with pk_test_ and X-Partner-Secret with sk_test_.',
     )
   }
-  const partner = deps.store.lookupOne('partners', 'partners_by_api_key', key)
+  const version = s.state.version
+  const known = s.credentials.partnerAt(key, version)
+  if (known) return settle(s, known.partner, key, secret)
+  return s.state.lookupOne('partners_by_api_key', key).then((partner) => {
+    if (s.state.version === version) s.credentials.notePartner(key, version, partner)
+    return settle(s, partner, key, secret)
+  })
+}
+
+function settle(
+  s: { state: Pick<State, 'get'>; credentials: CredentialCache },
+  partner: PartnerRow | undefined,
+  key: string,
+  secret: string,
+): PartnerRow | Promise<PartnerRow> {
   if (!partner) return refuse()
-  const cached = deps.credentials.verifyCached(partner.id, secret, partner.api_secret_hash)
+  const cached = s.credentials.verifyCached(partner.id, secret, partner.api_secret_hash)
   if (cached !== undefined) return admit(partner, key, cached)
   return (
-    deps.credentials
+    s.credentials
       .verify(partner.id, secret, partner.api_secret_hash)
       // Re-read after the await: a rotation that landed meanwhile must win.
-      .then((ok) => admit(deps.store.get('partners', partner.id), key, ok))
+      .then(async (ok) => admit(await s.state.get('partners', partner.id), key, ok))
   )
 }
 

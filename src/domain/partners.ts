@@ -1,8 +1,21 @@
-import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import type { Random } from '../random.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { PartnerRow, PartnerStatus } from '../store/records.js'
-import { syncPrimaryEndpoint } from '../webhooks/subscriptions.js'
+import type { EventBus } from './events.js'
+import type { PartnerClocks } from './partner-clocks.js'
 import { hashSecret } from './secret-hash.js'
+
+export { requirePartner, setPartnerStatusNow as setPartnerStatus } from './identity-legacy.js'
+
+/** What the partner functions use of the kernel. */
+export interface PartnersContext {
+  random: Random
+  clocks: PartnerClocks
+  events: EventBus
+  scenarios: ScenarioRegistry
+}
 
 /** What a partner sees of its own record: never the secret hash or a webhook secret. */
 export function publicPartner(p: PartnerRow) {
@@ -32,54 +45,67 @@ export type PartnerPatch = Partial<
   >
 >
 
-export function updatePartner(deps: Deps, partner: PartnerRow, patch: PartnerPatch): PartnerRow {
+/** Writes the patched partner row (the caller mirrors `webhook_url` on the primary endpoint). */
+export async function patchPartner(
+  ctx: Pick<PartnersContext, 'clocks'>,
+  tx: StateTx,
+  partner: PartnerRow,
+  patch: PartnerPatch,
+): Promise<PartnerRow> {
   // The row as stored now: the request's copy may predate a clock move stored on the row.
-  const current = deps.store.get('partners', partner.id) ?? partner
-  const next = { ...current, ...patch, updated_at: deps.clocks.forPartner(partner.id).iso() }
-  deps.store.batch((w) => {
-    w.put('partners', next)
-    syncPrimaryEndpoint(deps, w, next)
-  })
+  const current = (await tx.get('partners', partner.id)) ?? partner
+  const next = { ...current, ...patch, updated_at: ctx.clocks.forPartner(partner.id).iso() }
+  tx.put('partners', next)
   return next
 }
 
-/** A fresh test key pair: the secret is returned to the caller once and stored only hashed. */
-export async function newCredentials(deps: Deps) {
-  const api_key = deps.random.token(24, 'pk_test_')
-  const api_secret = deps.random.token(40, 'sk_test_')
-  return { api_key, api_secret, api_secret_hash: await hashSecret(api_secret, deps.random) }
+/**
+ * A fresh test key pair: the secret is returned to the caller once and stored only hashed.
+ * Runs scrypt: before a transaction, never inside one.
+ */
+export async function newCredentials(random: Random) {
+  const api_key = random.token(24, 'pk_test_')
+  const api_secret = random.token(40, 'sk_test_')
+  return { api_key, api_secret, api_secret_hash: await hashSecret(api_secret, random) }
 }
 
-/** Replaces key and secret; the previous pair fails from the next request on. */
-export async function rotateCredentials(deps: Deps, partnerId: string) {
-  const { api_key, api_secret, api_secret_hash } = await newCredentials(deps)
-  // Read after the hash is computed so a concurrent update of the record is not lost.
-  const current = requirePartner(deps, partnerId)
-  const rotatedAt = deps.clocks.forPartner(partnerId).iso()
-  deps.store.batch((w) => {
-    w.put('partners', { ...current, api_key, api_secret_hash, updated_at: rotatedAt })
-    deps.events.record(w, partnerId, 'api_key.rotated', {
-      object: 'api_key',
-      partner_id: partnerId,
-      api_key,
-      previous_api_key: current.api_key,
-      rotated_at: rotatedAt,
-    })
+/** Stores a new key and secret hash; the previous pair fails from the next request on. */
+export async function storeRotatedCredentials(
+  ctx: Pick<PartnersContext, 'clocks' | 'events'>,
+  tx: StateTx,
+  partnerId: string,
+  credentials: { api_key: string; api_secret_hash: string },
+): Promise<void> {
+  // Read inside the transaction, after the hash was computed: a concurrent update is kept.
+  const current = await partnerById(tx, partnerId)
+  const { api_key, api_secret_hash } = credentials
+  const rotatedAt = ctx.clocks.forPartner(partnerId).iso()
+  tx.put('partners', { ...current, api_key, api_secret_hash, updated_at: rotatedAt })
+  ctx.events.record(tx, partnerId, 'api_key.rotated', {
+    object: 'api_key',
+    partner_id: partnerId,
+    api_key,
+    previous_api_key: current.api_key,
+    rotated_at: rotatedAt,
   })
-  deps.credentials.forget(partnerId)
-  return { api_key, api_secret }
 }
 
-export function requirePartner(deps: Deps, id: string): PartnerRow {
-  const partner = deps.store.get('partners', id)
+export async function partnerById(reader: StateReader, id: string): Promise<PartnerRow> {
+  const partner = await reader.get('partners', id)
   if (!partner) throw new ApiError('not_found', `No partner with id ${id}.`)
   return partner
 }
 
-export function setPartnerStatus(deps: Deps, id: string, status: PartnerStatus): PartnerRow {
-  const partner = requirePartner(deps, id)
-  const next = { ...partner, status, updated_at: deps.clocks.forPartner(partner.id).iso() }
-  deps.store.put('partners', next)
+/** Suspends, revokes or reactivates a partner. */
+export async function changePartnerStatus(
+  ctx: Pick<PartnersContext, 'clocks'>,
+  tx: StateTx,
+  id: string,
+  status: PartnerStatus,
+): Promise<PartnerRow> {
+  const partner = await partnerById(tx, id)
+  const next = { ...partner, status, updated_at: ctx.clocks.forPartner(partner.id).iso() }
+  tx.put('partners', next)
   return next
 }
 
@@ -109,24 +135,47 @@ function slugify(name: string): string {
   )
 }
 
-/** A new active partner with fresh test credentials (control plane; the unit of test isolation). */
-export async function createPartner(deps: Deps, input: NewPartnerInput) {
-  if (input.scenario) deps.scenarios.resolve(input.scenario)
-  const taken = new Set(deps.store.all('partners').map((p) => p.slug))
+/** The slug a new partner gets: the one asked for (409 when taken), or its name's, numbered. */
+async function freeSlug(reader: StateReader, input: NewPartnerInput): Promise<string> {
+  const taken = new Set((await reader.all('partners')).map((p) => p.slug))
   const base = input.slug ?? slugify(input.name)
   if (input.slug && taken.has(input.slug))
     throw new ApiError('conflict', `A partner with slug ${input.slug} exists.`)
   let slug = base
   for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`
-  const { api_key, api_secret, api_secret_hash } = await newCredentials(deps)
-  const now = deps.clock.iso()
+  return slug
+}
+
+/** What a new partner is refused for, checked before its credentials are made. */
+export async function checkNewPartner(
+  ctx: Pick<PartnersContext, 'scenarios'>,
+  reader: StateReader,
+  input: NewPartnerInput,
+): Promise<void> {
+  if (input.scenario) ctx.scenarios.resolve(input.scenario)
+  await freeSlug(reader, input)
+}
+
+/**
+ * A new active partner with fresh test credentials (control plane; the unit of test
+ * isolation), written in `tx`; the caller adds its primary webhook endpoint.
+ */
+export async function insertPartner(
+  ctx: Pick<PartnersContext, 'random' | 'clocks'>,
+  tx: StateTx,
+  input: NewPartnerInput,
+  credentials: { api_key: string; api_secret_hash: string },
+): Promise<PartnerRow> {
+  // Again inside the transaction: a parallel creation may have taken the slug meanwhile.
+  const slug = await freeSlug(tx, input)
+  const now = ctx.clocks.sandbox.iso()
   const partner: PartnerRow = {
-    id: deps.random.uuid(),
+    id: ctx.random.uuid(),
     name: input.name,
     display_name: input.display_name ?? input.name,
     slug,
-    api_key,
-    api_secret_hash,
+    api_key: credentials.api_key,
+    api_secret_hash: credentials.api_secret_hash,
     allowed_origins: input.allowed_origins ?? [],
     webhook_url: input.webhook_url ?? null,
     scopes: input.scopes ?? ['users', 'cards', 'transactions'],
@@ -140,20 +189,22 @@ export async function createPartner(deps: Deps, input: NewPartnerInput) {
     created_at: now,
     updated_at: now,
   }
-  let webhook_secret: string | undefined
-  deps.store.batch((w) => {
-    w.put('partners', partner)
-    webhook_secret = syncPrimaryEndpoint(deps, w, partner)
-  })
-  return { partner, api_key, api_secret, webhook_secret }
+  tx.put('partners', partner)
+  return partner
 }
 
 const DAY_MS = 86_400_000
 
-export function usage(deps: Deps, partner: PartnerRow) {
-  // "Last 24 h" of the partner's own time: advancing it ages its deliveries out.
-  const since = deps.clocks.nowOf(partner.id) - DAY_MS
-  const deliveries = deps.dispatcher.stats(partner.id, since)
+/** Since when `/partner/usage` counts: the last 24 h of the partner's own time. */
+export const usageSince = (ctx: Pick<PartnersContext, 'clocks'>, partnerId: string) =>
+  ctx.clocks.nowOf(partnerId) - DAY_MS
+
+/** The usage snapshot of a partner from its deliveries' counts and its users. */
+export async function usage(
+  reader: StateReader,
+  partner: PartnerRow,
+  deliveries: { succeeded: number; permanentlyFailed: number },
+) {
   return {
     rate_limit: partner.rate_limit,
     status: partner.status,
@@ -162,6 +213,6 @@ export function usage(deps: Deps, partner: PartnerRow) {
       webhook_deliveries_succeeded: deliveries.succeeded,
       webhook_deliveries_permanently_failed: deliveries.permanentlyFailed,
     },
-    totals: { users: deps.store.count('users', 'users_by_partner', partner.id) },
+    totals: { users: await reader.count('users_by_partner', partner.id) },
   }
 }

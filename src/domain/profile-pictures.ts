@@ -1,7 +1,7 @@
-import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
+import type { StateTx } from '../state/seam.js'
 import type { FileRow, UserRow } from '../store/records.js'
-import { publicUser } from './users.js'
+import { publicUser, type UsersContext } from './users.js'
 
 type ImageType = FileRow['content_type']
 
@@ -25,22 +25,26 @@ export function sniffImage(bytes: Buffer): ImageType | undefined {
   return undefined
 }
 
-export async function setProfilePicture(deps: Deps, user: UserRow, file: unknown) {
+/** The uploaded picture's bytes and type, or the error naming what is wrong with it. */
+export async function readPicture(
+  limit: number,
+  file: unknown,
+): Promise<{ bytes: Buffer; contentType: ImageType }> {
   if (!(file instanceof File)) {
     throw validationError(
       'profile_picture',
       'is required: send one file in a multipart/form-data field named profile_picture',
     )
   }
-  if (file.size > deps.config.pictureLimit) {
+  if (file.size > limit) {
     throw new ApiError(
       'payload_too_large',
-      `profile_picture is ${file.size} bytes; the limit is ${deps.config.pictureLimit} bytes.`,
+      `profile_picture is ${file.size} bytes; the limit is ${limit} bytes.`,
       {
         details: [
           {
             field: 'profile_picture',
-            message: `must be at most ${deps.config.pictureLimit} bytes`,
+            message: `must be at most ${limit} bytes`,
             location: 'body',
           },
         ],
@@ -64,28 +68,24 @@ export async function setProfilePicture(deps: Deps, user: UserRow, file: unknown
       },
     )
   }
-  const id = deps.random.id('file')
-  const row: FileRow = {
-    id,
-    partner_id: user.partner_id,
-    user_id: user.id,
-    purpose: 'profile_picture',
-    content_type: contentType,
-    size: bytes.length,
-    created_at: deps.clocks.forPartner(user.partner_id).iso(),
-  }
-  // Bytes first: the row that points at them is only written once they are safely stored.
-  deps.files.write(id, bytes)
-  const fresh = deps.store.get('users', user.id) ?? user
+  return { bytes, contentType }
+}
+
+/** Points the user at a stored file (its bytes already written) and tells the partner. */
+export async function usePicture(
+  ctx: UsersContext,
+  tx: StateTx,
+  user: UserRow,
+  file: FileRow,
+): Promise<UserRow> {
+  const fresh = (await tx.get('users', user.id)) ?? user
   const next = {
     ...fresh,
-    profile_picture_url: `/files/${id}`,
-    updated_at: deps.clocks.forPartner(user.partner_id).iso(),
+    profile_picture_url: `/files/${file.id}`,
+    updated_at: ctx.clocks.forPartner(user.partner_id).iso(),
   }
-  deps.store.batch((w) => {
-    w.put('files', row)
-    w.put('users', next)
-    deps.events.record(w, user.partner_id, 'user.updated', publicUser(deps, next))
-  })
-  return { profile_picture_url: publicUser(deps, next).profile_picture_url as string }
+  tx.put('files', file)
+  tx.put('users', next)
+  ctx.events.record(tx, user.partner_id, 'user.updated', publicUser(ctx, next))
+  return next
 }

@@ -1,9 +1,11 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
-import type { Deps } from '../deps.js'
+import type { SandboxConfig } from '../config.js'
 import { ApiError } from '../errors.js'
+import type { Random } from '../random.js'
+import type { State, StateTx } from '../state/seam.js'
 import type { PartnerRow, SessionRow, UserRow } from '../store/records.js'
-import type { Writer } from '../store/store.js'
-import { jwtKey } from './signing-key.js'
+import type { PartnerClocks } from './partner-clocks.js'
+import { existingSigningKey, jwtKey, signingKey } from './signing-key.js'
 
 /**
  * Session tokens: HS256 JWTs (jose) with `sub` (user), `pid` (partner), `sid` (the stored
@@ -13,11 +15,19 @@ import { jwtKey } from './signing-key.js'
 
 const ISSUER = 'partner-sandbox'
 
-export async function createSession(deps: Deps, user: UserRow, writer?: Writer) {
-  const now = deps.clocks.forPartner(user.partner_id).now()
-  const expiresAt = now + deps.config.sessionTtl
+/** What the session functions use of the kernel. */
+export interface SessionsContext {
+  random: Random
+  clocks: PartnerClocks
+  config: Pick<SandboxConfig, 'sessionTtl'>
+}
+
+/** A new session row for `user`, written in `tx`, and the key its token is to be signed with. */
+export async function openSession(ctx: SessionsContext, tx: StateTx, user: UserRow) {
+  const now = ctx.clocks.forPartner(user.partner_id).now()
+  const expiresAt = now + ctx.config.sessionTtl
   const session: SessionRow = {
-    id: deps.random.id('ses'),
+    id: ctx.random.id('ses'),
     partner_id: user.partner_id,
     user_id: user.id,
     created_at: new Date(now).toISOString(),
@@ -25,19 +35,31 @@ export async function createSession(deps: Deps, user: UserRow, writer?: Writer) 
     revoked_at: null,
     revoked_reason: null,
   }
-  const token = await new SignJWT({ pid: user.partner_id, sid: session.id })
+  const key = await signingKey(ctx, tx)
+  tx.put('sessions', session)
+  return { session, key, issuedAt: now, expiresAt }
+}
+
+/**
+ * The token of a session `openSession` wrote: signed once its transaction committed (signing
+ * awaits the crypto engine, which a transaction does not wait for).
+ */
+export async function signSession(
+  verifier: Pick<SessionVerifier, 'remember'>,
+  opened: Awaited<ReturnType<typeof openSession>>,
+): Promise<string> {
+  const { session, key, issuedAt, expiresAt } = opened
+  const token = await new SignJWT({ pid: session.partner_id, sid: session.id })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(user.id)
+    .setSubject(session.user_id)
     .setIssuer(ISSUER)
-    .setIssuedAt(Math.floor(now / 1000))
+    .setIssuedAt(Math.floor(issuedAt / 1000))
     .setExpirationTime(Math.floor(expiresAt / 1000))
-    .sign(await jwtKey(deps))
-  if (writer) writer.put('sessions', session)
-  else deps.store.put('sessions', session)
+    .sign(await jwtKey(key))
   // Signed here a moment ago: its first use needs no HMAC check (the stored session, read on
   // every request, still decides whether it counts).
-  deps.sessions.remember(token, { sub: user.id, pid: user.partner_id, sid: session.id })
-  return { session, token, expiresAt }
+  verifier.remember(token, { sub: session.user_id, pid: session.partner_id, sid: session.id })
+  return token
 }
 
 interface Claims {
@@ -48,12 +70,13 @@ interface Claims {
 
 const unauthorized = (message: string) => new ApiError('unauthorized', message)
 
-/**
- * Verified signatures are remembered by token, so a request costs a map lookup instead of an
- * HMAC; the stored session is still read on every request.
- */
 type Authenticated = { user: UserRow; session: SessionRow }
 
+/**
+ * Verified signatures are remembered by token, so a request costs a map lookup instead of an
+ * HMAC (a pure derivation: a token's claims never change); the stored session is still read
+ * on every request.
+ */
 export class SessionVerifier {
   private readonly verified = new Map<string, Claims>()
   /** The Authorization header last admitted from `verified` or a verification, and its claims. */
@@ -64,10 +87,19 @@ export class SessionVerifier {
    * whose expiry changes (even in place) is parsed again; rows that go are collected.
    */
   private readonly expiries = new WeakMap<SessionRow, { text: string; ms: number }>()
+  /**
+   * The session and user rows of each session id, with the state version they were read at:
+   * good only while no write moved the version (a pure derivation), so a request between
+   * writes is admitted without waiting on the state; every check still runs on the rows.
+   */
+  private readonly rows = new Map<
+    string,
+    { version: number; session: SessionRow | undefined; user: UserRow | undefined }
+  >()
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly s: { state: State; clocks: PartnerClocks }) {}
 
-  /** Answers at once (no promise) for a token verified before: this runs on every user route. */
+  /** Answers at once (no promise) for a token verified before whose rows are current. */
   authenticate(
     header: string | undefined,
     partner: PartnerRow,
@@ -101,8 +133,29 @@ export class SessionVerifier {
     this.verified.set(token, claims)
   }
 
-  private admit(claims: Claims, partner: PartnerRow): Authenticated {
-    const session = this.deps.store.get('sessions', claims.sid)
+  private admit(claims: Claims, partner: PartnerRow): Authenticated | Promise<Authenticated> {
+    const version = this.s.state.version
+    const known = this.rows.get(claims.sid)
+    if (known?.version === version) return this.check(claims, partner, known.session, known.user)
+    return this.read(claims, partner, version)
+  }
+
+  private async read(claims: Claims, partner: PartnerRow, version: number) {
+    const session = await this.s.state.get('sessions', claims.sid)
+    const user = session && (await this.s.state.get('users', session.user_id))
+    if (this.s.state.version === version) {
+      if (this.rows.size >= 10_000) this.rows.clear()
+      this.rows.set(claims.sid, { version, session, user })
+    }
+    return this.check(claims, partner, session, user)
+  }
+
+  private check(
+    claims: Claims,
+    partner: PartnerRow,
+    session: SessionRow | undefined,
+    user: UserRow | undefined,
+  ): Authenticated {
     if (!session)
       throw unauthorized(
         'This session no longer exists (it ended over a day ago, or the sandbox was reset or restored). Log in again.',
@@ -114,9 +167,8 @@ export class SessionVerifier {
     }
     if (session.revoked_at)
       throw unauthorized(`This session has ended (${session.revoked_reason}). Log in again.`)
-    if (this.expiresAt(session) <= this.deps.clocks.nowOf(partner.id))
+    if (this.expiresAt(session) <= this.s.clocks.nowOf(partner.id))
       throw unauthorized('This session has expired. Log in again.')
-    const user = this.deps.store.get('users', session.user_id)
     if (!user || user.id !== claims.sub || user.partner_id !== partner.id)
       throw unauthorized('The session user no longer exists.')
     if (!user.is_active) throw unauthorized('This user is deactivated.')
@@ -134,10 +186,13 @@ export class SessionVerifier {
   /** Checks the signature and `exp` on the clock of the partner presenting the token. */
   private async verify(token: string, partnerId: string): Promise<Claims> {
     try {
-      const { payload } = await jwtVerify(token, await jwtKey(this.deps), {
+      const raw = await existingSigningKey(this.s.state)
+      // No key yet: nothing was ever signed, so no token is ours.
+      if (!raw) throw new Error('no signing key')
+      const { payload } = await jwtVerify(token, await jwtKey(raw), {
         algorithms: ['HS256'],
         issuer: ISSUER,
-        currentDate: this.deps.clocks.forPartner(partnerId).date(),
+        currentDate: this.s.clocks.forPartner(partnerId).date(),
         requiredClaims: ['sub', 'exp'],
       })
       if (typeof payload.sid !== 'string' || typeof payload.pid !== 'string')
@@ -157,52 +212,51 @@ export class SessionVerifier {
 }
 
 /** Ends sessions of a user (all, or all but one); returns how many were still live. */
-export function revokeSessions(
-  deps: Deps,
+export async function revokeSessions(
+  ctx: Pick<SessionsContext, 'clocks'>,
+  tx: StateTx,
   userId: string,
   reason: string,
   keep?: string,
-  writer?: Writer,
-): number {
-  const live = deps.store
-    .lookup('sessions', 'sessions_by_user', userId)
-    .filter(
-      (s) =>
-        !s.revoked_at &&
-        s.id !== keep &&
-        Date.parse(s.expires_at) > deps.clocks.nowOf(s.partner_id),
-    )
-  const write = (w: Writer) => {
-    for (const s of live) {
-      const now = deps.clocks.forPartner(s.partner_id).iso()
-      w.put('sessions', { ...s, revoked_at: now, revoked_reason: reason })
-    }
+): Promise<number> {
+  const live = (await tx.lookup('sessions_by_user', userId)).filter(
+    (s) =>
+      !s.revoked_at && s.id !== keep && Date.parse(s.expires_at) > ctx.clocks.nowOf(s.partner_id),
+  )
+  for (const s of live) {
+    const now = ctx.clocks.forPartner(s.partner_id).iso()
+    tx.put('sessions', { ...s, revoked_at: now, revoked_reason: reason })
   }
-  if (writer) write(writer)
-  else deps.store.batch(write)
   return live.length
 }
 
 /** Makes a user's live sessions expire now (control plane); returns how many there were. */
-export function expireSessions(deps: Deps, userId: string): number {
-  if (!deps.store.get('users', userId))
+export async function expireSessions(
+  ctx: { clocks: Pick<PartnerClocks, 'sandbox'> },
+  tx: StateTx,
+  userId: string,
+): Promise<number> {
+  if (!(await tx.get('users', userId)))
     throw new ApiError('not_found', `No user with id ${userId}.`)
-  const now = deps.clock.now()
-  const live = deps.store
-    .lookup('sessions', 'sessions_by_user', userId)
-    .filter((s) => !s.revoked_at && Date.parse(s.expires_at) > now)
+  const now = ctx.clocks.sandbox.now()
+  const live = (await tx.lookup('sessions_by_user', userId)).filter(
+    (s) => !s.revoked_at && Date.parse(s.expires_at) > now,
+  )
   const at = new Date(now).toISOString()
-  deps.store.batch((w) => {
-    for (const s of live) w.put('sessions', { ...s, expires_at: at })
-  })
+  for (const s of live) tx.put('sessions', { ...s, expires_at: at })
   return live.length
 }
 
 /** Logs a session out: its token stops working on the next request. */
-export function endSession(deps: Deps, session: SessionRow): void {
-  deps.store.put('sessions', {
-    ...session,
-    revoked_at: deps.clocks.forPartner(session.partner_id).iso(),
+export async function endSession(
+  ctx: Pick<SessionsContext, 'clocks'>,
+  tx: StateTx,
+  session: SessionRow,
+): Promise<void> {
+  const current = (await tx.get('sessions', session.id)) ?? session
+  tx.put('sessions', {
+    ...current,
+    revoked_at: ctx.clocks.forPartner(session.partner_id).iso(),
     revoked_reason: 'logged_out',
   })
 }

@@ -1,26 +1,44 @@
 import { createHmac, timingSafeEqual, webcrypto } from 'node:crypto'
+import type { Random } from '../random.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 
 type CryptoKey = webcrypto.CryptoKey
 
-import type { Deps } from '../deps.js'
+export { codeHash } from './identity-legacy.js'
 
 /**
- * The sandbox's own key for session JWTs and code HMACs. It lives in the store (so sessions
+ * The sandbox's own key for session JWTs and code HMACs. It lives in the state (so sessions
  * survive a restart with a data file) and is made anew after a reset, which also ends every
  * session. It grants nothing outside this sandbox.
  */
-export function signingKey(deps: Pick<Deps, 'store' | 'random'>): Buffer {
-  let meta = deps.store.get('meta', 'sandbox')
+export async function signingKey(ctx: { random: Random }, tx: StateTx): Promise<Buffer> {
+  let meta = await tx.get('meta', 'sandbox')
   if (!meta) {
-    meta = { id: 'sandbox', session_signing_key: deps.random.bytes(32).toString('base64url') }
-    deps.store.put('meta', meta)
+    meta = { id: 'sandbox', session_signing_key: ctx.random.bytes(32).toString('base64url') }
+    tx.put('meta', meta)
   }
   return Buffer.from(meta.session_signing_key, 'base64url')
 }
 
+/** The key when one was made; none means no token or code was ever signed with one. */
+export async function existingSigningKey(reader: StateReader): Promise<Buffer | undefined> {
+  const meta = await reader.get('meta', 'sandbox')
+  return meta ? Buffer.from(meta.session_signing_key, 'base64url') : undefined
+}
+
 /** HMAC of a one-time code or reset token, bound to its row id so equal codes hash apart. */
-export function codeHash(deps: Pick<Deps, 'store' | 'random'>, id: string, value: string): string {
-  return createHmac('sha256', signingKey(deps)).update(`${id}:${value}`).digest('base64url')
+export function hashWithKey(key: Buffer, id: string, value: string): string {
+  return createHmac('sha256', key).update(`${id}:${value}`).digest('base64url')
+}
+
+/** `hashWithKey` with the state's key (made when there is none yet). */
+export async function hashCode(
+  ctx: { random: Random },
+  tx: StateTx,
+  id: string,
+  value: string,
+): Promise<string> {
+  return hashWithKey(await signingKey(ctx, tx), id, value)
 }
 
 /** Whether two hashes (a stored `codeHash` and a fresh one) are equal, in constant time. */
@@ -35,8 +53,7 @@ export function sameHash(a: string, b: string): boolean {
  * bytes makes it import the key again on every sign and verify.
  */
 const jwtKeys = new Map<string, Promise<CryptoKey>>()
-export function jwtKey(deps: Pick<Deps, 'store' | 'random'>): Promise<CryptoKey> {
-  const raw = signingKey(deps)
+export function jwtKey(raw: Buffer): Promise<CryptoKey> {
   const id = raw.toString('base64url')
   let key = jwtKeys.get(id)
   if (!key) {

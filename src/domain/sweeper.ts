@@ -16,10 +16,12 @@ export interface SweepScope {
 /**
  * A rule of the sweep. Answering true means it left work for the next run (a retention
  * backlog drained a batch at a time), which then comes a second later even while the clock is
- * frozen: a frozen sandbox advanced by a month still drains to its bounds.
+ * frozen: a frozen sandbox advanced by a month still drains to its bounds. A rule over the
+ * state seam answers a promise; the sweep waits for it, so an advance has run it before the
+ * dispatcher delivers what it emitted.
  */
 // biome-ignore lint/suspicious/noConfusingVoidType: rules that never leave work answer nothing
-export type SweepTask = (scope: SweepScope) => void | boolean
+export type SweepTask = (scope: SweepScope) => void | boolean | Promise<void | boolean>
 
 /**
  * The rows of a waiting index (see store/indexes.ts) the sweep looks at: one partner's, read
@@ -53,7 +55,7 @@ export class Sweeper {
     deps.clock.onAdvance(() => this.run())
     deps.clocks.onAdvance((partnerId) => this.run(partnerId))
     this.timer = setInterval(() => {
-      if (this.backlog || !deps.clock.state().frozen) this.run()
+      if (this.backlog || !deps.clock.state().frozen) void this.run()
     }, 1000)
     this.timer.unref()
   }
@@ -62,16 +64,30 @@ export class Sweeper {
     this.tasks.push(task)
   }
 
-  run(partnerId?: string): void {
+  /**
+   * Runs every task; a synchronous one is done when run() returns, and the promise settles
+   * once the asynchronous ones (over the state seam) are done too.
+   */
+  run(partnerId?: string): Promise<void> {
     const scope: SweepScope = { partnerId, nowOf: (id) => this.deps.clocks.nowOf(id) }
     this.backlog = false
+    const pending: Promise<void>[] = []
+    const settle = (left: unknown) => {
+      if (left === true) this.backlog = true
+    }
+    const fail = (error: unknown) => {
+      this.deps.logger.error(`sweep task failed: ${(error as Error).stack}`)
+    }
     for (const task of this.tasks) {
       try {
-        if (task(scope) === true) this.backlog = true
+        const left = task(scope)
+        if (left instanceof Promise) pending.push(left.then(settle, fail))
+        else settle(left)
       } catch (error) {
-        this.deps.logger.error(`sweep task failed: ${(error as Error).stack}`)
+        fail(error)
       }
     }
+    return Promise.all(pending).then(() => {})
   }
 
   stop(): void {

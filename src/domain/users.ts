@@ -1,14 +1,24 @@
-import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
+import type { Random } from '../random.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { UserRow } from '../store/records.js'
 import { assertAdult } from './age.js'
-import { hashSecret, PASSWORD_COST } from './secret-hash.js'
+import type { EventBus } from './events.js'
+import type { PartnerClocks } from './partner-clocks.js'
+
+/** What the user functions use of the kernel. */
+export interface UsersContext {
+  random: Random
+  clocks: PartnerClocks
+  events: EventBus
+  baseUrl(): string
+}
 
 /**
  * The user record of spec section 2: no `ssn` (nor its last four digits), no password hash.
  * A stored picture path is made absolute against the sandbox's current public URL.
  */
-export function publicUser(deps: Pick<Deps, 'baseUrl'>, u: UserRow) {
+export function publicUser(links: { baseUrl(): string }, u: UserRow) {
   return {
     id: u.id,
     partner_id: u.partner_id,
@@ -24,15 +34,19 @@ export function publicUser(deps: Pick<Deps, 'baseUrl'>, u: UserRow) {
     metadata: u.metadata,
     is_active: u.is_active,
     profile_picture_url: u.profile_picture_url?.startsWith('/')
-      ? `${deps.baseUrl()}${u.profile_picture_url}`
+      ? `${links.baseUrl()}${u.profile_picture_url}`
       : u.profile_picture_url,
     created_at: u.created_at,
     updated_at: u.updated_at,
   }
 }
 
-export function findUserByEmail(deps: Deps, partnerId: string, email: string): UserRow | undefined {
-  for (const user of deps.store.scan('users', 'users_by_email', email.toLowerCase())) {
+export async function findUserByEmail(
+  reader: StateReader,
+  partnerId: string,
+  email: string,
+): Promise<UserRow | undefined> {
+  for (const user of await reader.lookup('users_by_email', email.toLowerCase())) {
     if (user.partner_id === partnerId) return user
   }
   return undefined
@@ -48,27 +62,35 @@ export interface Registration {
   date_of_birth: string
 }
 
+const emailTaken = (email: string) =>
+  new ApiError('conflict', `A user with email ${email} is already registered with this partner.`, {
+    details: [{ field: 'email', message: 'is already registered', location: 'body' }],
+  })
+
+/** The rules a registration meets before its password is hashed: an adult, a new e-mail. */
+export async function checkRegistration(
+  ctx: Pick<UsersContext, 'clocks'>,
+  reader: StateReader,
+  partnerId: string,
+  input: Pick<Registration, 'email' | 'date_of_birth'>,
+): Promise<void> {
+  assertAdult(ctx, partnerId, input.date_of_birth)
+  if (await findUserByEmail(reader, partnerId, input.email)) throw emailTaken(input.email)
+}
+
+/** Writes the new user (its password already hashed) and its `user.created` event. */
 export async function registerUser(
-  deps: Deps,
+  ctx: UsersContext,
+  tx: StateTx,
   partnerId: string,
   input: Registration,
+  password_hash: string,
 ): Promise<UserRow> {
-  assertAdult(deps, partnerId, input.date_of_birth)
-  const conflict = () =>
-    new ApiError(
-      'conflict',
-      `A user with email ${input.email} is already registered with this partner.`,
-      {
-        details: [{ field: 'email', message: 'is already registered', location: 'body' }],
-      },
-    )
-  if (findUserByEmail(deps, partnerId, input.email)) throw conflict()
-  const password_hash = await hashSecret(input.password, deps.random, PASSWORD_COST)
-  // Checked again after the await: a parallel registration of the same email may have won.
-  if (findUserByEmail(deps, partnerId, input.email)) throw conflict()
-  const now = deps.clocks.forPartner(partnerId).iso()
+  // Checked again inside the transaction: a parallel registration of the same email may have won.
+  if (await findUserByEmail(tx, partnerId, input.email)) throw emailTaken(input.email)
+  const now = ctx.clocks.forPartner(partnerId).iso()
   const user: UserRow = {
-    id: deps.random.uuid(),
+    id: ctx.random.uuid(),
     partner_id: partnerId,
     email: input.email,
     phone_number: input.phone_number,
@@ -87,10 +109,8 @@ export async function registerUser(
     created_at: now,
     updated_at: now,
   }
-  deps.store.batch((w) => {
-    w.put('users', user)
-    deps.events.record(w, partnerId, 'user.created', publicUser(deps, user))
-  })
+  tx.put('users', user)
+  ctx.events.record(tx, partnerId, 'user.created', publicUser(ctx, user))
   return user
 }
 
@@ -99,13 +119,20 @@ export type ProfilePatch = Partial<
 > & { metadata?: Record<string, unknown> }
 
 /** Applies a profile patch. Metadata merges key by key; a key set to null is removed. */
-export function updateProfile(deps: Deps, user: UserRow, patch: ProfilePatch): UserRow {
-  if (patch.date_of_birth) assertAdult(deps, user.partner_id, patch.date_of_birth)
+export async function updateProfile(
+  ctx: UsersContext,
+  tx: StateTx,
+  user: UserRow,
+  patch: ProfilePatch,
+): Promise<UserRow> {
+  if (patch.date_of_birth) assertAdult(ctx, user.partner_id, patch.date_of_birth)
   if (Object.keys(patch).length === 0) return user
+  // The row as stored now: the request's copy was read before this transaction began.
+  const current = (await tx.get('users', user.id)) ?? user
   const { metadata, ...fields } = patch
-  let nextMetadata = user.metadata
+  let nextMetadata = current.metadata
   if (metadata) {
-    nextMetadata = { ...user.metadata }
+    nextMetadata = { ...current.metadata }
     for (const [key, value] of Object.entries(metadata)) {
       if (value === null) delete nextMetadata[key]
       else nextMetadata[key] = value
@@ -114,14 +141,12 @@ export function updateProfile(deps: Deps, user: UserRow, patch: ProfilePatch): U
       throw validationError('metadata', 'may hold at most 50 keys')
   }
   const next: UserRow = {
-    ...user,
+    ...current,
     ...fields,
     metadata: nextMetadata,
-    updated_at: deps.clocks.forPartner(user.partner_id).iso(),
+    updated_at: ctx.clocks.forPartner(user.partner_id).iso(),
   }
-  deps.store.batch((w) => {
-    w.put('users', next)
-    deps.events.record(w, user.partner_id, 'user.updated', publicUser(deps, next))
-  })
+  tx.put('users', next)
+  ctx.events.record(tx, user.partner_id, 'user.updated', publicUser(ctx, next))
   return next
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
-import type { Deps } from '../deps.js'
 import { originAllowed } from '../domain/allowed-origins.js'
 import type { AppEnv } from '../http/app-env.js'
+import type { Logger } from '../logger.js'
 import type { PartnerRow } from '../store/records.js'
 
 /**
@@ -13,7 +13,7 @@ import type { PartnerRow } from '../store/records.js'
  */
 export function warnIfFramingRefused(
   c: Context<AppEnv>,
-  deps: Deps,
+  { logger }: { logger: Logger },
   page: string,
   partner: PartnerRow | undefined,
   origins: string[],
@@ -28,7 +28,7 @@ export function warnIfFramingRefused(
   const fix = origin
     ? `add "${origin}" (or "${new URL(origin).protocol}//${new URL(origin).hostname}:*" for any port)`
     : 'add the framing page’s origin'
-  deps.logger.warn(
+  logger.warn(
     `The ${page} was framed by ${origin ?? 'a page that sent no Referer'}, which is not in the allowed_origins of ${who} (${allowed}): the browser refuses to show it. To allow it, ${fix} to allowed_origins with PATCH /api/v1/partner/me.`,
     { partner: partner?.slug, origin: origin ?? undefined },
   )

@@ -1,7 +1,7 @@
 import { html, raw } from 'hono/html'
-import type { flowStatus } from '../domain/flow-completion.js'
 import { underwritingChoices } from '../domain/onboarding-flow.js'
 import type { OnboardingRow } from '../store/records.js'
+import type { FlowStatus } from './flow-views.js'
 import { onboardingScript } from './onboarding-script.js'
 
 /** The hosted onboarding page (hono/html escapes every value; no asset from a CDN). */
@@ -82,7 +82,7 @@ export interface PageConfig {
   redirectUri: string | null
   currentStep: string
   finished: unknown
-  state: ReturnType<typeof flowStatus>
+  state: FlowStatus
   partnerName: string
 }
 

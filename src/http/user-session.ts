@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import type { Deps } from '../deps.js'
+import type { SessionVerifier } from '../domain/sessions.js'
 import type { AppEnv } from './app-env.js'
 import { requestHeader } from './request-headers.js'
 
@@ -7,8 +7,11 @@ import { requestHeader } from './request-headers.js'
  * Layer 2 of spec section 5: `Authorization: Bearer <sessionToken>` after the org credentials,
  * on the routes that declare `session` access.
  */
-export function attachSession(deps: Deps, c: Context<AppEnv>): Promise<void> | undefined {
-  const found = deps.sessions.authenticate(requestHeader(c, 'authorization'), c.get('partner'))
+export function attachSession(
+  s: { sessions: Pick<SessionVerifier, 'authenticate'> },
+  c: Context<AppEnv>,
+): Promise<void> | undefined {
+  const found = s.sessions.authenticate(requestHeader(c, 'authorization'), c.get('partner'))
   const attach = ({ user, session }: Awaited<typeof found>) => {
     c.set('user', user)
     c.set('session', session)

@@ -1,15 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import {
-  changePassword,
-  requestPasswordReset,
-  resetPassword,
-  startLogin,
-  verifyLogin,
-  verifyPasswordReset,
-} from '../domain/login.js'
-import { endSession } from '../domain/sessions.js'
-import { registerUser } from '../domain/users.js'
+import { maskEmail } from '../domain/login.js'
+import { publicUser } from '../domain/users.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
@@ -29,11 +20,12 @@ import {
   VerifyOtpBody,
 } from '../schemas/auth.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
+import type { Accounts } from '../services/accounts.js'
 
 const tags = ['Authentication']
 const bodyErrors = [400, 413, 415] as const
 
-export function authRoutes(deps: Deps) {
+export function authRoutes(s: { accounts: Accounts; baseUrl(): string }) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.openapi(
@@ -52,8 +44,7 @@ export function authRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      const body = c.req.valid('json')
-      const user = await registerUser(deps, c.get('partner').id, body)
+      const user = await s.accounts.register(c.get('partner').id, c.req.valid('json'))
       return c.json(
         {
           userId: user.id,
@@ -83,7 +74,16 @@ export function authRoutes(deps: Deps) {
     }),
     async (c) => {
       const { email, password } = c.req.valid('json')
-      return c.json(await startLogin(deps, c.get('partner'), email, password), 200)
+      const { user, code } = await s.accounts.startLogin(c.get('partner'), email, password)
+      return c.json(
+        {
+          message: `A one-time code was sent to ${maskEmail(user.email)}. It expires in 10 minutes.`,
+          channel: 'email' as const,
+          destination: maskEmail(user.email),
+          expiresAt: Date.parse(code.expires_at),
+        },
+        200,
+      )
     },
   )
 
@@ -104,7 +104,8 @@ export function authRoutes(deps: Deps) {
     }),
     async (c) => {
       const { email, code } = c.req.valid('json')
-      return c.json(await verifyLogin(deps, c.get('partner'), email, code), 200)
+      const { user, token, expiresAt } = await s.accounts.verifyLogin(c.get('partner'), email, code)
+      return c.json({ sessionToken: token, expiresAt, user: publicUser(s, user) }, 200)
     },
   )
 
@@ -120,8 +121,8 @@ export function authRoutes(deps: Deps) {
         ...errorResponses(...orgErrors),
       },
     }),
-    (c) => {
-      endSession(deps, c.get('session'))
+    async (c) => {
+      await s.accounts.logout(c.get('session'))
       return c.json({ message: 'Logged out. This session token no longer works.' }, 200)
     },
   )
@@ -141,14 +142,17 @@ export function authRoutes(deps: Deps) {
     }),
     async (c) => {
       const { current_password, new_password } = c.req.valid('json')
+      const revoked = await s.accounts.changePassword(
+        c.get('user'),
+        c.get('session').id,
+        current_password,
+        new_password,
+      )
       return c.json(
-        await changePassword(
-          deps,
-          c.get('user'),
-          c.get('session').id,
-          current_password,
-          new_password,
-        ),
+        {
+          message: 'Password changed. Every other session of this user was ended.',
+          sessions_revoked: revoked,
+        },
         200,
       )
     },
@@ -168,7 +172,14 @@ export function authRoutes(deps: Deps) {
         ...errorResponses(...bodyErrors, ...orgErrors),
       },
     }),
-    (c) => c.json(requestPasswordReset(deps, c.get('partner'), c.req.valid('json').email), 200),
+    async (c) => {
+      await s.accounts.requestPasswordReset(c.get('partner'), c.req.valid('json').email)
+      // Always the same answer, whether or not the email is known.
+      return c.json(
+        { message: 'If an account exists for this email, a password reset code was sent to it.' },
+        200,
+      )
+    },
   )
 
   app.openapi(
@@ -184,9 +195,22 @@ export function authRoutes(deps: Deps) {
         ...errorResponses(...bodyErrors, ...orgErrors),
       },
     }),
-    (c) => {
+    async (c) => {
       const { email, code } = c.req.valid('json')
-      return c.json(verifyPasswordReset(deps, c.get('partner'), email, code), 200)
+      const { token, expiresAt } = await s.accounts.verifyPasswordReset(
+        c.get('partner'),
+        email,
+        code,
+      )
+      return c.json(
+        {
+          reset_token: token,
+          expiresAt,
+          message:
+            'Code verified. Send reset_token with the new password to /partner/auth/forgot-password/reset.',
+        },
+        200,
+      )
     },
   )
 
@@ -205,8 +229,18 @@ export function authRoutes(deps: Deps) {
     }),
     async (c) => {
       const { email, reset_token, new_password } = c.req.valid('json')
+      const revoked = await s.accounts.resetPassword(
+        c.get('partner'),
+        email,
+        reset_token,
+        new_password,
+      )
       return c.json(
-        await resetPassword(deps, c.get('partner'), email, reset_token, new_password),
+        {
+          message:
+            'Password reset. Every session of this user was ended; log in with the new password.',
+          sessions_revoked: revoked,
+        },
         200,
       )
     },

@@ -1,31 +1,22 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
-import { autoCompleteIfAsked, flowStatus } from '../domain/flow-completion.js'
+import { exactOrigins, originPatterns } from '../domain/allowed-origins.js'
 import { currentStep } from '../domain/onboarding.js'
-import {
-  EmbedTokenError,
-  flowResult,
-  openWithToken,
-  type Step,
-  submitStep,
-} from '../domain/onboarding-flow.js'
-import {
-  assertPartnerActive,
-  PartnerUnavailableError,
-  unavailablePage,
-} from '../domain/partner-status.js'
-import { redirectUriProblem } from '../domain/redirect-uri.js'
+import { EmbedLinkError, flowResult, type Step } from '../domain/onboarding-flow.js'
+import { PartnerUnavailableError, unavailablePage } from '../domain/partner-status.js'
 import { ApiError } from '../errors.js'
+import { linkProblemPage, presentFlowStatus, presentStep } from '../hosted/flow-views.js'
 import { warnIfFramingRefused } from '../hosted/frame-check.js'
 import { onboardingPage } from '../hosted/onboarding-page.js'
 import { hostedErrorPage, setHostedPageHeaders } from '../hosted/page-headers.js'
-import { attributeToPartner } from '../hosted/partner-attribution.js'
+import { attributePartner } from '../hosted/partner-attribution.js'
 import { accessRoute, withAccess } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
+import type { Logger } from '../logger.js'
+import type { Random } from '../random.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { passOrFail } from '../schemas/fields.js'
+import type { HostedPage, Onboarding } from '../services/onboarding.js'
 
 const tags = ['Hosted onboarding (embed)']
 
@@ -82,13 +73,17 @@ const FlowStatus = z
     },
   })
 
-/** The onboarding a Bearer access token opens, or a 401 naming why not. */
-function openWithBearer(deps: Deps, id: string, authorization: string | undefined) {
-  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1]
+/** The access token of an `Authorization: Bearer` header. */
+const bearer = (authorization: string | undefined) =>
+  /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1]
+
+/** A call of the hosted page whose token opens nothing: a 401 saying why. */
+async function withBearer<T>(call: Promise<T>): Promise<T> {
   try {
-    return openWithToken(deps, id, token)
+    return await call
   } catch (error) {
-    if (error instanceof EmbedTokenError) throw new ApiError('unauthorized', error.message)
+    if (error instanceof EmbedLinkError)
+      throw new ApiError('unauthorized', linkProblemPage(error.problem).message)
     throw error
   }
 }
@@ -98,47 +93,30 @@ function openWithBearer(deps: Deps, id: string, authorization: string | undefine
  * posts to with the onboarding's access token. Public (no partner credentials): the
  * access token is the credential, as in a real embedded flow.
  */
-export function embedRoutes(deps: Deps) {
+export function embedRoutes(s: { onboarding: Onboarding; random: Random; logger: Logger }) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
-  app.get('/onboarding', (c) => {
-    const id = c.req.query('onboarding_id')
+  app.get('/onboarding', async (c) => {
     const token = c.req.query('access_token')
-    let row: ReturnType<typeof openWithToken>
+    let page: HostedPage
     try {
-      row = openWithToken(deps, id, token)
-      assertPartnerActive(deps, row.partner_id)
+      page = await s.onboarding.openPage(
+        c.req.query('onboarding_id'),
+        token,
+        c.req.query('redirect_uri'),
+        (partner) => attributePartner(c, partner),
+      )
     } catch (error) {
       if (error instanceof PartnerUnavailableError) {
         return hostedErrorPage(c, unavailablePage.title, unavailablePage.message, 403)
       }
-      if (!(error instanceof EmbedTokenError)) throw error
-      return hostedErrorPage(
-        c,
-        error.title,
-        error.message,
-        error.title === 'Link expired' ? 410 : 401,
-      )
+      if (!(error instanceof EmbedLinkError)) throw error
+      const { title, message, status } = linkProblemPage(error.problem)
+      return hostedErrorPage(c, title, message, status)
     }
-    const partner = deps.store.get('partners', row.partner_id)
-    attributeToPartner(deps, c, row.partner_id)
-    const origins = partnerOrigins(partner?.allowed_origins)
-    const redirectUri = c.req.query('redirect_uri') ?? row.redirect_uri
-    // A redirect_uri on the URL itself must meet the same rule as one given at start.
-    if (
-      redirectUri &&
-      redirectUri !== row.redirect_uri &&
-      redirectUriProblem(redirectUri, origins)
-    ) {
-      return hostedErrorPage(
-        c,
-        'Link not valid',
-        'The redirect_uri of this link is not one of the partner\u2019s allowed origins.',
-        400,
-      )
-    }
-    warnIfFramingRefused(c, deps, 'hosted onboarding page', partner, origins)
-    const nonce = deps.random.token(22)
+    const { onboarding: row, partner, origins } = page
+    warnIfFramingRefused(c, s, 'hosted onboarding page', partner, origins)
+    const nonce = s.random.token(22)
     setHostedPageHeaders(c, nonce, origins)
     return c.html(
       onboardingPage(
@@ -150,10 +128,10 @@ export function embedRoutes(deps: Deps) {
           statusUrl: `/embed/onboarding/${row.id}/status`,
           allowedOrigins: exactOrigins(origins),
           originPatterns: originPatterns(origins),
-          redirectUri: redirectUri ?? null,
+          redirectUri: page.redirectUri,
           currentStep: currentStep(row) ?? 'result',
           finished: row.flow_result ? flowResult(row) : null,
-          state: flowStatus(deps, row),
+          state: presentFlowStatus(row, page.card),
           partnerName: partner?.display_name ?? 'the app',
         },
         nonce,
@@ -182,14 +160,18 @@ export function embedRoutes(deps: Deps) {
         ...errorResponses(400, 401, 403, 409, 413, 415),
       },
     }),
-    (c) => {
+    async (c) => {
       const { onboardingId, step } = c.req.valid('param')
-      const row = openWithBearer(deps, onboardingId, c.req.header('authorization'))
-      assertPartnerActive(deps, row.partner_id)
-      attributeToPartner(deps, c, row.partner_id)
-      const answer = submitStep(deps, row, step as Step, c.req.valid('json'))
-      if (answer.finished) autoCompleteIfAsked(deps, row.id)
-      return c.json(answer, 200)
+      const next = await withBearer(
+        s.onboarding.submitStep(
+          onboardingId,
+          bearer(c.req.header('authorization')),
+          step as Step,
+          c.req.valid('json'),
+          (partner) => attributePartner(c, partner),
+        ),
+      )
+      return c.json(presentStep(step as Step, next), 200)
     },
   )
 
@@ -208,15 +190,15 @@ export function embedRoutes(deps: Deps) {
         ...errorResponses(400, 401, 403),
       },
     }),
-    (c) => {
-      const row = openWithBearer(
-        deps,
-        c.req.valid('param').onboardingId,
-        c.req.header('authorization'),
+    async (c) => {
+      const { onboarding, card } = await withBearer(
+        s.onboarding.flowState(
+          c.req.valid('param').onboardingId,
+          bearer(c.req.header('authorization')),
+          (partner) => attributePartner(c, partner),
+        ),
       )
-      assertPartnerActive(deps, row.partner_id)
-      attributeToPartner(deps, c, row.partner_id)
-      return c.json(flowStatus(deps, row), 200)
+      return c.json(presentFlowStatus(onboarding, card), 200)
     },
   )
 

@@ -1,8 +1,8 @@
 import { Hono } from 'hono'
-import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { withAccess } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
+import type { Accounts } from '../services/accounts.js'
 
 /**
  * Only a picture's magic bytes are checked at upload, so markup or script may follow them:
@@ -19,13 +19,13 @@ const EXTENSIONS: Record<string, string> = {
  * Uploaded files, public like a CDN URL: the id is unguessable and the content type is the
  * one recognised at upload.
  */
-export function fileRoutes(deps: Deps) {
+export function fileRoutes(s: { accounts: Accounts }) {
   const app = new Hono<AppEnv>()
-  app.get('/:id', (c) => {
+  app.get('/:id', async (c) => {
     const id = c.req.param('id')
-    const row = deps.store.get('files', id)
-    const bytes = row && deps.files.read(id)
-    if (!row || !bytes) throw new ApiError('not_found', `No file ${id}.`)
+    const found = await s.accounts.file(id)
+    if (!found) throw new ApiError('not_found', `No file ${id}.`)
+    const { row, bytes } = found
     return c.body(new Uint8Array(bytes), 200, {
       'Content-Type': row.content_type,
       'Content-Length': String(bytes.length),

@@ -1,12 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { cardOf, publicCard, toDollars } from '../domain/cards.js'
-import {
-  completeOnboarding,
-  onboardingsOf,
-  onboardingView,
-  startOnboarding,
-} from '../domain/onboarding.js'
+import { onboardingView } from '../domain/onboarding.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
@@ -19,6 +12,8 @@ import {
   OnboardingSession,
   StartOnboardingBody,
 } from '../schemas/onboarding.js'
+import type { Onboarding } from '../services/onboarding.js'
+import { presentCardStatus, presentCompletion, presentStarted } from './onboarding-views.js'
 
 const tags = ['Card onboarding']
 
@@ -31,7 +26,13 @@ const NoOnboarding = z
     description: 'Not an HTTP error: 200 with success false; the data key is omitted.',
   })
 
-export function onboardingRoutes(deps: Deps) {
+export function onboardingRoutes({
+  onboarding,
+  baseUrl,
+}: {
+  onboarding: Onboarding
+  baseUrl(): string
+}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.openapi(
@@ -52,15 +53,9 @@ export function onboardingRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 409, 413, 415),
       },
     }),
-    (c) => {
-      const body = c.req.valid('json')
-      return c.json(
-        {
-          success: true as const,
-          data: startOnboarding(deps, c.get('partner'), c.get('user'), body),
-        },
-        200,
-      )
+    async (c) => {
+      const started = await onboarding.start(c.get('partner'), c.get('user'), c.req.valid('json'))
+      return c.json({ success: true as const, data: presentStarted(baseUrl(), started) }, 200)
     },
   )
 
@@ -79,8 +74,8 @@ export function onboardingRoutes(deps: Deps) {
         ...errorResponses(...orgErrors),
       },
     }),
-    (c) => {
-      const latest = onboardingsOf(deps, c.get('user').id)[0]
+    async (c) => {
+      const latest = await onboarding.latest(c.get('user').id)
       if (!latest) {
         return c.json(
           {
@@ -112,16 +107,15 @@ export function onboardingRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404, 409, 413, 415),
       },
     }),
-    (c) => {
+    async (c) => {
       const { onboardingId } = c.req.valid('param')
-      const result = completeOnboarding(
-        deps,
+      const completion = await onboarding.complete(
         c.get('partner'),
         c.get('user'),
         onboardingId,
         c.req.valid('json'),
       )
-      return c.json({ success: true as const, data: result }, 200)
+      return c.json({ success: true as const, data: presentCompletion(completion) }, 200)
     },
   )
 
@@ -137,36 +131,10 @@ export function onboardingRoutes(deps: Deps) {
         ...errorResponses(...orgErrors),
       },
     }),
-    (c) => {
+    async (c) => {
       const user = c.get('user')
-      const latest = onboardingsOf(deps, user.id)[0]
-      const card = cardOf(deps, user.id)
-      return c.json(
-        {
-          success: true as const,
-          data: {
-            user_id: user.id,
-            kyc_status: user.kyc_status,
-            provider_consumer_id: user.provider_consumer_id,
-            onboarding: latest
-              ? {
-                  onboardingId: latest.id,
-                  status: latest.status,
-                  consumerKycStatus: latest.consumer_kyc_status,
-                  failure_reason: latest.failure_reason,
-                  review_resolves_at: latest.review_resolves_at,
-                }
-              : null,
-            card: card ? publicCard(card) : null,
-            balances: {
-              available: toDollars(card?.available_balance_cents ?? 0),
-              ledger: toDollars(card?.ledger_balance_cents ?? 0),
-              currency: 'USD' as const,
-            },
-          },
-        },
-        200,
-      )
+      const status = await onboarding.cardStatus(user.id)
+      return c.json({ success: true as const, data: presentCardStatus(user, status) }, 200)
     },
   )
 

@@ -1,12 +1,13 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { publicPartner, rotateCredentials, updatePartner, usage } from '../domain/partners.js'
+import { publicPartner } from '../domain/partners.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { PartnerEnvelope, PatchPartnerBody, RotatedCredentials, Usage } from '../schemas/partner.js'
+import type { Partners } from '../services/partners.js'
+import type { State } from '../state/seam.js'
 
 const tags = ['Partner organization']
 
@@ -62,10 +63,10 @@ const getUsage = accessRoute('org', {
   },
 })
 
-export function partnerRoutes(deps: Deps) {
+export function partnerRoutes(s: { partners: Partners; state: Pick<State, 'version'> }) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
-  const answers = serializedCache(() => deps.store.version)
+  const answers = serializedCache(() => s.state.version)
   app.openapi(getMe, (c) => {
     const partner = c.get('partner')
     return c.json(
@@ -75,13 +76,13 @@ export function partnerRoutes(deps: Deps) {
     )
   })
 
-  app.openapi(patchMe, (c) => {
-    const updated = updatePartner(deps, c.get('partner'), c.req.valid('json'))
+  app.openapi(patchMe, async (c) => {
+    const updated = await s.partners.update(c.get('partner'), c.req.valid('json'))
     return c.json({ partner: publicPartner(updated) }, 200)
   })
 
   app.openapi(rotate, async (c) => {
-    const credentials = await rotateCredentials(deps, c.get('partner').id)
+    const credentials = await s.partners.rotateCredentials(c.get('partner').id)
     return c.json(
       {
         ...credentials,
@@ -92,7 +93,7 @@ export function partnerRoutes(deps: Deps) {
     )
   })
 
-  app.openapi(getUsage, (c) => c.json(usage(deps, c.get('partner')), 200))
+  app.openapi(getUsage, async (c) => c.json(await s.partners.usage(c.get('partner')), 200))
 
   return app
 }

@@ -1,19 +1,23 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { setProfilePicture } from '../domain/profile-pictures.js'
-import { publicUser, updateProfile } from '../domain/users.js'
+import { publicUser } from '../domain/users.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { PatchUserBody, ProfilePictureBody, ProfilePictureResult, User } from '../schemas/users.js'
+import type { Accounts } from '../services/accounts.js'
+import type { State } from '../state/seam.js'
 
 const tags = ['User profile']
 
-export function userRoutes(deps: Deps) {
+export function userRoutes(s: {
+  accounts: Accounts
+  state: Pick<State, 'version'>
+  baseUrl(): string
+}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  const answers = serializedCache(() => deps.store.version)
+  const answers = serializedCache(() => s.state.version)
 
   app.openapi(
     accessRoute('session', {
@@ -30,11 +34,11 @@ export function userRoutes(deps: Deps) {
     (c) => {
       const user = c.get('user')
       // The picture's link is made from the request's origin: part of the key.
-      const key = `${user.id}\n${deps.baseUrl()}`
+      const key = `${user.id}\n${s.baseUrl()}`
       // Made from the user's row alone (the basis: a write puts a new one) and the origin (in
       // the key): writes to anything else leave it current, so it holds under traffic.
       return c.json(
-        answers(key, () => publicUser(deps, user), user, ROW_ONLY),
+        answers(key, () => publicUser(s, user), user, ROW_ONLY),
         200,
       )
     },
@@ -55,9 +59,9 @@ export function userRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 413, 415),
       },
     }),
-    (c) => {
-      const patch = c.req.valid('json')
-      return c.json(publicUser(deps, updateProfile(deps, c.get('user'), patch)), 200)
+    async (c) => {
+      const updated = await s.accounts.updateProfile(c.get('user'), c.req.valid('json'))
+      return c.json(publicUser(s, updated), 200)
     },
   )
 
@@ -68,7 +72,7 @@ export function userRoutes(deps: Deps) {
       operationId: 'uploadProfilePicture',
       tags,
       summary: 'Upload a profile picture',
-      description: `multipart/form-data with one file field \`profile_picture\`: PNG, JPEG or WebP, recognised by content; at most ${deps.config.pictureLimit} bytes (413 above, 415 for other types).`,
+      description: `multipart/form-data with one file field \`profile_picture\`: PNG, JPEG or WebP, recognised by content; at most ${s.accounts.pictureLimit} bytes (413 above, 415 for other types).`,
       request: {
         body: {
           required: true,
@@ -82,7 +86,11 @@ export function userRoutes(deps: Deps) {
     }),
     async (c) => {
       const form = c.req.valid('form')
-      return c.json(await setProfilePicture(deps, c.get('user'), form.profile_picture), 200)
+      const updated = await s.accounts.setProfilePicture(c.get('user'), form.profile_picture)
+      return c.json(
+        { profile_picture_url: publicUser(s, updated).profile_picture_url as string },
+        200,
+      )
     },
   )
 

@@ -91,6 +91,11 @@ export const indexDefs = {
   deliveries_by_day: index('webhook_deliveries', (d) =>
     bucketKey(d.partner_id, dayOf(d.created_at)),
   ),
+  // identity: the inbox, in the order messages were sent (every one under 'all'), by recipient
+  // (a login's read walks only that address's messages) and by partner (its reset).
+  inbox_in_order: index('inbox_messages', () => 'all'),
+  inbox_by_email: index('inbox_messages', (m) => m.to.toLowerCase()),
+  inbox_by_partner: index('inbox_messages', (m) => m.partner_id),
   // Journal area. Each partner's requests in the order they were answered (a ring's slot
   // written again moves to the end; the whole journal is read by `seq`, with no index to keep
   // on every request); the runtime faults in the order they were added, versioned so the

@@ -338,6 +338,25 @@ export const scenarioRow = z.object({
 })
 export type ScenarioRow = z.infer<typeof scenarioRow>
 
+/**
+ * A message the sandbox "sent" (a login or password-reset code), for `GET /_sandbox/inbox`.
+ * Ephemeral: the code is a secret, so only its HMAC (verification_codes) reaches the data file.
+ */
+export const inboxMessageRow = z.object({
+  id: z.string().startsWith('msg_'),
+  partner_id: z.string(),
+  user_id: z.string(),
+  to: z.string(),
+  channel: z.literal('email'),
+  kind: z.enum(['login_code', 'password_reset_code']),
+  subject: z.string(),
+  body: z.string(),
+  code: z.string(),
+  created_at: z.string(),
+  expires_at: z.string(),
+})
+export type InboxMessageRow = z.infer<typeof inboxMessageRow>
+
 /** Every collection the store holds, by name. Later capabilities add theirs here. */
 export const collectionSchemas = {
   meta: metaRow,
@@ -359,6 +378,7 @@ export const collectionSchemas = {
   connect_tokens: connectTokenRow,
   scenarios: scenarioRow,
   overrides: overrideRow,
+  inbox_messages: inboxMessageRow,
   // The sandbox's traffic (journal area): ephemeral, and kept by a reset or restore.
   request_journal: requestJournalRow,
   request_captures: requestCaptureRow,
@@ -377,6 +397,7 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
  * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
  */
 export const ephemeralCollections: readonly CollectionName[] = [
+  'inbox_messages',
   'request_journal',
   'request_captures',
   'runtime_faults',

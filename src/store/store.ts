@@ -447,9 +447,11 @@ export class Store {
     for (const op of ops) {
       if (op[0] === 'replace') {
         const next = emptyCollections()
+        // Ephemeral collections start empty (an uploaded snapshot cannot bring back an inbox,
+        // its codes) but for those kept as they are (the request journal, the faults).
         for (const name of collectionNames) {
           if (this.kept.has(name)) (next as Record<string, unknown>)[name] = this.data[name]
-          else Object.assign(next[name], op[1][name] ?? {})
+          else if (!this.ephemeral.has(name)) Object.assign(next[name], op[1][name] ?? {})
         }
         this.data = next
         this.fillIndexes([...this.indexes.values()], seq)

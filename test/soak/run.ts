@@ -16,6 +16,7 @@ try {
     windowSeconds: Number(process.env.SOAK_WINDOW ?? 10),
     workers: Number(process.env.SOAK_WORKERS ?? 8),
     clockStep: process.env.SOAK_CLOCK_STEP || undefined,
+    collectGarbage: sandbox.collectGarbage,
   })
   console.table(report.windows)
   console.log(

@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { countRows } from './data-rows.js'
+import { type SoakWindow, sampleWindows } from './window-sampler.js'
+
+export type { SoakWindow }
 
 /**
  * The soak's workload against a running sandbox on 127.0.0.1: each worker registers and
@@ -19,7 +20,12 @@ export interface SoakOptions {
   base: string
   /** The sandbox's process id, to read its RSS from /proc. */
   pid: number
+  /** How long the load runs (with `until`, at least). */
   seconds: number
+  /** After `seconds`, the load goes on window by window until this answers true... */
+  until?: (windows: SoakWindow[]) => boolean
+  /** ...or until this many seconds have passed. */
+  maxSeconds?: number
   windowSeconds: number
   workers: number
   /** Users each worker creates at its start and then cycles through (default 3). */
@@ -32,20 +38,15 @@ export interface SoakOptions {
   listLimit?: number
   /** The sandbox's data file: each window then counts the stored rows (read here). */
   dataFile?: string
+  /**
+   * A full collection in the sandbox, run at each window's end before its RSS is read. Its
+   * time is in no window: the window's requests and CPU are read before it, and the next
+   * window starts after it.
+   */
+  collectGarbage?: () => Promise<void>
   /** Sandbox time added every `clockEverySeconds` (a duration the clock route takes). */
   clockStep?: string
   clockEverySeconds?: number
-}
-
-export interface SoakWindow {
-  second: number
-  requests: number
-  perSecond: number
-  /** Requests per CPU second of the sandbox: what a request costs, whatever else runs. */
-  perCpuSecond: number
-  rssMb: number
-  /** Rows stored at the window's end (with `dataFile`). */
-  rows?: number
 }
 
 export interface SoakReport {
@@ -57,20 +58,6 @@ export interface SoakReport {
 }
 
 const PASSWORD = 'Soak-Passw0rd!'
-
-export function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0)
-  return Math.round(kb / 102.4) / 10
-}
-
-/** CPU seconds (user + system) the process has used, from /proc (clock ticks of 10 ms). */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 /** A webhook endpoint on 127.0.0.1 that answers 200 and counts what it gets. */
 async function startReceiver(): Promise<{ server: Server; url: string; count: () => number }> {
@@ -97,6 +84,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     webhooksReceived: 0,
   }
   let inWindow = 0
+  let logins = 0
   const call = async (
     method: string,
     path: string,
@@ -146,6 +134,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     return email
   }
   const login = async (email: string) => {
+    logins++
     await call('POST', '/api/v1/partner/auth/login', partnerHeaders, { email, password: PASSWORD })
     const inbox = await call(
       'GET',
@@ -180,7 +169,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     )
   }
   const round = async (email: string, n: number) => {
-    for (let i = 1; i < (options.loginsPerRound ?? 1); i++)
+    for (let i = 1; i < (options.loginsPerRound ?? 1); i++, logins++)
       await call('POST', '/api/v1/partner/auth/login', partnerHeaders, {
         email,
         password: PASSWORD,
@@ -203,28 +192,34 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await call('POST', '/api/v1/partner/auth/logout', bearer)
   }
 
-  // Rounds run between clock jumps, never across one (a jump would expire their code).
+  // Rounds, and each user's setup, run between clock jumps, never across one (a jump would
+  // expire their code or session; on a busy machine a setup can outlast the first interval).
   let gate: Promise<void> | undefined
   let active = 0
   let idle: (() => void) | undefined
-  const deadline = Date.now() + options.seconds * 1000
+  let ended = false
+  const between = async <T>(work: () => Promise<T>): Promise<T> => {
+    while (gate) await gate
+    active++
+    try {
+      return await work()
+    } finally {
+      active--
+      if (active === 0) idle?.()
+    }
+  }
   const worker = async () => {
     const users: string[] = []
     for (let i = 0; i < (options.usersPerWorker ?? 3); i++) {
-      const email = await newUser()
-      await onboard(email, await login(email))
-      users.push(email)
+      users.push(
+        await between(async () => {
+          const email = await newUser()
+          await onboard(email, await login(email))
+          return email
+        }),
+      )
     }
-    for (let n = 0; Date.now() < deadline; n++) {
-      while (gate) await gate
-      active++
-      try {
-        await round(users[n % users.length] as string, n)
-      } finally {
-        active--
-        if (active === 0) idle?.()
-      }
-    }
+    for (let n = 0; !ended; n++) await between(() => round(users[n % users.length] as string, n))
   }
   const jump = async () => {
     let open = () => {}
@@ -243,33 +238,35 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
   let jumping: Promise<void> | undefined
   const started = Date.now()
-  let cpu = cpuSeconds(options.pid)
-  const sampler = setInterval(() => {
-    const second = Math.round((Date.now() - started) / 1000)
-    const used = cpuSeconds(options.pid) - cpu
-    cpu += used
-    report.windows.push({
-      second,
-      requests: inWindow,
-      perSecond: Math.round(inWindow / options.windowSeconds),
-      perCpuSecond: used > 0 ? Math.round(inWindow / used) : 0,
-      rssMb: rssMb(options.pid),
-      ...(options.dataFile ? { rows: countRows(options.dataFile) } : {}),
-    })
-    inWindow = 0
-  }, options.windowSeconds * 1000)
+  let stopped = false
+  const sampling = sampleWindows(
+    options,
+    report.windows,
+    started,
+    () => {
+      const requests = inWindow
+      inWindow = 0
+      return requests
+    },
+    () => logins,
+    () => stopped,
+  ).finally(() => {
+    ended = true
+  })
+  sampling.catch(() => {}) // awaited below, unless a worker failed first
   const pacer = options.clockStep
     ? setInterval(
         () => {
-          if (Date.now() < deadline) jumping = jump()
+          if (!ended) jumping = jump()
         },
         (options.clockEverySeconds ?? 5) * 1000,
       )
     : undefined
   try {
     await Promise.all(Array.from({ length: options.workers }, worker))
+    await sampling
   } finally {
-    clearInterval(sampler)
+    stopped = true
     clearInterval(pacer)
     await jumping
     report.webhooksReceived = receiver.count()

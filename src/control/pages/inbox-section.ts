@@ -4,16 +4,19 @@ import { table } from './table.js'
 
 /** The codes the sandbox "sent" by email (OTP, password reset): what a tester copies. */
 export function inboxSection(view: PartnerView) {
+  // The inbox is read from the state (a promise): the template waits for it.
   return html`<section data-testid="inbox-section">
     <h2>Inbox</h2>
-    ${table(
-      'inbox',
-      ['To', 'Kind', 'Code', 'Sent', 'Expires'],
-      view.inbox.map((m) => ({
-        id: m.id,
-        cells: [m.to, m.kind, m.code, m.created_at, m.expires_at],
-      })),
-      'No messages.',
+    ${view.inbox.then((messages) =>
+      table(
+        'inbox',
+        ['To', 'Kind', 'Code', 'Sent', 'Expires'],
+        messages.map((m) => ({
+          id: m.id,
+          cells: [m.to, m.kind, m.code, m.created_at, m.expires_at],
+        })),
+        'No messages.',
+      ),
     )}
   </section>`
 }

@@ -1,0 +1,98 @@
+import type { Deps } from '../deps.js'
+import type { CredentialCache } from '../domain/credential-cache.js'
+import type { EventBus } from '../domain/events.js'
+import { authenticatePartner } from '../domain/partner-auth.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
+import {
+  checkNewPartner,
+  insertPartner,
+  type NewPartnerInput,
+  newCredentials,
+  type PartnerPatch,
+  patchPartner,
+  storeRotatedCredentials,
+  usage,
+  usageSince,
+} from '../domain/partners.js'
+import { type SandboxPartnerPatch, updateSandboxPartner } from '../domain/sandbox-partners.js'
+import type { Random } from '../random.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { State } from '../state/seam.js'
+import type { PartnerRow } from '../store/records.js'
+import { syncPrimaryEndpoint } from '../webhooks/subscriptions.js'
+
+export interface PartnersParts {
+  state: State
+  random: Random
+  clocks: PartnerClocks
+  events: EventBus
+  scenarios: ScenarioRegistry
+  credentials: CredentialCache
+  /**
+   * The bag, ONLY for the cross-area calls marked `// cross-area:` below (webhooks' primary
+   * endpoint and delivery counts, the platform's sandbox settings) until the lead reconnects
+   * them; read when called, since the bag is built after this service.
+   */
+  legacy: () => Deps
+}
+
+/** Partner organizations: their credentials, their record, and the control plane's partners. */
+export class Partners {
+  constructor(private readonly s: PartnersParts) {}
+
+  /** Layer 1 of spec section 5: the organization credentials of a request. */
+  authenticate(
+    key: string | undefined,
+    secret: string | undefined,
+  ): PartnerRow | Promise<PartnerRow> {
+    return authenticatePartner(this.s, key, secret)
+  }
+
+  update(partner: PartnerRow, patch: PartnerPatch): Promise<PartnerRow> {
+    return this.s.state.transaction(async (tx) => {
+      const next = await patchPartner(this.s, tx, partner, patch)
+      // cross-area: syncPrimaryEndpoint (webhooks), on the store this transaction writes
+      syncPrimaryEndpoint(this.s.legacy(), tx, next)
+      return next
+    })
+  }
+
+  /** Replaces key and secret; the previous pair fails from the next request on. */
+  async rotateCredentials(partnerId: string) {
+    const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
+    await this.s.state.transaction(async (tx) => {
+      await storeRotatedCredentials(this.s, tx, partnerId, { api_key, api_secret_hash })
+      tx.afterCommit(() => this.s.credentials.forget(partnerId))
+    })
+    return { api_key, api_secret }
+  }
+
+  async usage(partner: PartnerRow) {
+    const since = usageSince(this.s, partner.id)
+    // cross-area: dispatcher.stats (webhooks)
+    const deliveries = this.s.legacy().dispatcher.stats(partner.id, since)
+    return usage(this.s.state, partner, deliveries)
+  }
+
+  /** A new active partner with fresh test credentials, and its primary endpoint's secret. */
+  async create(input: NewPartnerInput) {
+    await checkNewPartner(this.s, this.s.state, input)
+    const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
+    return this.s.state.transaction(async (tx) => {
+      const partner = await insertPartner(this.s, tx, input, { api_key, api_secret_hash })
+      // cross-area: syncPrimaryEndpoint (webhooks), on the store this transaction writes
+      const webhook_secret = syncPrimaryEndpoint(this.s.legacy(), tx, partner)
+      return { partner, api_key, api_secret, webhook_secret }
+    })
+  }
+
+  /** Control plane: status, scenario, rate limit or auto_complete, together or not at all. */
+  updateSandboxSettings(id: string, patch: SandboxPartnerPatch): PartnerRow {
+    // cross-area: updateSandboxPartner (platform), still on the sync store
+    return updateSandboxPartner(this.s.legacy(), id, patch)
+  }
+
+  list(): Promise<PartnerRow[]> {
+    return this.s.state.all('partners')
+  }
+}

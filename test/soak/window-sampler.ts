@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs'
+import { countRows } from './data-rows.js'
+
+/**
+ * The soak's windows: at each window's end, the requests answered and the CPU the sandbox
+ * used in it, then (after a full collection in the sandbox, when one is asked for) its RSS
+ * and stored rows. Throughput is per CPU second of the sandbox process: on a shared machine
+ * other jobs take the CPU away unevenly, while what a request costs the sandbox is what grows
+ * if a request scans history.
+ */
+
+export interface SoakWindow {
+  second: number
+  requests: number
+  perSecond: number
+  /** Requests per CPU second of the sandbox: what a request costs, whatever else runs. */
+  perCpuSecond: number
+  /** After the window's collection (with `collectGarbage`). */
+  rssMb: number
+  /** Rows stored at the window's end (with `dataFile`). */
+  rows?: number
+  /** Logins asked for since the start, each a message in the inbox (it keeps the last 5,000). */
+  logins: number
+}
+
+export interface SamplerOptions {
+  /** The sandbox's process id, to read its CPU time and RSS from /proc. */
+  pid: number
+  seconds: number
+  until?: (windows: SoakWindow[]) => boolean
+  maxSeconds?: number
+  windowSeconds: number
+  dataFile?: string
+  collectGarbage?: () => Promise<void>
+}
+
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0)
+  return Math.round(kb / 102.4) / 10
+}
+
+/** CPU seconds (user + system) the process has used, from /proc (clock ticks of 10 ms). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/**
+ * Samples a window every `windowSeconds` from `started` until `seconds` have passed and
+ * `until` holds, or `maxSeconds` have passed, or `stopped()`, into `windows`. `takeRequests`
+ * answers the requests counted since it was last called. A collection's own CPU time and the
+ * requests answered while it runs count in no window: each window is measured from the end
+ * of the previous window's collection.
+ */
+export async function sampleWindows(
+  options: SamplerOptions,
+  windows: SoakWindow[],
+  started: number,
+  takeRequests: () => number,
+  logins: () => number,
+  stopped: () => boolean,
+): Promise<void> {
+  let windowStart = started
+  let cpu = cpuSeconds(options.pid)
+  takeRequests()
+  const most = Math.max(options.seconds, options.maxSeconds ?? 0)
+  for (let end = options.windowSeconds; end <= most; end += options.windowSeconds) {
+    await new Promise((resolve) => setTimeout(resolve, started + end * 1000 - Date.now()))
+    if (stopped()) return
+    const requests = takeRequests()
+    const used = cpuSeconds(options.pid) - cpu
+    const seconds = (Date.now() - windowStart) / 1000
+    await options.collectGarbage?.()
+    windows.push({
+      second: end,
+      requests,
+      perSecond: Math.round(requests / seconds),
+      perCpuSecond: used > 0 ? Math.round(requests / used) : 0,
+      rssMb: rssMb(options.pid),
+      ...(options.dataFile ? { rows: countRows(options.dataFile) } : {}),
+      logins: logins(),
+    })
+    if (end + options.windowSeconds > options.seconds && (options.until?.(windows) ?? true)) return
+    takeRequests()
+    cpu = cpuSeconds(options.pid)
+    windowStart = Date.now()
+  }
+}
