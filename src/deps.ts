@@ -12,7 +12,9 @@ import type { RequestJournal } from './http/request-journal.js'
 import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
+import type { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { Platform } from './services/platform.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
@@ -45,4 +47,8 @@ export interface Deps {
   origins: RequestOrigins
   /** The base URL for links the sandbox returns (`origins.baseUrl`). */
   baseUrl(): string
+  /** The sandbox as a whole for the control plane: health, reset, snapshots, partner state. */
+  platform: Platform
+  /** Scenarios loaded through the control plane, kept in the state. */
+  loadedScenarios: LoadedScenarios
 }

@@ -14,6 +14,7 @@ import { settleDueDeposits } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { resolveDueReviews } from './domain/onboarding.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
+import { setPartnerStatus } from './domain/partners.js'
 import { Retention } from './domain/retention.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
@@ -30,6 +31,7 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { Platform } from './services/platform.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -115,42 +117,76 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     config.publicUrl,
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
-  const clocks = new PartnerClocks(store, clock)
+  const state = new MemoryState(store)
+  // First of all that listens to the sandbox clock: frozen partners have moved with it by the
+  // time the sweeper and the dispatcher look at their due work.
+  const clocks = await PartnerClocks.open(state, clock)
+  const scenarios = new ScenarioRegistry(scenario, logger.error)
+  const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
+  const events = new EventBus(random, clocks, store)
+  const inbox = new Inbox()
+  const files = new FileStore(config.data)
+  const retention = new Retention({ state, logger })
+  events.subscribe((event) => void retention.capPartner(event.partner_id))
+  // Built before the dispatcher, so it hears a clock advance first: the events its rules
+  // emit on the way exist when the dispatcher runs.
+  const sweeper = new Sweeper({
+    clock,
+    clocks,
+    logger,
+    tasks: [
+      // cross-area: resolveDueReviews, settleDueDeposits, resolveDueDisputes take the whole
+      // Deps until their areas move to the seam.
+      (scope) => resolveDueReviews(deps, scope),
+      (scope) => settleDueDeposits(deps, scope),
+      (scope) => resolveDueDisputes(deps, scope),
+      // Whatever it removed, more may be due: the next second's run looks again.
+      async (scope) => (await retention.run(scope)) > 0,
+    ],
+  })
+  const platform = new Platform({
+    config,
+    state,
+    random,
+    clocks,
+    scenarios,
+    files,
+    inbox,
+    credentials,
+    legacy: {
+      // cross-area: setPartnerStatus (identity) and Dispatcher.reload (webhooks).
+      setPartnerStatus: (id, status) => void setPartnerStatus(deps, id, status),
+      reloadDeliveries: (id) => deps.dispatcher.reload(id),
+    },
+  })
   const deps: Deps = {
     config,
     store,
-    state: new MemoryState(store),
+    state,
     clock,
     clocks,
     random,
-    scenarios: new ScenarioRegistry(scenario),
+    scenarios,
     logger,
     credentials,
-    events: new EventBus(random, clocks, store),
-    inbox: new Inbox(),
+    events,
+    inbox,
     sessions: undefined as unknown as SessionVerifier,
-    files: new FileStore(config.data),
+    files,
     dispatcher: undefined as unknown as Dispatcher,
     journal: new RequestJournal(),
     faults: new FaultInjector(),
-    sweeper: undefined as unknown as Sweeper,
+    sweeper,
     sinks: new SinkRegistry(),
     origins,
     baseUrl: origins.baseUrl,
+    platform,
+    loadedScenarios,
   }
-  new LoadedScenarios(deps)
   deps.sessions = new SessionVerifier(deps)
-  // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
-  deps.sweeper = new Sweeper(deps)
-  deps.sweeper.add((scope) => resolveDueReviews(deps, scope))
-  deps.sweeper.add((scope) => settleDueDeposits(deps, scope))
-  deps.sweeper.add((scope) => resolveDueDisputes(deps, scope))
-  const retention = new Retention(deps)
-  // Whatever it removed, more may be due: the next second's run looks again.
-  deps.sweeper.add((scope) => retention.run(scope) > 0)
   deps.dispatcher = new Dispatcher(deps)
   // A delivery attempt may finish a delivery the per-partner cap can now remove.
-  deps.dispatcher.onAttempt((delivery) => retention.capPartner(delivery.partner_id))
+  deps.dispatcher.onAttempt((delivery) => void retention.capPartner(delivery.partner_id))
   // A whole-state reset or restore also drops the inbox: its codes belong to the old state
   // (the per-partner counterparts drop that partner's messages).
   store.onReplace(() => {

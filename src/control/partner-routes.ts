@@ -2,7 +2,6 @@ import { z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { pageOf, paginateInOrder } from '../domain/pagination.js'
 import { createPartner, publicPartner } from '../domain/partners.js'
-import { updateSandboxPartner } from '../domain/sandbox-partners.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlPageQuery } from '../schemas/limit.js'
 import type { PartnerRow } from '../store/records.js'
@@ -97,9 +96,10 @@ export function partnerRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404, 415),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid('param')
-      return c.json(sandboxPartner(deps, updateSandboxPartner(deps, id, c.req.valid('json'))), 200)
+      const partner = await deps.platform.updatePartner(id, c.req.valid('json'))
+      return c.json(sandboxPartner(deps, partner), 200)
     },
   )
 

@@ -1,4 +1,9 @@
-import type { Deps } from '../deps.js'
+import type { Clock } from '../clock.js'
+import type { Logger } from '../logger.js'
+import type { IndexName, IndexRow } from '../state/indexes.js'
+import type { StateReader } from '../state/seam.js'
+import type { Store } from '../store/store.js'
+import type { PartnerClocks } from './partner-clocks.js'
 
 /**
  * Runs time-driven rules (manual reviews resolving, deposits settling, disputes closing)
@@ -18,15 +23,34 @@ export interface SweepScope {
  * backlog drained a batch at a time), which then comes a second later even while the clock is
  * frozen: a frozen sandbox advanced by a month still drains to its bounds.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: rules that never leave work answer nothing
-export type SweepTask = (scope: SweepScope) => void | boolean
+export type SweepTask = (
+  scope: SweepScope,
+  // biome-ignore lint/suspicious/noConfusingVoidType: rules that never leave work answer nothing
+) => void | boolean | Promise<void | boolean>
+
+/** The waiting indexes (state/indexes.ts), each with its `…_by_partner` twin. */
+export type WaitingIndex = 'onboardings_in_review' | 'deposits_pending' | 'disputes_under_review'
 
 /**
- * The rows of a waiting index (see store/indexes.ts) the sweep looks at: one partner's, read
- * from the index by partner, or everyone's.
+ * The rows of a waiting index the sweep looks at: one partner's, read from the index by
+ * partner, or everyone's.
+ */
+export function waitingRowsOf<I extends WaitingIndex>(
+  reader: StateReader,
+  index: I,
+  scope: SweepScope,
+): Promise<IndexRow<I>[]> {
+  if (scope.partnerId === undefined) return reader.lookup(index, 'waiting')
+  const byPartner = `${index}_by_partner` as const satisfies IndexName
+  return reader.lookup(byPartner, scope.partnerId) as Promise<IndexRow<I>[]>
+}
+
+/**
+ * The synchronous read of the areas not yet moved to the seam (their sweep rules still read
+ * the store); `waitingRowsOf` is its replacement.
  */
 export function waitingRows<K extends 'onboardings' | 'deposits' | 'disputes'>(
-  deps: Deps,
+  deps: { store: Store },
   collection: K,
   index: string,
   scope: SweepScope,
@@ -43,33 +67,50 @@ export function isDue(scope: SweepScope, partnerId: string, at: string | null): 
   return Date.parse(at) <= scope.nowOf(partnerId)
 }
 
+export interface SweeperParts {
+  clock: Clock
+  clocks: PartnerClocks
+  logger: Pick<Logger, 'error'>
+  /** Every rule, in the order each run takes them. */
+  tasks: readonly SweepTask[]
+}
+
 export class Sweeper {
-  private readonly tasks: SweepTask[] = []
+  private readonly tasks: readonly SweepTask[]
   private readonly timer: NodeJS.Timeout
   /** A task left work for the next run. */
   private backlog = false
+  /** The run under way: runs follow one another, so a rule never overlaps itself. */
+  private last: Promise<void> = Promise.resolve()
 
-  constructor(private readonly deps: Deps) {
-    deps.clock.onAdvance(() => this.run())
-    deps.clocks.onAdvance((partnerId) => this.run(partnerId))
+  /**
+   * Listens to both clocks from here: whatever is built after it (the dispatcher) hears an
+   * advance after the sweep has run, so the events the sweep emits are delivered on it.
+   */
+  constructor(private readonly parts: SweeperParts) {
+    this.tasks = [...parts.tasks]
+    parts.clock.onAdvance(() => this.run())
+    parts.clocks.onAdvance((partnerId) => this.run(partnerId))
     this.timer = setInterval(() => {
-      if (this.backlog || !deps.clock.state().frozen) this.run()
+      if (this.backlog || !parts.clock.state().frozen) void this.run()
     }, 1000)
     this.timer.unref()
   }
 
-  add(task: SweepTask): void {
-    this.tasks.push(task)
+  /** One run of every rule (of one partner when its clock moved), after the run under way. */
+  run(partnerId?: string): Promise<void> {
+    this.last = this.last.then(() => this.runOnce(partnerId))
+    return this.last
   }
 
-  run(partnerId?: string): void {
-    const scope: SweepScope = { partnerId, nowOf: (id) => this.deps.clocks.nowOf(id) }
+  private async runOnce(partnerId: string | undefined): Promise<void> {
+    const scope: SweepScope = { partnerId, nowOf: (id) => this.parts.clocks.nowOf(id) }
     this.backlog = false
     for (const task of this.tasks) {
       try {
-        if (task(scope) === true) this.backlog = true
+        if ((await task(scope)) === true) this.backlog = true
       } catch (error) {
-        this.deps.logger.error(`sweep task failed: ${(error as Error).stack}`)
+        this.parts.logger.error(`sweep task failed: ${(error as Error).stack}`)
       }
     }
   }
