@@ -16,6 +16,7 @@ import { resolveDueReviews } from './domain/onboarding.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
 import { setPartnerStatus } from './domain/partners.js'
 import { Retention } from './domain/retention.js'
+import { SandboxClockRow } from './domain/sandbox-clock-row.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
 import { FaultInjector } from './http/faults.js'
@@ -118,6 +119,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
   const state = new MemoryState(store)
+  await SandboxClockRow.open({ state, clock, logger })
   // First of all that listens to the sandbox clock: frozen partners have moved with it by the
   // time the sweeper and the dispatcher look at their due work.
   const clocks = await PartnerClocks.open(state, clock)

@@ -332,6 +332,17 @@ export const scenarioRow = z.object({
 })
 export type ScenarioRow = z.infer<typeof scenarioRow>
 
+/**
+ * The sandbox clock's setting (clock.ts ClockSetting), one row with id `sandbox`: ephemeral,
+ * as the clock has always been (a restart starts it from the scenario or the machine's time).
+ */
+export const clockRow = z.object({
+  id: z.literal('sandbox'),
+  offset_ms: z.number().int(),
+  frozen_at: z.number().int().nullable(),
+})
+export type ClockRow = z.infer<typeof clockRow>
+
 /** Every collection the store holds, by name. Later capabilities add theirs here. */
 export const collectionSchemas = {
   meta: metaRow,
@@ -353,6 +364,8 @@ export const collectionSchemas = {
   connect_tokens: connectTokenRow,
   scenarios: scenarioRow,
   overrides: overrideRow,
+  // platform: the sandbox clock's setting (ephemeral).
+  clocks: clockRow,
 } as const
 
 export type Collections = {
@@ -365,7 +378,7 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
  * Collections that are state but not durable: held by the seam like every other (a second
  * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
  */
-export const ephemeralCollections: readonly CollectionName[] = []
+export const ephemeralCollections: readonly CollectionName[] = ['clocks']
 
 export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
 
