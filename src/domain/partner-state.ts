@@ -8,7 +8,6 @@ import {
   emptyCollections,
   type PartnerRow,
 } from '../store/records.js'
-import { rowsOfPartner } from './export.js'
 import { invalidSnapshot, parseSnapshotRows, type UploadedSnapshot } from './snapshots.js'
 
 /**
@@ -35,13 +34,14 @@ export async function partnerIn(reader: StateReader, id: string): Promise<Partne
 
 /** The partner's data rows: everything it owns except its own row, ephemeral rows included. */
 async function dataOf(reader: StateReader, partnerId: string): Promise<Rows> {
-  const all = emptyCollections()
+  const out = emptyCollections()
   for (const name of collectionNames) {
     if (name === 'meta' || name === 'partners') continue
-    const into = all[name] as Record<string, unknown>
-    for (const row of await reader.all(name)) into[row.id] = row
+    const into = out[name] as Record<string, unknown>
+    for (const row of await reader.all(name))
+      if ((row as { partner_id?: unknown }).partner_id === partnerId) into[row.id] = row
   }
-  return rowsOfPartner(all, partnerId)
+  return out
 }
 
 /**
