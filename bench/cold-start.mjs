@@ -15,6 +15,7 @@ import {
   median,
   printTable,
   ratios,
+  root,
   SANDBOX_BANNER_URL,
   spread,
   timeToFirst200,
@@ -23,7 +24,7 @@ import {
 import { prismArgs } from './prism.mjs'
 
 const RUNS = Math.max(3, Number(process.env.BENCH_COLD_RUNS ?? 5))
-const RESTART_RUNS = Math.max(3, Number(process.env.BENCH_RESTART_RUNS ?? 3))
+export const RESTART_RUNS = Math.max(3, Number(process.env.BENCH_RESTART_RUNS ?? 3))
 const LARGE = Number(process.env.BENCH_LARGE_USERS ?? 100_000)
 const TARGET_MS = 400
 const RESTART_TARGET_MS = 1000
@@ -32,7 +33,16 @@ const PRISM_URL = /listening on (http:\/\/127\.0\.0\.1:\d+)/
 
 const once = (args, pattern) => timeToFirst200(args, pattern, DEADLINE_MS)
 
-const cli = (...extra) => ['dist/bundle/cli.js', '--port', '0', ...extra]
+/** `build`'s CLI bundle with default flags on a free port: another build's, when comparing two. */
+const cli = (extra = [], build = root) => [
+  join(build, 'dist', 'bundle', 'cli.js'),
+  '--port',
+  '0',
+  ...extra,
+]
+
+/** Milliseconds from spawning `build`'s CLI on the data file `file` to its first 200. */
+export const restartOnce = (file, build) => once(cli(['--data', file], build), SANDBOX_BANNER_URL)
 
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-restart-'))
@@ -46,8 +56,7 @@ export async function run() {
     const file = join(dir, 'data.json')
     await writeDataFile(file, LARGE)
     const restart = []
-    for (let i = 0; i < RESTART_RUNS; i++)
-      restart.push(await once(cli('--data', file), SANDBOX_BANNER_URL))
+    for (let i = 0; i < RESTART_RUNS; i++) restart.push(await restartOnce(file))
 
     const cold = { median: median(sandbox), max: Math.max(...sandbox) }
     const vsPrism = spread(ratios(sandbox, prism))

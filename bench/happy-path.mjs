@@ -20,15 +20,20 @@ const WORKERS = Number(process.env.BENCH_FLOW_WORKERS ?? 16)
 const SECONDS = Number(process.env.BENCH_FLOW_SECONDS ?? 8)
 const TARGET = 200
 
+/** Runs the load generator against `url` for SECONDS; answers its result and flows/s. */
+export async function flowsAgainst(url) {
+  const client = spawnNode([join(root, 'bench', 'clients', 'flows.mjs'), url], {
+    env: { BENCH_FLOW_WORKERS: String(WORKERS), BENCH_FLOW_SECONDS: String(SECONDS) },
+  })
+  const { match } = await waitForStdout(client, /^RESULT (.+)$/m, (SECONDS + 60) * 1000)
+  const result = JSON.parse(match[1])
+  return { result, rate: result.flows / result.seconds }
+}
+
 export async function run() {
   const sandbox = await startSandboxCli()
   try {
-    const client = spawnNode([join(root, 'bench', 'clients', 'flows.mjs'), sandbox.url], {
-      env: { BENCH_FLOW_WORKERS: String(WORKERS), BENCH_FLOW_SECONDS: String(SECONDS) },
-    })
-    const { match } = await waitForStdout(client, /^RESULT (.+)$/m, (SECONDS + 60) * 1000)
-    const result = JSON.parse(match[1])
-    const rate = result.flows / result.seconds
+    const { result, rate } = await flowsAgainst(sandbox.url)
     const latencies = result.latencies.sort((a, b) => a - b)
     printTable(
       `Happy-path flows over HTTP (9 requests each, ${WORKERS} at a time, ${SECONDS} s; the CLI with default flags and the load generator each a child process)`,

@@ -38,7 +38,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 1)
 const ROUND_WARMUP = Number(process.env.BENCH_ROUND_WARMUP ?? 1)
 const TRANSACTIONS = 20
 
-const routes = [
+export const routes = [
   { name: 'me', path: '/api/v1/partner/me', label: 'GET /partner/me (org auth)', vsBare: 0.6 },
   {
     name: 'usersMe',
@@ -58,7 +58,7 @@ const routes = [
 const VS_PRISM = 10
 
 /** A user with an active card holding TRANSACTIONS transactions; answers its Bearer header. */
-async function cardHolder(base) {
+export async function cardHolder(base) {
   const bearer = await flow(base, `throughput.${process.pid}`)
   for (let i = 1; i < TRANSACTIONS; i++) {
     await call(
@@ -72,6 +72,30 @@ async function cardHolder(base) {
   return bearer
 }
 
+/** The headers of a request to `route`: the partner's, and the card holder's session if needed. */
+export const routeHeaders = (route, bearer) => ({
+  ...partnerHeaders,
+  ...(route.session ? bearer : {}),
+})
+
+/**
+ * Before a target's first round: one checked request (a benchmark of 401s would be
+ * meaningless), then an unmeasured warm-up run.
+ */
+export async function prepareTarget(url, headers) {
+  const probe = await httpGet(url, headers, 5_000)
+  if (probe.status !== 200)
+    throw new Error(`${url} answered ${probe.status}: ${probe.body.slice(0, 300)}`)
+  await loadTest(url, { headers, connections: CONNECTIONS, duration: WARMUP })
+}
+
+/** One round's figure of a target: the unmeasured warm-up run, then the measured run. */
+export async function measuredRun(url, headers) {
+  if (ROUND_WARMUP > 0)
+    await loadTest(url, { headers, connections: CONNECTIONS, duration: ROUND_WARMUP })
+  return loadTest(url, { headers, connections: CONNECTIONS, duration: SECONDS })
+}
+
 export async function run() {
   const sandbox = await startSandboxCli()
   const prism = await startPrism()
@@ -79,7 +103,7 @@ export async function run() {
   let mockoon
   try {
     const bearer = await cardHolder(sandbox.url)
-    const headersOf = (r) => ({ ...partnerHeaders, ...(r.session ? bearer : {}) })
+    const headersOf = (r) => routeHeaders(r, bearer)
     const pages = {}
     for (const r of routes) {
       const page = await httpGet(sandbox.url + r.path, headersOf(r), 5_000)
@@ -108,30 +132,13 @@ export async function run() {
     ]
     for (const t of targets) {
       t.headers = headersOf(routes.find((r) => t.key.endsWith(`.${r.name}`)))
-      // One checked request first: a benchmark of 401s would be meaningless.
-      const probe = await httpGet(t.url, t.headers, 5_000)
-      if (probe.status !== 200)
-        throw new Error(`${t.url} answered ${probe.status}: ${probe.body.slice(0, 300)}`)
-      await loadTest(t.url, { headers: t.headers, connections: CONNECTIONS, duration: WARMUP })
+      await prepareTarget(t.url, t.headers)
       t.runs = []
     }
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < targets.length; k++) {
         const t = targets[(k + round) % targets.length]
-        if (ROUND_WARMUP > 0) {
-          await loadTest(t.url, {
-            headers: t.headers,
-            connections: CONNECTIONS,
-            duration: ROUND_WARMUP,
-          })
-        }
-        t.runs.push(
-          await loadTest(t.url, {
-            headers: t.headers,
-            connections: CONNECTIONS,
-            duration: SECONDS,
-          }),
-        )
+        t.runs.push(await measuredRun(t.url, t.headers))
       }
     }
     const byKey = Object.fromEntries(targets.map((t) => [t.key, t]))

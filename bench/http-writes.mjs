@@ -31,7 +31,7 @@ import {
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const SECONDS = Number(process.env.BENCH_WRITE_SECONDS ?? 2)
 const ROUNDS = Math.max(3, Number(process.env.BENCH_WRITE_ROUNDS ?? 3))
-const LARGE = Number(process.env.BENCH_LARGE_USERS ?? 100_000)
+export const LARGE = Number(process.env.BENCH_LARGE_USERS ?? 100_000)
 const SMALL = 1_000
 const RATIO_TARGET = 0.8 // "at most 20 % slower at 100k"
 const STALL_TARGET_MS = 50
@@ -66,7 +66,26 @@ const registrations = (tag) => [
   },
 ]
 
-async function window(config, tag, compact) {
+/**
+ * Starts the sandbox of `config` with these options (its data set already built) from the
+ * `build` checkout, then an unmeasured warm-up window of writes.
+ */
+export async function startWriter(config, options, build) {
+  config.server = await startBenchServer(
+    'sandbox',
+    { BENCH_SANDBOX_OPTIONS: JSON.stringify(options) },
+    build,
+  )
+  config.runs = []
+  await loadTest(config.server.url, {
+    connections: CONNECTIONS,
+    duration: 1,
+    requests: registrations(`${config.key}.warm`),
+  })
+}
+
+/** One measured window of writes (with `compact`, a compaction is started as it opens). */
+export async function window(config, tag, compact) {
   await ask(config.server.child, 'ELD RESET', 'ELD')
   const compacted = compact && waitForStdout(config.server.child, /^COMPACTED (.+)$/m, 120_000)
   if (compact) await ask(config.server.child, 'COMPACT')
@@ -94,15 +113,7 @@ export async function run() {
         writeFixturesFile(options.fixtures, c.users)
       }
       c.buildMs = performance.now() - t
-      c.server = await startBenchServer('sandbox', {
-        BENCH_SANDBOX_OPTIONS: JSON.stringify(options),
-      })
-      c.runs = []
-      await loadTest(c.server.url, {
-        connections: CONNECTIONS,
-        duration: 1,
-        requests: registrations(`${c.key}.warm`),
-      })
+      await startWriter(c, options)
     }
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < configs.length; k++) {

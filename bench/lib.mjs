@@ -126,10 +126,11 @@ export function assertLoopback(url) {
 
 /**
  * Starts `node bench/servers/<name>.mjs`, which prints `READY <url>` once it listens.
+ * `build` is the checkout whose server (and dist/) runs: another build's, when comparing two.
  * Returns { child, url }.
  */
-export async function startBenchServer(name, env) {
-  const child = spawnNode([join(root, 'bench', 'servers', `${name}.mjs`)], {
+export async function startBenchServer(name, env, build = root) {
+  const child = spawnNode([join(build, 'bench', 'servers', `${name}.mjs`)], {
     stdinLifeline: true,
     env,
   })
@@ -142,11 +143,12 @@ export async function startBenchServer(name, env) {
  * flags but a free port and a rate limit no benchmark reaches (the default partner's 1,000 a
  * minute would answer 429s; the limiter still runs and sends its headers). The request log
  * goes to stderr at `info` as by default; this process reads the pipe (and keeps its start).
+ * `build` is the checkout whose CLI runs (another build's, when comparing two).
  * Returns { child, url }.
  */
-export async function startSandboxCli(extraArgs = []) {
+export async function startSandboxCli(extraArgs = [], build = root) {
   const child = spawnNode([
-    join(root, 'bin', 'partner-sandbox.mjs'),
+    join(build, 'bin', 'partner-sandbox.mjs'),
     '--port',
     '0',
     '--rate-limit',

@@ -5,14 +5,15 @@ import type { Deps } from './deps.js'
 import { mountDocs } from './docs/routes.js'
 import { ApiError } from './errors.js'
 import { mountFavicon } from './hosted/favicon.js'
+import { withAccess } from './http/access.js'
+import { AccessTable } from './http/access-table.js'
 import { allowedMethods } from './http/allowed-methods.js'
 import { apiGate } from './http/api-gate.js'
 import type { AppEnv } from './http/app-env.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
-import { type FrontDoor, frontDoor } from './http/front-door.js'
+import { CachedRouter, frontDoor, gateOf } from './http/fast-path.js'
 import { requestLog } from './http/request-log.js'
-import { CachedRouter } from './http/route-cache.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
 import { operationIndex } from './openapi/operations.js'
@@ -46,17 +47,11 @@ export function createApp(deps: Deps) {
     deps.config.seed === undefined ? undefined : deps.config.seed + 1,
   ).token(10)
   let requests = 0
-  // The API's body limit and gate (the limit first: 413 before 401), run by the first layer
-  // itself rather than as a layer of their own (see front-door.ts).
+  // The API's body limit and gate, run by the first layer itself (see fast-path.ts).
   const apiLimit = bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024)
-  const gate = apiGate(deps)
-  const api: FrontDoor['gate'] = (c, next) => {
-    const path = c.req.path
-    if (path !== '/api' && !path.startsWith('/api/')) return next()
-    return path === '/api/v1' || path.startsWith('/api/v1/')
-      ? apiLimit(c, () => gate(c, next) as Promise<void>)
-      : apiLimit(c, next)
-  }
+  // Each route's declared access, filled in once every router is mounted (below).
+  const access = new AccessTable()
+  const gate = apiGate(deps, access)
   // Origin tracking runs around everything after the first layer, so links made anywhere in
   // the request use its Host.
   app.use(
@@ -64,7 +59,7 @@ export function createApp(deps: Deps) {
     frontDoor(deps, () => `req_${prefix}${(requests++).toString(36)}`, {
       origins: deps.origins,
       log: deps.logger.enabled('info') ? requestLog(deps.logger) : undefined,
-      gate: api,
+      gate: gateOf(apiLimit, gate),
       onError: (error, c) => renderError(error, c, deps.logger),
     }),
   )
@@ -75,7 +70,7 @@ export function createApp(deps: Deps) {
   app.use('/_sandbox/*', (c, next) =>
     (isSnapshotRestore(c.req.path) ? snapshotLimit : controlLimit)(c, next),
   )
-  app.use('/_sandbox/*', adminGuard(deps.config.adminToken))
+  app.use('/_sandbox/*', adminGuard(deps.config.adminToken, access))
 
   app.route('/api/v1', partnerRoutes(deps))
   app.route('/api/v1', authRoutes(deps))
@@ -137,10 +132,18 @@ export function createApp(deps: Deps) {
     )
     return doc
   }
-  app.get('/openapi.json', (c) => c.json(openapi()))
+  app.get(
+    '/openapi.json',
+    withAccess('public', (c) => c.json(openapi())),
+  )
   mountDocs(app, deps)
   mountFavicon(app)
-  app.get('/', (c) => c.redirect('/docs'))
+  app.get(
+    '/',
+    withAccess('public', (c) => c.redirect('/docs')),
+  )
+  access.load(app)
+  accessTables.set(app, access)
 
   const allowed = allowedMethods(app.routes)
   app.notFound((c) => {
@@ -165,3 +168,8 @@ const isSnapshotRestore = (path: string) =>
   path === '/_sandbox/snapshot' || /^\/_sandbox\/partners\/[^/]+\/snapshot\/?$/.test(path)
 
 export type SandboxApp = ReturnType<typeof createApp>
+
+const accessTables = new WeakMap<object, AccessTable>()
+
+/** The access every route of an app declared (for tests and tools that list them). */
+export const accessOf = (app: object) => accessTables.get(app) as AccessTable

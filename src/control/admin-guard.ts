@@ -2,20 +2,8 @@ import { timingSafeEqual } from 'node:crypto'
 import type { Context, MiddlewareHandler } from 'hono'
 import { digest } from '../domain/secret-hash.js'
 import { ApiError } from '../errors.js'
+import type { AccessTable } from '../http/access-table.js'
 import type { AppEnv } from '../http/app-env.js'
-
-/**
- * Control routes that never need the token: the sink receives webhook deliveries, which carry
- * none, and the health check must work from a container's HEALTHCHECK or a CI `services:`
- * probe that knows no secret (it reveals only version, uptime and counts).
- */
-const isOpenControlRoute = (method: string, path: string) =>
-  (method === 'POST' && /^\/_sandbox\/sink\/[^/]+$/.test(path)) ||
-  // The dashboard page checks the token itself (it also takes ?token= and shows a login form);
-  // its script and stylesheet are public files.
-  ((method === 'GET' || method === 'HEAD') &&
-    (path === '/_sandbox' || path === '/_sandbox/' || path.startsWith('/_sandbox/assets/'))) ||
-  ((method === 'GET' || method === 'HEAD') && path === '/_sandbox/health')
 
 /** The admin token a request presents: X-Sandbox-Admin-Token, or a Bearer token. */
 export const presentedAdminToken = (c: Context): string | undefined =>
@@ -25,11 +13,20 @@ export const presentedAdminToken = (c: Context): string | undefined =>
 export const isAdminToken = (given: string | undefined, expected: Buffer): boolean =>
   given !== undefined && given !== '' && timingSafeEqual(digest(given), expected)
 
-/** When an admin token is configured, `/_sandbox/*` needs it as a Bearer token or X-Sandbox-Admin-Token. */
-export function adminGuard(token: string | undefined): MiddlewareHandler<AppEnv> {
+/**
+ * When an admin token is configured, `/_sandbox/*` needs it as a Bearer token or
+ * X-Sandbox-Admin-Token, except on the routes that declare `public` access (http/access.ts):
+ * the sink receives webhook deliveries, which carry no token; the health check must work from
+ * a container's HEALTHCHECK or a CI `services:` probe that knows no secret; the dashboard page
+ * checks the token itself, and its script and stylesheet are public files.
+ */
+export function adminGuard(
+  token: string | undefined,
+  access: AccessTable,
+): MiddlewareHandler<AppEnv> {
   const expected = token ? digest(token) : undefined
   return async (c, next) => {
-    if (!expected || isOpenControlRoute(c.req.method, c.req.path)) return next()
+    if (!expected || access.of(c.req.method, c.req.path) === 'public') return next()
     if (!isAdminToken(presentedAdminToken(c), expected)) {
       throw new ApiError(
         'unauthorized',

@@ -15,8 +15,7 @@ export function stateRoutes(s: { platform: Platform }) {
       summary: 'Health and basic facts',
       description:
         'Open even when an admin token guards the control plane, so container health checks need no secret; it reveals nothing a partner could misuse.',
-      // Open: see isOpenControlRoute in admin-guard.ts.
-      security: [],
+      access: 'public',
       responses: { 200: jsonResponse(Health, 'The sandbox is up.') },
     }),
     async (c) => c.json(await s.platform.health(), 200),

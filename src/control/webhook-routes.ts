@@ -226,8 +226,8 @@ export function controlWebhookRoutes(deps: Deps) {
       path: '/sink/{name}',
       operationId: 'receiveSinkDelivery',
       summary: 'The built-in webhook receiver (no admin token needed)',
-      // Open: webhook deliveries carry no admin token (see isOpenControlRoute).
-      security: [],
+      // Open: webhook deliveries carry no admin token.
+      access: 'public',
       description:
         'Point an endpoint at it. It records headers and the raw body, checks both signatures when it has a secret, and answers 200, or fails/answers slowly as configured.',
       request: { params: SinkName },

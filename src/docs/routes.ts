@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
+import { withAccess } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { DEFAULT_PARTNER } from '../store/default-credentials.js'
 import { docsAsset, docsAssetTypes } from './assets.js'
@@ -23,29 +24,39 @@ export function mountDocs(app: OpenAPIHono<AppEnv>, deps: Deps): void {
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ')
-  app.get('/docs', (c) => {
-    // The default partner's credentials, if it still exists with its fixture secret.
-    const known =
-      deps.store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key).length > 0
-    c.header('Content-Security-Policy', csp)
-    c.header('Cache-Control', 'no-store')
-    return c.html(
-      docsPage({
-        specUrl: '/openapi.json',
-        ...(known ? { key: DEFAULT_PARTNER.api_key, secret: DEFAULT_PARTNER.api_secret } : {}),
-      }),
-    )
-  })
-  app.get('/docs/assets/init.js', (c) => {
-    c.header('Content-Type', 'text/javascript; charset=utf-8')
-    return c.body(docsInitScript)
-  })
-  app.get('/docs/assets/:name', (c) => {
-    const name = c.req.param('name')
-    const bytes = docsAsset(name)
-    if (!bytes) return c.notFound()
-    c.header('Content-Type', docsAssetTypes[name] as string)
-    c.header('Cache-Control', 'public, max-age=86400')
-    return c.body(new Uint8Array(bytes))
-  })
+  app.get(
+    '/docs',
+    withAccess('public', (c) => {
+      // The default partner's credentials, if it still exists with its fixture secret.
+      const known =
+        deps.store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key).length > 0
+      c.header('Content-Security-Policy', csp)
+      c.header('Cache-Control', 'no-store')
+      return c.html(
+        docsPage({
+          specUrl: '/openapi.json',
+          ...(known ? { key: DEFAULT_PARTNER.api_key, secret: DEFAULT_PARTNER.api_secret } : {}),
+        }),
+      )
+    }),
+  )
+  app.get(
+    '/docs/assets/init.js',
+    withAccess('public', (c) => {
+      c.header('Content-Type', 'text/javascript; charset=utf-8')
+      return c.body(docsInitScript)
+    }),
+  )
+  app.get(
+    '/docs/assets/:name',
+    withAccess('public', (c) => {
+      // Always there (the route's :name); typed loosely through withAccess.
+      const name = c.req.param('name') ?? ''
+      const bytes = docsAsset(name)
+      if (!bytes) return c.notFound()
+      c.header('Content-Type', docsAssetTypes[name] as string)
+      c.header('Cache-Control', 'public, max-age=86400')
+      return c.body(new Uint8Array(bytes))
+    }),
+  )
 }

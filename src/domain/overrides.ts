@@ -2,7 +2,6 @@ import type { z } from 'zod'
 import type { Deps } from '../deps.js'
 import { ApiError, type ErrorDetail, validationError } from '../errors.js'
 import { humanMessage, valueAt } from '../http/issue-messages.js'
-import { isPublicRoute } from '../http/partner-auth.js'
 import type { OperationIndex } from '../openapi/operations.js'
 import type { OverrideRow, overrideMatch, overrideResponse } from '../store/records-overrides.js'
 import { requirePartner } from './partners.js'
@@ -49,7 +48,7 @@ export function createOverride(
       `${partnerId === null ? 'The global list' : `Partner ${partnerId}`} already has ${OVERRIDE_CAP} overrides, the most it may hold; remove some (DELETE …/overrides/{overrideId}) first.`,
     )
   }
-  if (isPublicRoute(input.match.method, input.match.path)) {
+  if (operations.find(input.match.method, input.match.path)?.access === 'public') {
     throw validationError(
       'match.path',
       'is a public route: it takes no partner credentials, and overrides answer only requests authenticated as a partner',

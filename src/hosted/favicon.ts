@@ -1,4 +1,5 @@
 import type { Hono } from 'hono'
+import { withAccess } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 
 /**
@@ -13,10 +14,13 @@ export const faviconLink = '<link rel="icon" href="/favicon.svg" type="image/svg
 
 export function mountFavicon(app: Hono<AppEnv>): void {
   for (const path of ['/favicon.svg', '/favicon.ico']) {
-    app.get(path, (c) => {
-      c.header('Content-Type', 'image/svg+xml')
-      c.header('Cache-Control', 'public, max-age=86400')
-      return c.body(faviconSvg)
-    })
+    app.get(
+      path,
+      withAccess('public', (c) => {
+        c.header('Content-Type', 'image/svg+xml')
+        c.header('Cache-Control', 'public, max-age=86400')
+        return c.body(faviconSvg)
+      }),
+    )
   }
 }

@@ -3,10 +3,11 @@ import type { Deps } from '../deps.js'
 import { authenticatePartner } from '../domain/partner-auth.js'
 import { ApiError } from '../errors.js'
 import type { PartnerRow } from '../store/records.js'
+import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
+import { carryHeaders, finishCarriedHeaders } from './fast-path.js'
 import { applyFault } from './faults.js'
 import { pickOverride, serveOverride } from './overrides.js'
-import { isPublicRoute } from './partner-auth.js'
 import { createRateLimiter } from './rate-limit.js'
 import { requestHeader } from './request-headers.js'
 import { requestedScenario } from './request-scenario.js'
@@ -16,30 +17,31 @@ import { attachSession } from './user-session.js'
  * Everything a request under /api/v1 goes through before its route, in order: the
  * organization credentials (spec section 5, layer 1), the request's own scenario
  * (X-Sandbox-Scenario), the partner's rate limit, injected faults, response overrides, and
- * the user session on Org + User routes (layer 2). One middleware calling plain functions
- * rather than six middlewares: each hono layer costs a promise and a dispatch on every request.
+ * the user session on Org + User routes (layer 2), as the route's declared access asks
+ * (http/access.ts). One middleware calling plain functions rather than six middlewares: each
+ * hono layer costs a promise and a dispatch on every request.
  */
-export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
+export function apiGate(deps: Deps, access: AccessTable): MiddlewareHandler<AppEnv> {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
   // Each step answers a promise only when it has something to wait for (a first scrypt, a
   // first JWT check, an injected latency), and no step is an async function of its own: on
   // the usual request the gate adds no promise and no tick to the route's.
-  const proceed = (c: Context<AppEnv>, next: Next, partner: PartnerRow) => {
-    if (limit) return proceedCounted(c, next, limit(partner), partner)
+  const proceed = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
+    if (limit) return proceedCounted(c, next, limit(partner), partner, session)
     const fault = applyFault(deps, c)
-    if (fault) return fault.then(() => overridden(c, next, partner))
-    return overridden(c, next, partner)
+    if (fault) return fault.then(() => overridden(c, next, partner, session))
+    return overridden(c, next, partner, session)
   }
   /** A response override (http/overrides.ts) answers in place of the session check and route. */
-  const overridden = (c: Context<AppEnv>, next: Next, partner: PartnerRow) => {
+  const overridden = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
     const picked = pickOverride(deps, c, partner)
     if (picked instanceof Promise)
-      return picked.then((o) => (o ? serveOverride(c, o) : withSession(c, next)))
-    return picked ? serveOverride(c, picked) : withSession(c, next)
+      return picked.then((o) => (o ? serveOverride(c, o) : withSession(c, next, session)))
+    return picked ? serveOverride(c, picked) : withSession(c, next, session)
   }
-  const withSession = (c: Context<AppEnv>, next: Next) => {
-    const session = attachSession(deps, c)
-    return session ? session.then(() => next()) : next()
+  const withSession = (c: Context<AppEnv>, next: Next, session: boolean) => {
+    const attached = session ? attachSession(deps, c) : undefined
+    return attached ? attached.then(() => next()) : next()
   }
   /** With a rate limit: its headers go on the answer, and on a refusal too. */
   const proceedCounted = async (
@@ -47,6 +49,7 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
     next: Next,
     limitHeaders: Record<string, string>,
     partner: PartnerRow,
+    session: boolean,
   ) => {
     let override: Awaited<ReturnType<typeof pickOverride>>
     try {
@@ -54,8 +57,8 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
       if (fault) await fault
       const picked = pickOverride(deps, c, partner)
       override = picked instanceof Promise ? await picked : picked
-      const session = override ? undefined : attachSession(deps, c)
-      if (session) await session
+      const attached = override || !session ? undefined : attachSession(deps, c)
+      if (attached) await attached
     } catch (error) {
       // A refused request still tells the client where it stands with its rate limit.
       if (error instanceof ApiError) {
@@ -66,33 +69,33 @@ export function apiGate(deps: Deps): MiddlewareHandler<AppEnv> {
       }
       throw error
     }
-    // Carried by a plain JSON answer itself: setting them on the answer afterwards makes
-    // @hono/node-server build a full WHATWG Response and write it the slow way (about 30 us
-    // of CPU per request, with the default rate limit on).
-    c.set('extraHeaders', limitHeaders)
+    // On the answer whatever it is, cheaply when it is a plain JSON one (see fast-path.ts).
+    carryHeaders(c, limitHeaders)
     if (override) await serveOverride(c, override)
     else await next()
-    if (c.res !== c.get('extraHeadersSent'))
-      for (const [name, value] of Object.entries(limitHeaders)) c.res.headers.set(name, value)
+    finishCarriedHeaders(c, limitHeaders)
   }
-  const admitted = (c: Context<AppEnv>, next: Next, partner: PartnerRow) => {
+  const admitted = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
     c.set('partner', partner)
     // A partner whose scenario was lost gets a 503 that says so, not the default's answers.
     deps.scenarios.requireOwnScenario(partner)
     const scenario = requestedScenario(deps, c)
-    if (!scenario) return proceed(c, next, partner)
+    if (!scenario) return proceed(c, next, partner, session)
     c.set('scenario', scenario.name)
-    return deps.scenarios.withRequestScenario(scenario, () => proceed(c, next, partner))
+    return deps.scenarios.withRequestScenario(scenario, () => proceed(c, next, partner, session))
   }
   return (c, next) => {
-    if (isPublicRoute(c.req.method, c.req.path)) return next()
+    // A path no route takes needs the credentials too: a stranger learns nothing from a 404.
+    const needs = access.of(c.req.method, c.req.path) ?? 'org'
+    if (needs === 'public') return next()
+    const session = needs === 'session'
     const authenticated = authenticatePartner(
       deps,
       requestHeader(c, 'x-partner-key'),
       requestHeader(c, 'x-partner-secret'),
     )
     return authenticated instanceof Promise
-      ? authenticated.then((partner) => admitted(c, next, partner))
-      : admitted(c, next, authenticated)
+      ? authenticated.then((partner) => admitted(c, next, partner, session))
+      : admitted(c, next, authenticated, session)
   }
 }

@@ -12,7 +12,7 @@ export interface AppEnv {
     scenario: string
     /**
      * Headers for the answer, known before the route runs (the rate limit's): a plain c.json
-     * answer carries them (request-id.ts) and is remembered as `extraHeadersSent`; any other
+     * answer carries them (fast-path.ts) and is remembered as `extraHeadersSent`; any other
      * answer gets them set afterwards.
      */
     extraHeaders: Record<string, string>

@@ -3,12 +3,14 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ApiError, codeForStatus, errorCodes } from '../errors.js'
 import type { Logger } from '../logger.js'
+import type { AppEnv } from './app-env.js'
 import { bodyProblem } from './json-body.js'
 import { bodyTimedOut } from './slow-clients.js'
 
 /** Renders every failure once, in the envelope of DESIGN.md. No stack ever reaches a client. */
-export function renderError(error: unknown, c: Context, logger: Logger): Response {
-  const requestId = (c.get('requestId' as never) as string | undefined) ?? ''
+export function renderError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
+  // Unset only when the first layer itself failed before giving the request its id.
+  const requestId = c.get('requestId') ?? ''
   let apiError: ApiError
   const problem = bodyProblem(c)
   if (bodyTimedOut(c.env)) {

@@ -5,6 +5,7 @@ import { compareRequest, pathMatches, queryOf } from '../domain/request-match.js
 import type { PartnerRow } from '../store/records.js'
 import type { OverrideRow } from '../store/records-overrides.js'
 import type { AppEnv } from './app-env.js'
+import { carriedHeaders } from './fast-path.js'
 import { requestHeader } from './request-headers.js'
 
 /**
@@ -95,7 +96,7 @@ export async function serveOverride(c: Context<AppEnv>, override: OverrideRow): 
   await jsonText(c)?.catch(() => undefined)
   if (respond.delay_ms) await new Promise((resolve) => setTimeout(resolve, respond.delay_ms))
   const headers: Record<string, string> = {
-    ...c.get('extraHeaders'),
+    ...carriedHeaders(c),
     'X-Request-Id': c.get('requestId'),
     ...respond.headers,
   }

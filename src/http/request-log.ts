@@ -7,7 +7,7 @@ import type { AppEnv } from './app-env.js'
  * One line per request: method, path (no query: it may carry tokens), status, time, partner, id.
  * At debug the line also carries the request and response bodies, secrets redacted; reading
  * them costs a clone of each body, so it happens only at that level. Called by the request's
- * first layer (front-door.ts): `start` before the rest of the request runs, `done` once
+ * first layer (fast-path.ts): `start` before the rest of the request runs, `done` once
  * it is answered, with the time it started.
  */
 export interface RequestLog {

@@ -57,7 +57,7 @@ export interface RequestOrigins {
   setListenUrl(url: string): void
   /**
    * Records a request's origin before the rest of it runs (called by its first layer, see
-   * front-door.ts). Answers `true` when the request was counted among those sharing one
+   * fast-path.ts). Answers `true` when the request was counted among those sharing one
    * origin (call `leave()` once it is answered), an origin when the rest must run with its
    * own (`run(origin, rest)`), or undefined when there is nothing to undo.
    */

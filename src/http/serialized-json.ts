@@ -1,5 +1,5 @@
 /**
- * A JSON text made earlier, sent by `c.json` as it is (request-id.ts) instead of being
+ * A JSON text made earlier, sent by `c.json` as it is (fast-path.ts) instead of being
  * serialized again. Anything else that serializes it (hono's own c.json, when a route set
  * headers of its own) gets the same JSON through `toJSON`.
  */

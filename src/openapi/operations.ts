@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { type Access, declaredAccess } from '../http/access.js'
 
 /**
  * The partner API's operations as the zod routes declare them (the same declarations that
@@ -13,6 +14,8 @@ export interface Operation {
   path: string
   /** Documented statuses: the JSON body's schema, or null for an answer without one. */
   responses: Map<number, z.ZodType | null>
+  /** Who may call it, as the route declared (http/access.ts). */
+  access: Access | undefined
 }
 
 /** What @hono/zod-openapi keeps in its registry for each route (the parts read here). */
@@ -49,6 +52,7 @@ export function operationIndex(definitions: () => readonly unknown[]): Operation
           method: route.method.toUpperCase(),
           path: route.path,
           responses,
+          access: declaredAccess(route),
         },
       ]
     })

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
+import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import {
   changePassword,
@@ -10,6 +10,7 @@ import {
 } from '../domain/login.js'
 import { endSession } from '../domain/sessions.js'
 import { registerUser } from '../domain/users.js'
+import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import {
@@ -27,14 +28,7 @@ import {
   Session,
   VerifyOtpBody,
 } from '../schemas/auth.js'
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  orgErrors,
-  orgSecurity,
-  sessionSecurity,
-} from '../schemas/common.js'
+import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 
 const tags = ['Authentication']
 const bodyErrors = [400, 413, 415] as const
@@ -43,7 +37,7 @@ export function authRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.openapi(
-    createRoute({
+    accessRoute('org', {
       method: 'post',
       path: '/partner/auth/register',
       operationId: 'registerUser',
@@ -51,7 +45,6 @@ export function authRoutes(deps: Deps) {
       summary: 'Register an end user',
       description:
         'The email is unique within the partner (409 otherwise). The password is stored only hashed; the SSN is never returned.',
-      security: orgSecurity,
       request: { body: jsonBody(RegisterBody) },
       responses: {
         201: jsonResponse(Registered, 'The new user.'),
@@ -73,7 +66,7 @@ export function authRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('org', {
       method: 'post',
       path: '/partner/auth/login',
       operationId: 'loginUser',
@@ -82,7 +75,6 @@ export function authRoutes(deps: Deps) {
       description:
         'Right email and password: a 6-digit code valid 10 minutes is sent (read it at GET /_sandbox/inbox). ' +
         'An unknown email and a wrong password get the same 401. A new code replaces the previous one.',
-      security: orgSecurity,
       request: { body: jsonBody(LoginBody) },
       responses: {
         200: jsonResponse(CodeSent, 'A code was sent.'),
@@ -96,7 +88,7 @@ export function authRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('org', {
       method: 'post',
       path: '/partner/auth/verify-otp',
       operationId: 'verifyOtp',
@@ -104,7 +96,6 @@ export function authRoutes(deps: Deps) {
       summary: 'Exchange the one-time code for a session token',
       description:
         'A code works once; 5 wrong tries burn it; it expires after 10 minutes (sandbox clock).',
-      security: orgSecurity,
       request: { body: jsonBody(VerifyOtpBody) },
       responses: {
         200: jsonResponse(Session, 'The session.'),
@@ -118,13 +109,12 @@ export function authRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'post',
       path: '/partner/auth/logout',
       operationId: 'logoutUser',
       tags,
       summary: 'End the current session',
-      security: sessionSecurity,
       responses: {
         200: jsonResponse(Message, 'The session token no longer works.'),
         ...errorResponses(...orgErrors),
@@ -137,13 +127,12 @@ export function authRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'post',
       path: '/partner/auth/change-password',
       operationId: 'changePassword',
       tags,
       summary: 'Change the password (every other session ends)',
-      security: sessionSecurity,
       request: { body: jsonBody(ChangePasswordBody) },
       responses: {
         200: jsonResponse(PasswordChanged, 'Changed.'),
@@ -166,14 +155,13 @@ export function authRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('org', {
       method: 'post',
       path: '/partner/auth/forgot-password/request',
       operationId: 'requestPasswordReset',
       tags,
       summary: 'Send a password reset code',
       description: 'Always 200 with the same message, whether or not the email is known.',
-      security: orgSecurity,
       request: { body: jsonBody(ForgotRequestBody) },
       responses: {
         200: jsonResponse(Message, 'Sent if the account exists.'),
@@ -184,13 +172,12 @@ export function authRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('org', {
       method: 'post',
       path: '/partner/auth/forgot-password/verify',
       operationId: 'verifyPasswordResetCode',
       tags,
       summary: 'Exchange the reset code for a reset token',
-      security: orgSecurity,
       request: { body: jsonBody(ForgotVerifyBody) },
       responses: {
         200: jsonResponse(ResetToken, 'The reset token.'),
@@ -204,13 +191,12 @@ export function authRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('org', {
       method: 'post',
       path: '/partner/auth/forgot-password/reset',
       operationId: 'resetPassword',
       tags,
       summary: 'Set a new password with the reset token (every session ends)',
-      security: orgSecurity,
       request: { body: jsonBody(ForgotResetBody) },
       responses: {
         200: jsonResponse(PasswordChanged, 'Reset.'),

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
 import {
@@ -22,16 +22,11 @@ import {
   setHostedPageHeaders,
 } from '../hosted/page-headers.js'
 import { attributeToPartner } from '../hosted/partner-attribution.js'
+import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  orgErrors,
-  sessionSecurity,
-} from '../schemas/common.js'
+import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { BankAccount, EnrollBody } from '../schemas/money.js'
 
 const tags = ['External bank accounts']
@@ -52,12 +47,11 @@ export function bankConnectRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'post',
       path: '/external-bank-account-connect/token',
       operationId: 'createBankConnectToken',
       tags,
-      security: sessionSecurity,
       summary: 'Create a bank-connect token and the URL of the hosted connect page',
       description: 'The token works once and for 15 minutes.',
       responses: {
@@ -86,12 +80,11 @@ export function bankConnectRoutes(deps: Deps) {
   // The public hosted page (spec section 4: no credentials): its failures are HTML pages a
   // person reads, with the status a link checker or a test expects, never a 401.
   app.openapi(
-    createRoute({
+    accessRoute('public', {
       method: 'get',
       path: '/external-bank-account-connect/connect',
       operationId: 'openBankConnectPage',
       tags,
-      security: [],
       summary: 'The hosted bank-connect page (public: the token in its URL is the credential)',
       description:
         'Open `connect_url` in a browser, iframe or WebView. A missing token is a 400 page, an unknown one a 404 page, a used or expired one a 410 page, a suspended or revoked partner a 403 page.',
@@ -162,12 +155,11 @@ export function bankConnectRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('public', {
       method: 'post',
       path: '/external-bank-account-connect/enrollment/public',
       operationId: 'enrollBankAccount',
       tags,
-      security: [],
       summary:
         'Connect the account chosen on the hosted page (public: the token is the credential)',
       request: { body: jsonBody(EnrollBody) },
@@ -185,12 +177,11 @@ export function bankConnectRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'get',
       path: '/external-bank-account-connect/accounts',
       operationId: 'listBankAccounts',
       tags,
-      security: sessionSecurity,
       summary: "The user's connected bank accounts",
       description: 'Newest first; `limit` 1–100 (default 20), `starting_after` a bank account id.',
       request: { query: ListQuery },
@@ -211,12 +202,11 @@ export function bankConnectRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'delete',
       path: '/external-bank-account-connect/accounts/{id}',
       operationId: 'removeBankAccount',
       tags,
-      security: sessionSecurity,
       summary: 'Remove a connected bank account',
       request: {
         params: z.object({

@@ -2,20 +2,14 @@ import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { addEvidence, openDispute, publicDispute, requireDispute } from '../domain/disputes.js'
 import { indexPage, ListQuery, pageOf } from '../domain/pagination.js'
+import { routeFactory } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  orgErrors,
-  routeFactory,
-  sessionSecurity,
-} from '../schemas/common.js'
+import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { Dispute, DisputeBody, EvidenceBody } from '../schemas/money.js'
 
-const route = routeFactory(['Disputes'], sessionSecurity)
+const route = routeFactory(['Disputes'], 'session')
 const DisputeParam = z.object({ id: z.string().startsWith('dsp_', 'must be a dispute id (dsp_…)') })
 
 export function disputeRoutes(deps: Deps) {

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
 import { autoCompleteIfAsked, flowStatus } from '../domain/flow-completion.js'
@@ -21,6 +21,7 @@ import { warnIfFramingRefused } from '../hosted/frame-check.js'
 import { onboardingPage } from '../hosted/onboarding-page.js'
 import { hostedErrorPage, setHostedPageHeaders } from '../hosted/page-headers.js'
 import { attributeToPartner } from '../hosted/partner-attribution.js'
+import { accessRoute, withAccess } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
@@ -161,12 +162,11 @@ export function embedRoutes(deps: Deps) {
   })
 
   app.openapi(
-    createRoute({
+    accessRoute('onboarding', {
       method: 'post',
       path: '/onboarding/{onboardingId}/steps/{step}',
       operationId: 'submitOnboardingStep',
       tags,
-      security: [{ OnboardingAccessToken: [] }],
       summary: 'Submit one step of the hosted flow (used by the hosted page)',
       description:
         'Authorization: Bearer <accessToken>. identity_verification `{ confirmed: true }`; underwriting `{ employment_status, annual_income, source_of_funds }`; agreement `{ accepted }`. Steps go in order. The answer says the next step, or the outcome when the flow ends.',
@@ -194,12 +194,11 @@ export function embedRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('onboarding', {
       method: 'get',
       path: '/onboarding/{onboardingId}/status',
       operationId: 'getOnboardingFlowStatus',
       tags,
-      security: [{ OnboardingAccessToken: [] }],
       summary: 'The state of this onboarding (used by the hosted page while it waits)',
       description:
         "Authorization: Bearer <accessToken>. Only this onboarding: its status, KYC status, the flow's result, whether it was completed, and the issued card's last four digits. The page polls it after the flow ends, until the partner completes the onboarding (or auto_complete does).",
@@ -221,5 +220,6 @@ export function embedRoutes(deps: Deps) {
     },
   )
 
-  return app
+  // The page is public: the access token in its URL is the credential.
+  return withAccess('public', app)
 }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import { withAccess } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 
 /**
@@ -34,5 +35,5 @@ export function fileRoutes(deps: Deps) {
       'Content-Disposition': `inline; filename="${id}.${EXTENSIONS[row.content_type] ?? 'bin'}"`,
     })
   })
-  return app
+  return withAccess('public', app)
 }

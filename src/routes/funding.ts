@@ -5,18 +5,12 @@ import { publicTransaction, transactionPage, transactionsVersion } from '../doma
 import { indexPage, ListQuery, pageOf } from '../domain/pagination.js'
 import { setCardFrozen, simulatePurchase } from '../domain/purchases.js'
 import { ApiError } from '../errors.js'
+import { routeFactory } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import { Card, envelope } from '../schemas/cards.js'
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  orgErrors,
-  routeFactory,
-  sessionSecurity,
-} from '../schemas/common.js'
+import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import {
   Deposit,
   DepositBody,
@@ -27,7 +21,7 @@ import {
   TransactionPage,
 } from '../schemas/money.js'
 
-const route = routeFactory(['Funding and cards'], sessionSecurity)
+const route = routeFactory(['Funding and cards'], 'session')
 const bodyErrors = [400, ...orgErrors, 409, 413, 415] as const
 
 /** The card group's money routes: simulate-fund, deposits, card transactions, purchases, freeze. */

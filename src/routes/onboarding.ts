@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { cardOf, publicCard, toDollars } from '../domain/cards.js'
 import {
@@ -7,16 +7,11 @@ import {
   onboardingView,
   startOnboarding,
 } from '../domain/onboarding.js'
+import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { CardStatus, Completion, envelope } from '../schemas/cards.js'
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  orgErrors,
-  sessionSecurity,
-} from '../schemas/common.js'
+import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import {
   CompleteOnboardingBody,
   OnboardingIdParam,
@@ -40,12 +35,11 @@ export function onboardingRoutes(deps: Deps) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'post',
       path: '/partner/cards/onboarding',
       operationId: 'startCardOnboarding',
       tags,
-      security: sessionSecurity,
       summary: 'Start (or resume) card onboarding',
       description:
         'Answers the onboarding session with a hosted `onboardingEmbedUrl` served by this sandbox and a short-lived `accessToken` (expiresIn: seconds). While an onboarding is pending or in progress, starting again resumes it: same onboardingId, a new access token (the old one stops working), progress kept unless the applicant details changed.',
@@ -71,12 +65,11 @@ export function onboardingRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'get',
       path: '/partner/cards/onboarding/latest',
       operationId: 'getLatestCardOnboarding',
       tags,
-      security: sessionSecurity,
       summary: "The user's most recent onboarding, with step-progress flags",
       responses: {
         200: jsonResponse(
@@ -102,12 +95,11 @@ export function onboardingRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'post',
       path: '/partner/cards/onboarding/{onboardingId}/complete',
       operationId: 'completeCardOnboarding',
       tags,
-      security: sessionSecurity,
       summary: 'Complete an onboarding with the outcome of the embedded flow',
       description:
         'A pass with agreement_accepted true approves the user (kyc_status approved, provider_consumer_id set) and issues an active card, unless the sandbox decided otherwise (magic values, scenario): then it fails or goes to manual review. Completing again with the same result answers the first completion again; a different result is 409.',
@@ -134,12 +126,11 @@ export function onboardingRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'get',
       path: '/partner/cards/status',
       operationId: 'getCardStatus',
       tags: ['Cards'],
-      security: sessionSecurity,
       summary: 'Onboarding state, KYC status, the card and its balances',
       responses: {
         200: jsonResponse(envelope(CardStatus, 'CardStatusEnvelope'), 'The card status.'),

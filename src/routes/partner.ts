@@ -1,41 +1,34 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
+import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { publicPartner, rotateCredentials, updatePartner, usage } from '../domain/partners.js'
+import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  orgErrors,
-  orgSecurity,
-} from '../schemas/common.js'
+import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { PartnerEnvelope, PatchPartnerBody, RotatedCredentials, Usage } from '../schemas/partner.js'
 
 const tags = ['Partner organization']
 
-const getMe = createRoute({
+const getMe = accessRoute('org', {
   method: 'get',
   path: '/partner/me',
   operationId: 'getPartner',
   tags,
   summary: 'Read the partner record',
-  security: orgSecurity,
   responses: {
     200: jsonResponse(PartnerEnvelope, 'The partner record.'),
     ...errorResponses(...orgErrors),
   },
 })
 
-const patchMe = createRoute({
+const patchMe = accessRoute('org', {
   method: 'patch',
   path: '/partner/me',
   operationId: 'updatePartner',
   tags,
   summary: 'Update the partner record',
   description: 'At least one field is required. `api_key` and the secret cannot be edited here.',
-  security: orgSecurity,
   request: { body: jsonBody(PatchPartnerBody) },
   responses: {
     200: jsonResponse(PartnerEnvelope, 'The updated partner record.'),
@@ -43,7 +36,7 @@ const patchMe = createRoute({
   },
 })
 
-const rotate = createRoute({
+const rotate = accessRoute('org', {
   method: 'post',
   path: '/partner/me/rotate-api-key',
   operationId: 'rotateApiKey',
@@ -51,20 +44,18 @@ const rotate = createRoute({
   summary: 'Rotate the API key and secret',
   description:
     'The previous key and secret stop working at once. The new secret is returned only here.',
-  security: orgSecurity,
   responses: {
     200: jsonResponse(RotatedCredentials, 'The new credentials.'),
     ...errorResponses(...orgErrors),
   },
 })
 
-const getUsage = createRoute({
+const getUsage = accessRoute('org', {
   method: 'get',
   path: '/partner/usage',
   operationId: 'getPartnerUsage',
   tags,
   summary: 'Usage snapshot',
-  security: orgSecurity,
   responses: {
     200: jsonResponse(Usage, 'Counts for this partner.'),
     ...errorResponses(...orgErrors),

@@ -3,19 +3,14 @@ import type { Deps } from '../deps.js'
 import { publicTransaction, requireTransaction, transactionPage } from '../domain/ledger.js'
 import { ListQuery } from '../domain/pagination.js'
 import { clearPurchase, refundPurchase, reversePurchase } from '../domain/purchases.js'
+import { routeFactory } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
-import {
-  errorResponses,
-  jsonResponse,
-  orgErrors,
-  routeFactory,
-  sessionSecurity,
-} from '../schemas/common.js'
+import { errorResponses, jsonResponse, orgErrors } from '../schemas/common.js'
 import { RefundBody, Transaction, TransactionPage, TransactionQuery } from '../schemas/money.js'
 
-const route = routeFactory(['Transactions'], sessionSecurity)
+const route = routeFactory(['Transactions'], 'session')
 const TxnParam = z.object({ id: z.string().startsWith('txn_', 'must be a transaction id (txn_…)') })
 
 /** /partner/transactions/*: list with filters, get one, and the sandbox's purchase lifecycle. */

@@ -1,17 +1,12 @@
-import { createRoute, OpenAPIHono } from '@hono/zod-openapi'
+import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { setProfilePicture } from '../domain/profile-pictures.js'
 import { publicUser, updateProfile } from '../domain/users.js'
+import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  orgErrors,
-  sessionSecurity,
-} from '../schemas/common.js'
+import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { PatchUserBody, ProfilePictureBody, ProfilePictureResult, User } from '../schemas/users.js'
 
 const tags = ['User profile']
@@ -21,13 +16,12 @@ export function userRoutes(deps: Deps) {
   const answers = serializedCache(() => deps.store.version)
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'get',
       path: '/partner/users/me',
       operationId: 'getCurrentUser',
       tags,
       summary: 'Read the signed-in user',
-      security: sessionSecurity,
       responses: {
         200: jsonResponse(User, 'The user record (no ssn).'),
         ...errorResponses(...orgErrors),
@@ -47,7 +41,7 @@ export function userRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'patch',
       path: '/partner/users/me',
       operationId: 'updateCurrentUser',
@@ -55,7 +49,6 @@ export function userRoutes(deps: Deps) {
       summary: 'Update the signed-in user',
       description:
         'Only first_name, last_name, date_of_birth, address, secondary_address and metadata. id, partner_id, email and phone_number cannot be changed (400 naming the field).',
-      security: sessionSecurity,
       request: { body: jsonBody(PatchUserBody) },
       responses: {
         200: jsonResponse(User, 'The updated user.'),
@@ -69,14 +62,13 @@ export function userRoutes(deps: Deps) {
   )
 
   app.openapi(
-    createRoute({
+    accessRoute('session', {
       method: 'patch',
       path: '/partner/users/me/profile-picture',
       operationId: 'uploadProfilePicture',
       tags,
       summary: 'Upload a profile picture',
       description: `multipart/form-data with one file field \`profile_picture\`: PNG, JPEG or WebP, recognised by content; at most ${deps.config.pictureLimit} bytes (413 above, 415 for other types).`,
-      security: sessionSecurity,
       request: {
         body: {
           required: true,

@@ -1,16 +1,10 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import type { Deps } from '../deps.js'
 import { indexPage, ListQuery, newestFirst, paginate } from '../domain/pagination.js'
+import { routeFactory } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
-import {
-  errorResponses,
-  jsonBody,
-  jsonResponse,
-  orgErrors,
-  orgSecurity,
-  routeFactory,
-} from '../schemas/common.js'
+import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import {
   Catalogue,
   CreateWebhookBody,
@@ -36,7 +30,7 @@ import {
   updateWebhook,
 } from '../webhooks/subscriptions.js'
 
-const route = routeFactory(['Webhooks'], orgSecurity)
+const route = routeFactory(['Webhooks'], 'org')
 const notFound = errorResponses(404)
 
 export function webhookRoutes(deps: Deps) {

@@ -1,4 +1,4 @@
-import { createRoute, z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import { errorCodes } from '../errors.js'
 
 export const ErrorEnvelope = z
@@ -88,8 +88,6 @@ export function errorResponses(...statuses: (keyof typeof errorDescriptions)[]) 
 /** The errors every Org-authenticated route can answer. */
 export const orgErrors = [401, 403, 429] as const
 
-export const orgSecurity = [{ PartnerKey: [], PartnerSecret: [] }]
-
 export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) => ({
   required: true,
   description,
@@ -100,14 +98,3 @@ export const jsonResponse = <T extends z.ZodType>(schema: T, description: string
   description,
   content: { 'application/json': { schema } },
 })
-
-/** Org + User routes: the organization headers and a Bearer session token. */
-export const sessionSecurity = [{ PartnerKey: [], PartnerSecret: [], Session: [] }]
-
-type RouteConfig = Parameters<typeof createRoute>[0]
-
-/** A route factory for one router: every route gets the group's tags and security scheme. */
-export const routeFactory =
-  (tags: string[], security: typeof orgSecurity | typeof sessionSecurity) =>
-  <R extends RouteConfig>(r: R) =>
-    createRoute({ ...r, tags, security })

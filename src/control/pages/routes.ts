@@ -3,6 +3,7 @@ import { html } from 'hono/html'
 import type { Clock } from '../../clock.js'
 import type { SandboxConfig } from '../../config.js'
 import { digest } from '../../domain/secret-hash.js'
+import { withAccess } from '../../http/access.js'
 import type { AppEnv } from '../../http/app-env.js'
 import { DEFAULT_PARTNER } from '../../store/default-credentials.js'
 import { isAdminToken, presentedAdminToken } from '../admin-guard.js'
@@ -74,5 +75,7 @@ export function dashboardRoutes(
     c.header('Content-Type', 'text/css; charset=utf-8')
     return c.body(dashboardCss)
   })
-  return app
+  // The page checks the token itself (it also takes ?token= and answers a login form); its
+  // script and stylesheet are public files.
+  return withAccess('public', app)
 }

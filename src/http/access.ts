@@ -1,0 +1,76 @@
+import { createRoute } from '@hono/zod-openapi'
+
+/**
+ * Who may call a route, declared once on the route: the gates enforce it (api-gate.ts,
+ * control/admin-guard.ts) and the OpenAPI document shows it as the route's `security`.
+ * - `public`: no credentials (the hosted bank-connect page, the control plane's health
+ *   check, sink and dashboard files, the docs).
+ * - `org`: the partner key and secret (spec section 5, layer 1).
+ * - `session`: the partner key and secret and a user's Bearer session (layer 2).
+ * - `admin`: the control plane, which needs the admin token when one is configured.
+ * - `onboarding`: the hosted onboarding flow, whose access token belongs to the onboarding
+ *   named in the path, so the route itself checks it; no gate asks for anything else.
+ */
+export type Access = 'public' | 'org' | 'session' | 'admin' | 'onboarding'
+
+const security = {
+  public: [],
+  org: [{ PartnerKey: [], PartnerSecret: [] }],
+  session: [{ PartnerKey: [], PartnerSecret: [], Session: [] }],
+  admin: [{ SandboxAdmin: [] }],
+  onboarding: [{ OnboardingAccessToken: [] }],
+} satisfies Record<Access, Record<string, string[]>[]>
+
+/** The OpenAPI `security` of an access level. */
+export const securityOf = (access: Access) => security[access]
+
+const accessLevels = new Set<unknown>(Object.keys(security))
+const isAccess = (value: unknown): value is Access => accessLevels.has(value)
+
+/**
+ * Where a route's declaration keeps its access. A symbol key, because @hono/zod-openapi
+ * copies a route's own properties when a router is mounted under a prefix (so the
+ * declaration reaches the app's registry with its full path) and JSON drops symbol keys (so
+ * the document does not show it).
+ */
+const ACCESS = Symbol('access')
+
+type RouteConfig = Parameters<typeof createRoute>[0]
+
+/** A documented route with its access: `security` comes from it, and so does enforcement. */
+export function accessRoute<R extends RouteConfig>(access: Access, r: R) {
+  const route = createRoute({ ...r, security: securityOf(access) })
+  Object.defineProperty(route, ACCESS, { value: access, enumerable: true })
+  return route
+}
+
+/** A route factory for one router: every route gets the group's tags and access. */
+export const routeFactory =
+  (tags: string[], access: Access) =>
+  <R extends RouteConfig>(r: R) =>
+    accessRoute(access, { ...r, tags })
+
+/** The access a documented route declared (through `accessRoute`), if any. */
+export function declaredAccess(route: object): Access | undefined {
+  const access = ACCESS in route ? route[ACCESS] : undefined
+  return isAccess(access) ? access : undefined
+}
+
+const handlerAccess = new WeakMap<object, Access>()
+
+/**
+ * A route that is not in the OpenAPI document (a page, a file, an asset) declares its access
+ * through its handler, `app.get('/x', withAccess('public', (c) => …))`, or all the plain
+ * routes of a router at once, `withAccess('public', router)` (its documented routes keep the
+ * access they declared).
+ */
+export function withAccess<T extends object>(access: Access, target: T): T {
+  if ('routes' in target && Array.isArray(target.routes))
+    for (const route of target.routes as { handler: object }[])
+      handlerAccess.set(route.handler, access)
+  else handlerAccess.set(target, access)
+  return target
+}
+
+/** The access a plain route's handler declared with `withAccess`, if any. */
+export const handlerDeclaredAccess = (handler: object) => handlerAccess.get(handler)

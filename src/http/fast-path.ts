@@ -1,0 +1,240 @@
+/**
+ * Every speed trick of the HTTP layer, in one place. An authenticated GET is answered in tens
+ * of microseconds, so a promise, a WHATWG Headers object or a path split per request shows in
+ * the throughput (bench/http-throughput.mjs); each trick below says what it saves. Nothing
+ * outside this file needs to know them: routes use c.json, c.header, c.redirect and streams as
+ * hono documents them, and every answer still carries X-Request-Id and the headers the gate
+ * carries (test/fast-path.test.ts). A trick that stops paying for itself goes from here alone.
+ */
+import type { Context, MiddlewareHandler, Next } from 'hono'
+import type { Result, Router } from 'hono/router'
+import { RegExpRouter } from 'hono/router/reg-exp-router'
+import { SmartRouter } from 'hono/router/smart-router'
+import { TrieRouter } from 'hono/router/trie-router'
+import type { Deps } from '../deps.js'
+import type { AppEnv } from './app-env.js'
+import { capture } from './journal-view.js'
+import { chooseRequestId, REQUEST_ID_HEADER } from './request-id.js'
+import type { RequestLog } from './request-log.js'
+import type { RequestOrigins } from './request-origin.js'
+import { SerializedJson } from './serialized-json.js'
+
+/** Paths longer than this are matched every time: a cache of 16 KB URLs would hold megabytes. */
+const MAX_CACHED_PATH = 256
+
+/**
+ * Trick 1, the cached router: hono's default router with the answers remembered per method and
+ * path. Our route table makes hono fall back from its RegExpRouter to the TrieRouter (a static
+ * segment beside a parameter, `/webhooks/events` and `/webhooks/{id}`), whose search splits the
+ * path and walks the tree on every request: a tenth of the work of an authenticated GET. A match
+ * depends on the method, the path and the table alone, and hono only reads it (RegExpRouter
+ * itself hands out the same result for every request to a static path), so it can be reused.
+ * Bounded: the cache starts over when it holds `capacity` paths; any route added empties it.
+ */
+export class CachedRouter<T> implements Router<T> {
+  readonly name: string
+  private readonly cache = new Map<string, Result<T>>()
+
+  constructor(
+    private readonly inner: Router<T> = new SmartRouter({
+      routers: [new RegExpRouter(), new TrieRouter()],
+    }),
+    private readonly capacity = 1000,
+  ) {
+    this.name = `CachedRouter(${inner.name})`
+  }
+
+  add(method: string, path: string, handler: T): void {
+    this.cache.clear()
+    this.inner.add(method, path, handler)
+  }
+
+  match(method: string, path: string): Result<T> {
+    if (path.length > MAX_CACHED_PATH) return this.inner.match(method, path)
+    const key = `${method} ${path}`
+    let result = this.cache.get(key)
+    if (result === undefined) {
+      result = this.inner.match(method, path)
+      if (this.cache.size >= this.capacity) this.cache.clear()
+      this.cache.set(key, result)
+    }
+    return result
+  }
+}
+
+/** What the first layer runs around the rest of a request (see `frontDoor`). */
+export interface FrontDoor {
+  /** Request-origin tracking (request-origin.ts). */
+  origins: RequestOrigins
+  /** The request line in the log, when logging is on. */
+  log?: RequestLog
+  /** The layers in front of the routes (body limits, the API gate), as one call: `gateOf`. */
+  gate(c: Context<AppEnv>, next: Next): Promise<unknown> | Response | undefined
+  /** Renders an error that `gate` threw, as hono's onError would. */
+  onError(error: Error, c: Context<AppEnv>): Response | Promise<Response>
+}
+
+/**
+ * Trick 2, one first layer: the first middleware of every request gives it its id, records its
+ * origin, runs the gate in front of the routes, and journals (and logs) it once answered. One
+ * layer for all of it, calling plain functions: each hono layer costs an async function, a
+ * dispatch and a promise (about a kilobyte of garbage) on every request. An error the gate
+ * throws is rendered here, as it was when the gate was a layer of its own, so the journal and
+ * the log see the answer the client gets.
+ */
+export function frontDoor(
+  deps: Deps,
+  generateId: () => string,
+  door: FrontDoor,
+): MiddlewareHandler<AppEnv> {
+  const { origins, log, gate, onError } = door
+  return async (c, next) => {
+    const started = performance.now()
+    wireResponders(c, chooseRequestId(c, generateId))
+    const ticket = origins.enter(c)
+    const requestBody = log?.start(c)
+    try {
+      const pending =
+        typeof ticket === 'string' ? origins.run(ticket, () => gate(c, next)) : gate(c, next)
+      if (pending instanceof Promise) await pending
+    } catch (error) {
+      if (!(error instanceof Error)) throw error
+      c.error = error
+      c.res = await onError(error, c)
+    } finally {
+      if (ticket === true) origins.leave()
+      const logged = log?.done(c, started, requestBody)
+      if (logged) await logged
+      const partner = c.get('partner')
+      deps.journal.add({
+        id: c.get('requestId'),
+        at: deps.clock.now(),
+        method: c.req.method,
+        // Bounded in bytes too: a 16 KB URL is journaled by its first 2 KB (docs/retention.md).
+        path: c.req.path.length > 2048 ? c.req.path.slice(0, 2048) : c.req.path,
+        query: searchOf(c),
+        status: c.res.status,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        partner_id: partner?.id ?? null,
+        // The request's own scenario, when it had one: the journal runs outside its context.
+        scenario: partner ? (c.get('scenario') ?? deps.scenarios.forPartner(partner).name) : null,
+        fault: c.get('fault') ?? null,
+        override: c.get('override') ?? null,
+        capture: capture(c),
+      })
+    }
+  }
+}
+
+/** The query string as sent (`?a=1`, or ''), bounded as the path is. */
+function searchOf(c: Context<AppEnv>): string {
+  const url = (c.env as { incoming?: { url?: string } } | undefined)?.incoming?.url ?? c.req.url
+  const at = url.indexOf('?')
+  if (at < 0) return ''
+  return url.length - at > 2048 ? url.slice(at, at + 2048) : url.slice(at)
+}
+
+type Step = (c: Context<AppEnv>, next: Next) => Promise<unknown> | Response | undefined
+
+/**
+ * Trick 3, the hand-composed gate: the API's body limit and its gate, run by the first layer
+ * itself (see `frontDoor`) rather than as `app.use('/api/*')` layers of their own: the limit
+ * first (413 before 401), then the gate under /api/v1 only.
+ */
+export function gateOf(apiLimit: MiddlewareHandler<AppEnv>, apiGate: Step): FrontDoor['gate'] {
+  return (c, next) => {
+    const path = c.req.path
+    if (path !== '/api' && !path.startsWith('/api/')) return next()
+    return path === '/api/v1' || path.startsWith('/api/v1/')
+      ? apiLimit(c, () => apiGate(c, next) as Promise<void>)
+      : apiLimit(c, next)
+  }
+}
+
+/**
+ * Trick 4, headers carried with the answer: headers the gate knows before the route runs (the
+ * rate limit's) go into the plain JSON answer the route builds (see `wireResponders`), instead
+ * of being set on it afterwards: that makes @hono/node-server build a full WHATWG Response and
+ * write it the slow way (about 30 us of CPU per request). Call `carryHeaders` before the route
+ * runs and `finishCarriedHeaders` after: any other answer (one that called c.header(), a
+ * redirect, a stream, an override) gets them set then.
+ */
+export function carryHeaders(c: Context<AppEnv>, headers: Record<string, string>): void {
+  c.set('extraHeaders', headers)
+}
+
+export function finishCarriedHeaders(c: Context<AppEnv>, headers: Record<string, string>): void {
+  if (c.res === c.get('extraHeadersSent')) return
+  for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value)
+}
+
+/** The headers the gate carries for this request's answer, if any. */
+export const carriedHeaders = (c: Context<AppEnv>) => c.get('extraHeaders')
+
+type HeadersInit = NonNullable<ConstructorParameters<typeof Headers>[0]>
+type Responder = (data: unknown, arg?: unknown, headers?: unknown) => Response
+
+/**
+ * Trick 5, the responders rewired per request: every answer carries X-Request-Id without
+ * `c.header()`, which would allocate a WHATWG Headers object per request and push
+ * @hono/node-server off its fast path (about a fifth of the throughput). A plain
+ * `c.json(data, status)` (nearly every answer) is built here with a plain header object, and
+ * a SerializedJson as its text, because hono itself switches to a Headers object as soon as a
+ * response has a second header. Once a route has called c.header(), hono's own c.json runs.
+ * c.newResponse is wrapped too: c.redirect and the stream helpers answer through it.
+ */
+function wireResponders(c: Context<AppEnv>, id: string): void {
+  let headersTouched = false
+  const header = c.header
+  c.header = ((...args: Parameters<typeof header>) => {
+    headersTouched = true
+    return header(...args)
+  }) as typeof header
+  const json = c.json as Responder
+  c.json = ((data: unknown, arg?: unknown, headers?: unknown) => {
+    if (headersTouched || headers !== undefined || (arg !== undefined && typeof arg !== 'number'))
+      return withId(json, id, data, arg, headers)
+    const extra = c.get('extraHeaders')
+    const response = new Response(
+      data instanceof SerializedJson ? data.text : JSON.stringify(data),
+      {
+        status: (arg as number | undefined) ?? 200,
+        headers: extra
+          ? { 'content-type': 'application/json', [REQUEST_ID_HEADER]: id, ...extra }
+          : { 'content-type': 'application/json', [REQUEST_ID_HEADER]: id },
+      },
+    )
+    if (extra) c.set('extraHeadersSent', response)
+    return response
+  }) as typeof c.json
+  c.body = tagged(c.body as Responder, id) as typeof c.body
+  c.html = tagged(c.html as Responder, id) as typeof c.html
+  c.text = tagged(c.text as Responder, id) as typeof c.text
+  c.newResponse = tagged(c.newResponse as Responder, id) as typeof c.newResponse
+}
+
+/** A hono responder that adds X-Request-Id to the headers it is given. */
+const tagged =
+  (original: Responder, id: string): Responder =>
+  (data, arg, headers) =>
+    withId(original, id, data, arg, headers)
+
+/** Calls a hono responder with X-Request-Id added to the headers it was given. */
+function withId(respond: Responder, id: string, data: unknown, arg: unknown, headers: unknown) {
+  if (arg !== undefined && typeof arg === 'object' && arg !== null) {
+    // c.json(data, init): add the header to init.headers.
+    const init = arg as ResponseInit
+    return respond(data, { ...init, headers: mergeHeaders(init.headers, id) })
+  }
+  return respond(data, arg, mergeHeaders(headers as HeadersInit | undefined, id))
+}
+
+function mergeHeaders(headers: HeadersInit | undefined, id: string): HeadersInit {
+  if (!headers) return { [REQUEST_ID_HEADER]: id }
+  if (headers instanceof Headers) {
+    headers.set(REQUEST_ID_HEADER, id)
+    return headers
+  }
+  if (Array.isArray(headers)) return [...headers, [REQUEST_ID_HEADER, id]]
+  return { ...headers, [REQUEST_ID_HEADER]: id }
+}
