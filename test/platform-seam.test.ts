@@ -102,6 +102,23 @@ describe('partner clocks through the seam', () => {
   })
 })
 
+describe('loaded scenarios through the seam', () => {
+  it('are in force once their row is committed, by whichever writer', async () => {
+    const t = await sandbox()
+    const document = { name: 'from-elsewhere', description: 'Loaded by another process.' }
+    await t.sandbox.deps.state.transaction(async (tx) =>
+      tx.put('scenarios', { id: document.name, document, loaded_at: new Date(T0).toISOString() }),
+    )
+    const list = await t.call('GET', '/_sandbox/scenarios', { creds: null })
+    expect(list.json.data).toContainEqual({ ...document, bundled: false })
+    const set = await t.call('PUT', '/_sandbox/scenario', {
+      creds: null,
+      body: { name: 'from-elsewhere' },
+    })
+    expect(set.json).toEqual({ default: 'from-elsewhere' })
+  })
+})
+
 describe('the sweeper', () => {
   it('runs its rules in the order it was given them, one run after the other', async () => {
     const t = await sandbox()

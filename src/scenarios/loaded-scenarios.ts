@@ -17,14 +17,18 @@ export interface LoadedScenariosParts {
  * Scenarios loaded through the control plane live in the state (collection `scenarios`), so
  * with a data file they survive a restart like the partners that name them. They are
  * configuration, not data: a reset or a restore keeps every scenario loaded so far (a
- * restored snapshot adds its own). The registry holds what is in force; these rows are what
- * it is rebuilt from.
+ * restored snapshot adds its own). The registry holds what is in force, taken from these rows
+ * as they are read at start, committed (by this process or another) and restored.
  */
 export class LoadedScenarios {
   /** Every row loaded so far, put back after a reset or restore that lost it. */
   private readonly loaded = new Map<string, ScenarioRow>()
 
   private constructor(private readonly parts: LoadedScenariosParts) {
+    parts.state.onCommit((changes) => {
+      for (const change of changes)
+        if (change.collection === 'scenarios' && change.row) this.take(change.row as ScenarioRow)
+    })
     parts.state.onReplace(() => void this.afterReplace())
   }
 
@@ -37,7 +41,7 @@ export class LoadedScenarios {
     return loaded
   }
 
-  /** A scenario loaded through the control plane: kept with the data, then in force. */
+  /** A scenario loaded through the control plane: kept with the data, in force once committed. */
   async load(scenario: Scenario): Promise<void> {
     const row: ScenarioRow = {
       id: scenario.name,
@@ -45,18 +49,19 @@ export class LoadedScenarios {
       loaded_at: this.parts.clock.iso(),
     }
     await this.parts.state.transaction(async (tx) => tx.put('scenarios', row))
-    this.loaded.set(row.id, row)
-    this.parts.scenarios.register(scenario)
   }
 
   private async readState(): Promise<void> {
-    for (const row of await this.parts.state.all('scenarios')) {
-      try {
-        this.parts.scenarios.register(parseScenario(row.document, `${row.id} (kept in the data)`))
-        this.loaded.set(row.id, row)
-      } catch (error) {
-        this.parts.logger.error(`cannot use a kept scenario: ${(error as Error).message}`)
-      }
+    for (const row of await this.parts.state.all('scenarios')) this.take(row)
+  }
+
+  /** Puts a kept scenario in force (a bad one is logged and left out). */
+  private take(row: ScenarioRow): void {
+    try {
+      this.parts.scenarios.register(parseScenario(row.document, `${row.id} (kept in the data)`))
+      this.loaded.set(row.id, row)
+    } catch (error) {
+      this.parts.logger.error(`cannot use a kept scenario: ${(error as Error).message}`)
     }
   }
 
