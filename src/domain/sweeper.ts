@@ -80,8 +80,10 @@ export class Sweeper {
   private readonly timer: NodeJS.Timeout
   /** A task left work for the next run. */
   private backlog = false
-  /** The run under way: runs follow one another, so a rule never overlaps itself. */
+  /** The last run asked for: runs follow one another, so a rule never overlaps itself. */
   private last: Promise<void> = Promise.resolve()
+  /** Runs asked for and not finished. */
+  private pending = 0
 
   /**
    * Listens to both clocks from here: whatever is built after it (the dispatcher) hears an
@@ -91,15 +93,21 @@ export class Sweeper {
     this.tasks = [...parts.tasks]
     parts.clock.onAdvance(() => this.run())
     parts.clocks.onAdvance((partnerId) => this.run(partnerId))
+    // A run still under way (a slow backlog) is not joined by another a second later.
     this.timer = setInterval(() => {
-      if (this.backlog || !parts.clock.state().frozen) void this.run()
+      if (this.pending === 0 && (this.backlog || !parts.clock.state().frozen)) void this.run()
     }, 1000)
     this.timer.unref()
   }
 
   /** One run of every rule (of one partner when its clock moved), after the run under way. */
   run(partnerId?: string): Promise<void> {
-    this.last = this.last.then(() => this.runOnce(partnerId))
+    this.pending++
+    this.last = this.last
+      .then(() => this.runOnce(partnerId))
+      .finally(() => {
+        this.pending--
+      })
     return this.last
   }
 
