@@ -351,6 +351,17 @@ export const inboxMessageRow = z.object({
 })
 export type InboxMessageRow = z.infer<typeof inboxMessageRow>
 
+/**
+ * The sandbox clock's setting (clock.ts ClockSetting), one row with id `sandbox`: ephemeral,
+ * as the clock has always been (a restart starts it from the scenario or the machine's time).
+ */
+export const clockRow = z.object({
+  id: z.literal('sandbox'),
+  offset_ms: z.number().int(),
+  frozen_at: z.number().int().nullable(),
+})
+export type ClockRow = z.infer<typeof clockRow>
+
 /** Every collection the store holds, by name. Later capabilities add theirs here. */
 export const collectionSchemas = {
   meta: metaRow,
@@ -373,6 +384,8 @@ export const collectionSchemas = {
   scenarios: scenarioRow,
   overrides: overrideRow,
   inbox_messages: inboxMessageRow,
+  // platform: the sandbox clock's setting (ephemeral).
+  clocks: clockRow,
 } as const
 
 export type Collections = {
@@ -385,7 +398,7 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
  * Collections that are state but not durable: held by the seam like every other (a second
  * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
  */
-export const ephemeralCollections: readonly CollectionName[] = ['inbox_messages']
+export const ephemeralCollections: readonly CollectionName[] = ['inbox_messages', 'clocks']
 
 export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
 
