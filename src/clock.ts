@@ -33,6 +33,24 @@ export interface Clock {
   state(): ClockState
 }
 
+/**
+ * What the clock is set to, as the state keeps it (domain/sandbox-clock-row.ts): its offset
+ * over the machine's time, or the instant it stands still at.
+ */
+export interface ClockSetting {
+  offset_ms: number
+  frozen_at: number | null
+}
+
+/** The sandbox's own clock: the public face plus what keeps its setting in the state. */
+export interface SandboxClock extends Clock {
+  setting(): ClockSetting
+  /** Hears every change of the setting (a freeze, an unfreeze, a move). */
+  onChange(listener: (setting: ClockSetting) => void): () => void
+  /** Takes a setting another process stored, without running the advance listeners. */
+  adopt(setting: ClockSetting): void
+}
+
 export interface ClockOptions {
   /** Start time (epoch ms or ISO string). Without it the clock follows the machine. */
   start?: number | string
@@ -41,14 +59,19 @@ export interface ClockOptions {
   source?: () => number
 }
 
-export function createClock(options: ClockOptions = {}): Clock {
+export function createClock(options: ClockOptions = {}): SandboxClock {
   const source = options.source ?? Date.now
   const start = options.start === undefined ? undefined : toMillis(options.start)
   let offset = start === undefined ? 0 : start - source()
   let frozenAt: number | undefined = options.frozen ? (start ?? source()) : undefined
   const listeners = new Set<AdvanceListener>()
+  const changeListeners = new Set<(setting: ClockSetting) => void>()
 
   const now = () => frozenAt ?? source() + offset
+  const setting = (): ClockSetting => ({ offset_ms: offset, frozen_at: frozenAt ?? null })
+  const changed = () => {
+    for (const listener of changeListeners) listener(setting())
+  }
 
   const notify = async (by: number) => {
     const at = now()
@@ -59,6 +82,7 @@ export function createClock(options: ClockOptions = {}): Clock {
     const before = now()
     if (frozenAt !== undefined) frozenAt = at
     else offset = at - source()
+    changed()
     await notify(at - before)
   }
 
@@ -68,11 +92,13 @@ export function createClock(options: ClockOptions = {}): Clock {
     iso: () => new Date(now()).toISOString(),
     freeze(at) {
       frozenAt = at ?? now()
+      changed()
     },
     unfreeze() {
       if (frozenAt === undefined) return
       offset = frozenAt - source()
       frozenAt = undefined
+      changed()
       // Work that waited for the frozen clock (webhook retries) re-arms its real-time timers.
       void notify(0)
     },
@@ -81,6 +107,15 @@ export function createClock(options: ClockOptions = {}): Clock {
     onAdvance(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)
+    },
+    setting,
+    onChange(listener) {
+      changeListeners.add(listener)
+      return () => changeListeners.delete(listener)
+    },
+    adopt(next) {
+      offset = next.offset_ms
+      frozenAt = next.frozen_at ?? undefined
     },
     state: () => ({
       now: new Date(now()).toISOString(),

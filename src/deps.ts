@@ -10,6 +10,7 @@ import type { Sweeper } from './domain/sweeper.js'
 import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
+import type { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
 import type { Accounts } from './services/accounts.js'
 import type { Faults } from './services/faults.js'
@@ -17,6 +18,7 @@ import type { RequestJournal } from './services/journal.js'
 import type { Onboarding } from './services/onboarding.js'
 import type { Overrides } from './services/overrides.js'
 import type { Partners } from './services/partners.js'
+import type { Platform } from './services/platform.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
@@ -55,4 +57,8 @@ export interface Deps {
   accounts: Accounts
   /** Partner organizations and their credentials (services/partners.ts). */
   partners: Partners
+  /** The sandbox as a whole for the control plane: health, reset, snapshots, partner state. */
+  platform: Platform
+  /** Scenarios loaded through the control plane, kept in the state. */
+  loadedScenarios: LoadedScenarios
 }

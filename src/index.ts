@@ -13,7 +13,9 @@ import { FileStore } from './domain/file-store.js'
 import { settleDueDeposits } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
+import { setPartnerStatus } from './domain/partners.js'
 import { Retention } from './domain/retention.js'
+import { SandboxClockRow } from './domain/sandbox-clock-row.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
@@ -33,6 +35,7 @@ import { RequestJournal } from './services/journal.js'
 import { Onboarding } from './services/onboarding.js'
 import { Overrides } from './services/overrides.js'
 import { Partners } from './services/partners.js'
+import { Platform } from './services/platform.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -119,10 +122,17 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     config.publicUrl,
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
-  const clocks = new PartnerClocks(store, clock)
   const state = new MemoryState(store)
-  const scenarios = new ScenarioRegistry(scenario)
+  await SandboxClockRow.open({ state, clock, logger })
+  // First of all that listens to the sandbox clock: frozen partners have moved with it by the
+  // time the sweeper and the dispatcher look at their due work.
+  const clocks = await PartnerClocks.open(state, clock)
+  const scenarios = new ScenarioRegistry(scenario, logger.error)
+  const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
   const events = new EventBus(random, clocks, store)
+  const inbox = new Inbox({ state })
+  const sessions = new SessionVerifier({ state, clocks })
+  const files = new FileStore(config.data)
   const onboarding = new Onboarding({
     state,
     clocks,
@@ -134,9 +144,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     // cross-area: the functions of other areas onboarding still calls take the whole bag.
     legacy: () => deps,
   })
-  const inbox = new Inbox({ state })
-  const sessions = new SessionVerifier({ state, clocks })
-  const files = new FileStore(config.data)
   const accounts = new Accounts({
     state,
     random,
@@ -165,6 +172,39 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   })
   const faults = new Faults({ state, random, scenarios })
   const overrides = new Overrides({ state, random, clock, clocks })
+  const retention = new Retention({ state, logger })
+  events.subscribe((event) => void retention.capPartner(event.partner_id))
+  // Built before the dispatcher, so it hears a clock advance first: the events its rules
+  // emit on the way exist when the dispatcher runs.
+  const sweeper = new Sweeper({
+    clock,
+    clocks,
+    logger,
+    tasks: [
+      (scope) => onboarding.resolveDueReviews(scope),
+      // cross-area: settleDueDeposits, resolveDueDisputes take the whole Deps until their
+      // area moves to the seam.
+      (scope) => settleDueDeposits(deps, scope),
+      (scope) => resolveDueDisputes(deps, scope),
+      // Whatever it removed, more may be due: the next second's run looks again.
+      async (scope) => (await retention.run(scope)) > 0,
+    ],
+  })
+  const platform = new Platform({
+    config,
+    state,
+    random,
+    clocks,
+    scenarios,
+    files,
+    inbox,
+    credentials,
+    legacy: {
+      // cross-area: setPartnerStatus (identity) and Dispatcher.reload (webhooks).
+      setPartnerStatus: (id, status) => void setPartnerStatus(deps, id, status),
+      reloadDeliveries: (id) => deps.dispatcher.reload(id),
+    },
+  })
   const deps: Deps = {
     config,
     store,
@@ -183,26 +223,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     journal,
     faults,
     overrides,
-    sweeper: undefined as unknown as Sweeper,
+    sweeper,
     sinks: new SinkRegistry(),
     origins,
     onboarding,
     baseUrl: origins.baseUrl,
     accounts,
     partners,
+    platform,
+    loadedScenarios,
   }
-  new LoadedScenarios(deps)
-  // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
-  deps.sweeper = new Sweeper(deps)
-  deps.sweeper.add((scope) => onboarding.resolveDueReviews(scope))
-  deps.sweeper.add((scope) => settleDueDeposits(deps, scope))
-  deps.sweeper.add((scope) => resolveDueDisputes(deps, scope))
-  const retention = new Retention(deps)
-  // Whatever it removed, more may be due: the next second's run looks again.
-  deps.sweeper.add((scope) => retention.run(scope) > 0)
   deps.dispatcher = new Dispatcher(deps)
   // A delivery attempt may finish a delivery the per-partner cap can now remove.
-  deps.dispatcher.onAttempt((delivery) => retention.capPartner(delivery.partner_id))
+  deps.dispatcher.onAttempt((delivery) => void retention.capPartner(delivery.partner_id))
   // (A whole-state reset or restore also empties the inbox: it is an ephemeral collection.)
   store.onReplace(() => {
     deps.dispatcher.reload()

@@ -241,11 +241,11 @@ describe('events and deliveries', () => {
     // Retention looks at partners that emitted an event: this one registers a user.
     await registerAndLogin(t.call, {}, chatty.creds)
     expect(count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1)
-    t.sandbox.deps.sweeper.run()
+    await t.sandbox.deps.sweeper.run()
     // One run removes one batch: a backlog never stalls the event loop in one go.
     expect(count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1 - BATCH)
-    t.sandbox.deps.sweeper.run()
-    t.sandbox.deps.sweeper.run()
+    await t.sandbox.deps.sweeper.run()
+    await t.sandbox.deps.sweeper.run()
     expect(count()).toBe(HISTORY_CAP_PER_PARTNER)
     expect(t.sandbox.store.get('events', 'evt_cap000000')).toBeUndefined()
     expect(
@@ -267,10 +267,10 @@ describe('incremental pruning', () => {
     })
     t.sandbox.clock.freeze(t.sandbox.clock.now() + 2 * DAY)
     const left = () => codesOf(t, userId).length
-    t.sandbox.deps.sweeper.run()
+    await t.sandbox.deps.sweeper.run()
     expect(left()).toBe(BATCH + 8)
-    t.sandbox.deps.sweeper.run()
-    t.sandbox.deps.sweeper.run()
+    await t.sandbox.deps.sweeper.run()
+    await t.sandbox.deps.sweeper.run()
     expect(left()).toBe(0)
   })
 })

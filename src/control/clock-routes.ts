@@ -1,12 +1,11 @@
-import { toMillis } from '../clock.js'
-import type { Deps } from '../deps.js'
+import { type Clock, toMillis } from '../clock.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { readClockMove } from './clock-move.js'
 import { controlRoute, controlRouter } from './router.js'
 import { ClockFreeze, ClockMove, ClockState } from './schemas.js'
 
 /** The sandbox clock: read, freeze, unfreeze, advance. */
-export function clockRoutes(deps: Deps) {
+export function clockRoutes({ clock }: { clock: Clock }) {
   const app = controlRouter()
 
   app.openapi(
@@ -17,7 +16,7 @@ export function clockRoutes(deps: Deps) {
       summary: 'Read the sandbox clock',
       responses: { 200: jsonResponse(ClockState, 'The clock.'), ...errorResponses(401) },
     }),
-    (c) => c.json(deps.clock.state(), 200),
+    (c) => c.json(clock.state(), 200),
   )
 
   app.openapi(
@@ -35,9 +34,9 @@ export function clockRoutes(deps: Deps) {
       const { at } = c.req.valid('json')
       // Freeze first: with the clock running, a set() then freeze() would drift by the
       // milliseconds in between.
-      deps.clock.freeze()
-      if (at && toMillis(at) !== deps.clock.now()) await deps.clock.set(toMillis(at))
-      return c.json(deps.clock.state(), 200)
+      clock.freeze()
+      if (at && toMillis(at) !== clock.now()) await clock.set(toMillis(at))
+      return c.json(clock.state(), 200)
     },
   )
 
@@ -50,8 +49,8 @@ export function clockRoutes(deps: Deps) {
       responses: { 200: jsonResponse(ClockState, 'The clock.'), ...errorResponses(401) },
     }),
     (c) => {
-      deps.clock.unfreeze()
-      return c.json(deps.clock.state(), 200)
+      clock.unfreeze()
+      return c.json(clock.state(), 200)
     },
   )
 
@@ -68,9 +67,9 @@ export function clockRoutes(deps: Deps) {
     }),
     async (c) => {
       const move = readClockMove(c.req.valid('json'))
-      if ('to' in move) await deps.clock.set(move.to)
-      else await deps.clock.advance(move.by)
-      return c.json(deps.clock.state(), 200)
+      if ('to' in move) await clock.set(move.to)
+      else await clock.advance(move.by)
+      return c.json(clock.state(), 200)
     },
   )
 

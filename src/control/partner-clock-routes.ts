@@ -1,5 +1,5 @@
 import { toMillis } from '../clock.js'
-import type { Deps } from '../deps.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { readClockMove } from './clock-move.js'
 import { controlRoute, controlRouter } from './router.js'
@@ -14,7 +14,7 @@ const answers = (errors: (400 | 401 | 404 | 415)[]) => ({
  * One partner's clock (like Stripe's test clocks): read, freeze, unfreeze, advance. Only that
  * partner's time moves, and only its due work (expiries, settlements, retries) runs.
  */
-export function partnerClockRoutes(deps: Deps) {
+export function partnerClockRoutes({ clocks }: { clocks: PartnerClocks }) {
   const app = controlRouter()
   const path = '/partners/{id}/clock'
 
@@ -27,7 +27,7 @@ export function partnerClockRoutes(deps: Deps) {
       request: { params: PartnerIdParam },
       responses: answers([400, 401, 404]),
     }),
-    (c) => c.json(deps.clocks.state(c.req.valid('param').id), 200),
+    (c) => c.json(clocks.state(c.req.valid('param').id), 200),
   )
 
   app.openapi(
@@ -45,8 +45,8 @@ export function partnerClockRoutes(deps: Deps) {
     async (c) => {
       const { id } = c.req.valid('param')
       const { at } = c.req.valid('json') ?? {}
-      await deps.clocks.freeze(id, at === undefined ? undefined : toMillis(at))
-      return c.json(deps.clocks.state(id), 200)
+      await clocks.freeze(id, at === undefined ? undefined : toMillis(at))
+      return c.json(clocks.state(id), 200)
     },
   )
 
@@ -61,8 +61,8 @@ export function partnerClockRoutes(deps: Deps) {
     }),
     async (c) => {
       const { id } = c.req.valid('param')
-      await deps.clocks.unfreeze(id)
-      return c.json(deps.clocks.state(id), 200)
+      await clocks.unfreeze(id)
+      return c.json(clocks.state(id), 200)
     },
   )
 
@@ -80,9 +80,9 @@ export function partnerClockRoutes(deps: Deps) {
     async (c) => {
       const { id } = c.req.valid('param')
       const move = readClockMove(c.req.valid('json'))
-      if ('to' in move) await deps.clocks.set(id, move.to)
-      else await deps.clocks.advance(id, move.by)
-      return c.json(deps.clocks.state(id), 200)
+      if ('to' in move) await clocks.set(id, move.to)
+      else await clocks.advance(id, move.by)
+      return c.json(clocks.state(id), 200)
     },
   )
 

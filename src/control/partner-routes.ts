@@ -5,6 +5,7 @@ import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlPageQuery } from '../schemas/limit.js'
 import type { Partners } from '../services/partners.js'
+import type { Platform } from '../services/platform.js'
 import type { PartnerRow } from '../store/records.js'
 import { controlRoute, controlRouter } from './router.js'
 import {
@@ -31,7 +32,11 @@ export function sandboxPartner(
 const partnerPages = controlPageQuery('partner', z.uuid({ error: 'must be a partner id (uuid)' }))
 
 /** Partners: list, create with fresh test credentials, set status, scenario or rate limit. */
-export function partnerRoutes(s: { partners: Partners; scenarios: ScenarioRegistry }) {
+export function partnerRoutes(s: {
+  partners: Partners
+  platform: Platform
+  scenarios: ScenarioRegistry
+}) {
   const app = controlRouter()
 
   app.openapi(
@@ -97,12 +102,10 @@ export function partnerRoutes(s: { partners: Partners; scenarios: ScenarioRegist
         ...errorResponses(400, 401, 404, 415),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid('param')
-      return c.json(
-        sandboxPartner(s, s.partners.updateSandboxSettings(id, c.req.valid('json'))),
-        200,
-      )
+      const partner = await s.platform.updatePartner(id, c.req.valid('json'))
+      return c.json(sandboxPartner(s, partner), 200)
     },
   )
 

@@ -1,8 +1,5 @@
-import type { Deps } from '../deps.js'
-import { exportState } from '../domain/export.js'
-import { deletePartner, resetPartner, restorePartner } from '../domain/partner-state.js'
-import { requirePartner } from '../domain/partners.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import type { Platform } from '../services/platform.js'
 import { controlRoute, controlRouter, Ok } from './router.js'
 import { PartnerIdParam, PartnerSnapshotDoc, SnapshotQuery } from './schemas.js'
 
@@ -10,7 +7,7 @@ import { PartnerIdParam, PartnerSnapshotDoc, SnapshotQuery } from './schemas.js'
  * One partner's reset, delete, snapshot and restore: what a test worker needs to start clean
  * or go back to a saved state without touching any other partner.
  */
-export function partnerStateRoutes(deps: Deps) {
+export function partnerStateRoutes(s: { platform: Platform }) {
   const app = controlRouter()
 
   app.openapi(
@@ -27,9 +24,9 @@ export function partnerStateRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid('param')
-      resetPartner(deps, id)
+      await s.platform.resetPartner(id)
       return c.json({ ok: true as const, message: `Partner ${id} was reset.` }, 200)
     },
   )
@@ -47,9 +44,9 @@ export function partnerStateRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid('param')
-      deletePartner(deps, id)
+      await s.platform.deletePartner(id)
       return c.json({ ok: true as const, message: `Partner ${id} was deleted.` }, 200)
     },
   )
@@ -68,11 +65,10 @@ export function partnerStateRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid('param')
-      requirePartner(deps, id)
       const includeSecrets = c.req.valid('query').include_secrets === 'true'
-      return c.json(exportState(deps, { partnerId: id, includeSecrets }), 200)
+      return c.json(await s.platform.exportPartner(id, includeSecrets), 200)
     },
   )
 
@@ -90,9 +86,9 @@ export function partnerStateRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404, 413, 415),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid('param')
-      restorePartner(deps, id, c.req.valid('json'))
+      await s.platform.restorePartner(id, c.req.valid('json'))
       return c.json({ ok: true as const, message: `Partner ${id} was restored.` }, 200)
     },
   )

@@ -1,13 +1,19 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
+import type { Clock } from '../clock.js'
 import { pageOf, paginateInOrder } from '../domain/pagination.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { ApiError } from '../errors.js'
 import { issuesToDetails } from '../http/validation.js'
+import type { Random } from '../random.js'
 import { faultRule } from '../scenarios/faults.js'
+import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { scenarioSchema } from '../scenarios/schema.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlPageQuery } from '../schemas/limit.js'
+import type { Faults } from '../services/faults.js'
+import type { StateReader } from '../state/seam.js'
 import { controlRoute, controlRouter } from './router.js'
 
 export const ScenarioSummary = z
@@ -50,8 +56,19 @@ export const RuntimeFault = z
     },
   })
 
+/** What the scenario routes use. */
+export interface ScenarioRoutesParts {
+  state: StateReader
+  scenarios: ScenarioRegistry
+  loadedScenarios: LoadedScenarios
+  clock: Clock
+  clocks: PartnerClocks
+  random: Random
+  faults: Faults
+}
+
 /** Control-plane routes of the scenario engine: scenarios and faults. */
-export function controlScenarioRoutes(deps: Deps) {
+export function controlScenarioRoutes(s: ScenarioRoutesParts) {
   const app = controlRouter()
 
   app.openapi(
@@ -74,10 +91,10 @@ export function controlScenarioRoutes(deps: Deps) {
     (c) => {
       const bundled = listBundledScenarios()
       const names = new Set(bundled.map((s) => s.name))
-      const extra = deps.scenarios.registered().filter((s) => !names.has(s.name))
+      const extra = s.scenarios.registered().filter((x) => !names.has(x.name))
       return c.json(
         {
-          default: deps.scenarios.default.name,
+          default: s.scenarios.default.name,
           data: [
             ...bundled.map((s) => ({
               name: s.name,
@@ -116,7 +133,7 @@ export function controlScenarioRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    (c) => {
+    async (c) => {
       const body = c.req.valid('json')
       const parsed = scenarioSchema.safeParse(body)
       if (!parsed.success) {
@@ -126,7 +143,7 @@ export function controlScenarioRoutes(deps: Deps) {
           { details: issuesToDetails(parsed.error, 'json', body, '(root)') },
         )
       }
-      deps.scenarios.load(parsed.data)
+      await s.loadedScenarios.load(parsed.data)
       return c.json(
         {
           scenario: {
@@ -163,8 +180,8 @@ export function controlScenarioRoutes(deps: Deps) {
       },
     }),
     (c) => {
-      deps.scenarios.setDefault(deps.scenarios.resolve(c.req.valid('json').name))
-      return c.json({ default: deps.scenarios.default.name }, 200)
+      s.scenarios.setDefault(s.scenarios.resolve(c.req.valid('json').name))
+      return c.json({ default: s.scenarios.default.name }, 200)
     },
   )
 
@@ -184,7 +201,7 @@ export function controlScenarioRoutes(deps: Deps) {
       const { partner_id, ...rest } = c.req.valid('json') as {
         partner_id?: string | null
       } & Record<string, unknown>
-      if (partner_id && !deps.store.get('partners', partner_id))
+      if (partner_id && !(await s.state.get('partners', partner_id)))
         throw new ApiError('not_found', `No partner with id ${partner_id}.`)
       const parsed = faultRule.safeParse(rest)
       if (!parsed.success) {
@@ -195,13 +212,13 @@ export function controlScenarioRoutes(deps: Deps) {
         )
       }
       const fault = {
-        id: deps.random.id('flt'),
+        id: s.random.id('flt'),
         partner_id: partner_id ?? null,
         rule: parsed.data,
         remaining: parsed.data.next ?? null,
-        created_at: (partner_id ? deps.clocks.forPartner(partner_id) : deps.clock).iso(),
+        created_at: (partner_id ? s.clocks.forPartner(partner_id) : s.clock).iso(),
       }
-      await deps.faults.add(fault)
+      await s.faults.add(fault)
       return c.json({ fault }, 201)
     },
   )
@@ -220,7 +237,7 @@ export function controlScenarioRoutes(deps: Deps) {
     }),
     async (c) =>
       c.json(
-        paginateInOrder(await deps.faults.list(), c.req.valid('query'), (f) => f),
+        paginateInOrder(await s.faults.list(), c.req.valid('query'), (f) => f),
         200,
       ),
   )
@@ -237,7 +254,7 @@ export function controlScenarioRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      await deps.faults.clear()
+      await s.faults.clear()
       return c.json({ ok: true as const }, 200)
     },
   )

@@ -1,15 +1,11 @@
-import type { Deps } from '../deps.js'
-import { exportState } from '../domain/export.js'
-import { restoreSnapshot } from '../domain/snapshots.js'
-import { packageVersion } from '../package-root.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import type { Platform } from '../services/platform.js'
 import { controlRoute, controlRouter, Ok } from './router.js'
 import { Health, SnapshotDoc, SnapshotQuery } from './schemas.js'
 
 /** Health, reset to the fixtures, and whole-state snapshot and restore. */
-export function stateRoutes(deps: Deps) {
+export function stateRoutes(s: { platform: Platform }) {
   const app = controlRouter()
-  const startedAt = Date.now()
 
   app.openapi(
     controlRoute({
@@ -22,21 +18,7 @@ export function stateRoutes(deps: Deps) {
       access: 'public',
       responses: { 200: jsonResponse(Health, 'The sandbox is up.') },
     }),
-    (c) =>
-      c.json(
-        {
-          status: 'ok' as const,
-          version: packageVersion,
-          now: deps.clock.iso(),
-          uptime_s: Math.round((Date.now() - startedAt) / 1000),
-          storage: deps.config.data ? ('file' as const) : ('memory' as const),
-          scenario: deps.scenarios.default.name,
-          partners: deps.store.all('partners').length,
-          // Counts only: health is open, so it names no partner.
-          problems: scenarioProblems(deps),
-        },
-        200,
-      ),
+    async (c) => c.json(await s.platform.health(), 200),
   )
 
   app.openapi(
@@ -51,7 +33,7 @@ export function stateRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      await deps.store.reset()
+      await s.platform.reset()
       return c.json({ ok: true as const, message: 'All state was reset to the fixtures.' }, 200)
     },
   )
@@ -70,11 +52,8 @@ export function stateRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    (c) =>
-      c.json(
-        exportState(deps, { includeSecrets: c.req.valid('query').include_secrets === 'true' }),
-        200,
-      ),
+    async (c) =>
+      c.json(await s.platform.export(c.req.valid('query').include_secrets === 'true'), 200),
   )
 
   app.openapi(
@@ -91,18 +70,10 @@ export function stateRoutes(deps: Deps) {
       },
     }),
     async (c) => {
-      await restoreSnapshot(deps, c.req.valid('json'))
+      await s.platform.restore(c.req.valid('json'))
       return c.json({ ok: true as const, message: 'The snapshot was restored.' }, 200)
     },
   )
 
   return app
-}
-
-function scenarioProblems(deps: Deps): string[] {
-  const count = deps.scenarios.problems(deps.store.all('partners')).length
-  if (count === 0) return []
-  return [
-    `${count} partner(s) name a scenario that is not loaded; their API requests get 503 (GET /_sandbox/partners shows which)`,
-  ]
 }

@@ -217,7 +217,7 @@ export function controlWebhookRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    (c) => c.json(listEvents(deps, c.req.valid('query')), 200),
+    async (c) => c.json(await listEvents(deps.state, c.req.valid('query')), 200),
   )
 
   app.openapi(

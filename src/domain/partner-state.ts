@@ -1,5 +1,6 @@
-import type { Deps } from '../deps.js'
-import type { ErrorDetail } from '../errors.js'
+import { ApiError, type ErrorDetail } from '../errors.js'
+import type { Random } from '../random.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import {
   type CollectionName,
   type CollectionsData,
@@ -7,49 +8,62 @@ import {
   emptyCollections,
   type PartnerRow,
 } from '../store/records.js'
-import { rowsOfPartner } from './export.js'
-import { requirePartner } from './partners.js'
 import { invalidSnapshot, parseSnapshotRows, type UploadedSnapshot } from './snapshots.js'
 
 /**
  * Reset, delete and restore of one partner: the per-worker counterparts of the global reset
  * and restore, so one test worker can start clean without touching another's data. Each is
- * one store batch (one journal entry): after a crash it happened wholly or not at all.
+ * one transaction (one journal entry): after a crash it happened wholly or not at all. Like
+ * the global ones they take the partner's ephemeral rows too (state no snapshot holds).
  */
 
 type Rows = CollectionsData
 
-/** The partner's data rows: everything it owns except its own row. */
-function dataOf(deps: Deps, partnerId: string): Rows {
-  const rows = rowsOfPartner(deps.store.export().collections, partnerId)
-  rows.partners = {}
-  return rows
+/** What a change of a partner's rows leaves to do outside the state, once it committed. */
+export interface PartnerDataChange {
+  /** Files whose rows went: their bytes go too. */
+  removedFiles: string[]
+}
+
+/** The partner's row; 404 when there is none. */
+export async function partnerIn(reader: StateReader, id: string): Promise<PartnerRow> {
+  const partner = await reader.get('partners', id)
+  if (!partner) throw new ApiError('not_found', `No partner with id ${id}.`)
+  return partner
+}
+
+/** The partner's data rows: everything it owns except its own row, ephemeral rows included. */
+async function dataOf(reader: StateReader, partnerId: string): Promise<Rows> {
+  const out = emptyCollections()
+  for (const name of collectionNames) {
+    if (name === 'meta' || name === 'partners') continue
+    const into = out[name] as Record<string, unknown>
+    for (const row of await reader.all(name))
+      if ((row as { partner_id?: unknown }).partner_id === partnerId) into[row.id] = row
+  }
+  return out
 }
 
 /**
  * Replaces the partner's data rows with `next` (its own row becomes `partner`, or goes when
- * null), then brings the in-memory state derived from them in line.
+ * null).
  */
-function replacePartnerData(
-  deps: Deps,
+async function replacePartnerData(
+  tx: StateTx,
   partnerId: string,
   next: Rows,
   partner: PartnerRow | null,
-): void {
-  const current = dataOf(deps, partnerId)
-  deps.store.batch((w) => {
-    for (const name of collectionNames) {
-      for (const id of Object.keys(current[name])) {
-        if (!(id in next[name])) w.remove(name, id)
-      }
-      for (const row of Object.values(next[name])) w.put(name, row as never)
+): Promise<PartnerDataChange> {
+  const current = await dataOf(tx, partnerId)
+  for (const name of collectionNames) {
+    for (const id of Object.keys(current[name])) {
+      if (!(id in next[name])) tx.remove(name, id)
     }
-    if (partner) w.put('partners', partner)
-    else w.remove('partners', partnerId)
-  })
-  for (const id of Object.keys(current.files)) if (!(id in next.files)) deps.files.remove(id)
-  deps.inbox.removePartner(partnerId)
-  deps.dispatcher.reload(partnerId)
+    for (const row of Object.values(next[name])) tx.put(name, row as never)
+  }
+  if (partner) tx.put('partners', partner)
+  else tx.remove('partners', partnerId)
+  return { removedFiles: Object.keys(current.files).filter((id) => !(id in next.files)) }
 }
 
 /**
@@ -57,20 +71,19 @@ function replacePartnerData(
  * deliveries, events, pictures and inbox messages. Its credentials and settings stay, and
  * so do its clock and its primary webhook endpoint (the mirror of its `webhook_url` setting).
  */
-export function resetPartner(deps: Deps, partnerId: string): void {
-  const partner = requirePartner(deps, partnerId)
+export async function resetPartner(tx: StateTx, partnerId: string): Promise<PartnerDataChange> {
+  const partner = await partnerIn(tx, partnerId)
   const kept = emptyCollections()
-  for (const w of deps.store.lookup('webhooks', 'webhooks_by_partner', partnerId)) {
+  for (const w of await tx.lookup('webhooks_by_partner', partnerId)) {
     if (w.primary) kept.webhooks[w.id] = w
   }
-  replacePartnerData(deps, partnerId, kept, partner)
+  return replacePartnerData(tx, partnerId, kept, partner)
 }
 
 /** Removes the partner and everything it owns; its credentials fail from the next request. */
-export function deletePartner(deps: Deps, partnerId: string): void {
-  requirePartner(deps, partnerId)
-  replacePartnerData(deps, partnerId, emptyCollections(), null)
-  deps.credentials.forget(partnerId)
+export async function deletePartner(tx: StateTx, partnerId: string): Promise<PartnerDataChange> {
+  await partnerIn(tx, partnerId)
+  return replacePartnerData(tx, partnerId, emptyCollections(), null)
 }
 
 /**
@@ -79,13 +92,14 @@ export function deletePartner(deps: Deps, partnerId: string): void {
  * not another partner's, and that the user it names is in the document. On any problem
  * nothing changes. Credentials and settings stay as they are; the clock is the snapshot's.
  */
-export function restorePartner(
-  deps: Deps,
+export async function restorePartner(
+  ctx: { random: Random },
+  tx: StateTx,
   partnerId: string,
   doc: UploadedSnapshot & { partner_id: string },
-): void {
-  const partner = requirePartner(deps, partnerId)
-  const { data, details } = parseSnapshotRows(deps, doc)
+): Promise<PartnerDataChange> {
+  const partner = await partnerIn(tx, partnerId)
+  const { data, details } = await parseSnapshotRows(ctx.random, tx, doc)
   if (doc.partner_id !== partnerId) {
     details.unshift({
       field: 'partner_id',
@@ -93,14 +107,21 @@ export function restorePartner(
       location: 'body',
     })
   }
-  details.push(...ownershipProblems(deps, partnerId, data))
+  details.push(...(await ownershipProblems(tx, partnerId, data)))
   if (details.length > 0) throw invalidSnapshot(details)
   const own = data.partners[partnerId]
   data.partners = {}
-  replacePartnerData(deps, partnerId, data, { ...partner, clock: own ? own.clock : partner.clock })
+  return replacePartnerData(tx, partnerId, data, {
+    ...partner,
+    clock: own ? own.clock : partner.clock,
+  })
 }
 
-function ownershipProblems(deps: Deps, partnerId: string, data: Rows): ErrorDetail[] {
+async function ownershipProblems(
+  reader: StateReader,
+  partnerId: string,
+  data: Rows,
+): Promise<ErrorDetail[]> {
   const details: ErrorDetail[] = []
   const problem = (name: string, id: string, field: string, message: string) =>
     details.push({ field: `collections.${name}.${id}.${field}`, message, location: 'body' })
@@ -116,7 +137,9 @@ function ownershipProblems(deps: Deps, partnerId: string, data: Rows): ErrorDeta
       }
       const owned = row as { partner_id: string; user_id?: string }
       if (owned.partner_id !== partnerId) problem(name, id, 'partner_id', `must be ${partnerId}`)
-      const existing = deps.store.get(name as CollectionName, id) as { partner_id?: string }
+      const existing = (await reader.get(name as CollectionName, id)) as
+        | { partner_id?: string }
+        | undefined
       if (existing && existing.partner_id !== partnerId)
         problem(name, id, 'id', 'is the id of another partner’s row')
       if (owned.user_id !== undefined && !data.users[owned.user_id])

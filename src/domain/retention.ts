@@ -1,12 +1,13 @@
-import type { Deps } from '../deps.js'
-import { dayOf, hourOf } from '../store/indexes.js'
-import type { CollectionName, Collections } from '../store/records.js'
+import type { Logger } from '../logger.js'
+import { dayOf, hourOf, type IndexRow, indexDefs } from '../state/indexes.js'
+import type { State, StateReader, StateTx } from '../state/seam.js'
+import type { CollectionName } from '../store/records.js'
 import type { SweepScope } from './sweeper.js'
 
 /**
  * Retention of history on each partner's clock (docs/retention.md), run by the sweeper once
  * a second and on every clock advance. Each run removes at most BATCH rows per rule in one
- * store batch, so a large backlog (after advancing the clock by a month) drains over a few
+ * transaction, so a large backlog (after advancing the clock by a month) drains over a few
  * seconds instead of stalling the event loop; rows are found through indexes by partner and hour
  * (or day), so a run reads only what it removes.
  *
@@ -31,22 +32,36 @@ export const BATCH = 500
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
+/** A bucket index (partner and hour or day) and the collection it is over. */
+type BucketIndex =
+  | 'codes_by_end_hour'
+  | 'sessions_by_end_hour'
+  | 'events_by_day'
+  | 'deliveries_by_day'
+
+export interface RetentionParts {
+  state: State
+  logger: Pick<Logger, 'error'>
+}
+
 export class Retention {
   /** Partners that emitted events since the last run: only they can be over their caps. */
   private readonly touched = new Set<string>()
+  /** Every partner may be over its caps (at start, after a reset or restore). */
+  private everyone = true
 
-  constructor(private readonly deps: Deps) {
-    deps.events.subscribe((event) => this.capPartner(event.partner_id))
-    this.touchAll()
-    deps.store.onReplace(() => this.touchAll())
-  }
-
-  private touchAll(): void {
-    for (const partner of this.deps.store.all('partners')) this.touched.add(partner.id)
+  constructor(private readonly parts: RetentionParts) {
+    parts.state.onReplace(() => {
+      this.everyone = true
+    })
   }
 
   /** One bounded pass over every rule (of one partner when its clock moved); rows removed. */
-  run(scope: SweepScope): number {
+  run(scope: SweepScope): Promise<number> {
+    return this.parts.state.transaction((tx) => this.runIn(tx, scope))
+  }
+
+  private async runIn(tx: StateTx, scope: SweepScope): Promise<number> {
     const times = new Map<string, number>()
     const nowOf = (partnerId: string) => {
       let now = times.get(partnerId)
@@ -56,21 +71,18 @@ export class Retention {
       }
       return now
     }
-    let removed = 0
-    removed += this.pruneBuckets('verification_codes', 'codes_by_end_hour', scope, (partner) =>
-      hourOf(iso(nowOf(partner) - ENDED_RETENTION_MS)),
-    )
-    removed += this.pruneBuckets('sessions', 'sessions_by_end_hour', scope, (partner) =>
-      hourOf(iso(nowOf(partner) - ENDED_RETENTION_MS)),
-    )
+    const ended = (partner: string) => hourOf(iso(nowOf(partner) - ENDED_RETENTION_MS))
     const oldDay = (partner: string) => dayOf(iso(nowOf(partner) - HISTORY_RETENTION_MS))
-    removed += this.pruneBuckets('webhook_deliveries', 'deliveries_by_day', scope, oldDay, (d) =>
+    let removed = 0
+    removed += await this.pruneBuckets(tx, 'codes_by_end_hour', scope, ended)
+    removed += await this.pruneBuckets(tx, 'sessions_by_end_hour', scope, ended)
+    removed += await this.pruneBuckets(tx, 'deliveries_by_day', scope, oldDay, async (d) =>
       this.deliveryMayGo(d, nowOf(d.partner_id)),
     )
-    removed += this.pruneBuckets('events', 'events_by_day', scope, oldDay, (e) =>
-      this.eventMayGo(e.id),
+    removed += await this.pruneBuckets(tx, 'events_by_day', scope, oldDay, (e) =>
+      this.eventMayGo(tx, e.id),
     )
-    removed += this.pruneCaps(scope)
+    removed += await this.pruneCaps(tx, scope)
     return removed
   }
 
@@ -84,8 +96,8 @@ export class Retention {
   }
 
   /** An event stays while a delivery of it is still to be attempted. */
-  private eventMayGo(eventId: string): boolean {
-    return this.deps.store.count('webhook_deliveries', 'deliveries_pending_by_event', eventId) === 0
+  private async eventMayGo(reader: StateReader, eventId: string): Promise<boolean> {
+    return (await reader.count('deliveries_pending_by_event', eventId)) === 0
   }
 
   /**
@@ -94,55 +106,67 @@ export class Retention {
    * its window closes), except those `mayGo` holds back. Buckets are few: one per partner per
    * hour or day of retained history.
    */
-  private pruneBuckets<K extends CollectionName>(
-    collection: K,
-    index: string,
+  private async pruneBuckets<I extends BucketIndex>(
+    tx: StateTx,
+    index: I,
     scope: SweepScope,
     cutoff: (partnerId: string) => string,
-    mayGo: (row: Collections[K]) => boolean = () => true,
-  ): number {
-    const { store } = this.deps
+    mayGo: (row: IndexRow<I>) => boolean | Promise<boolean> = () => true,
+  ): Promise<number> {
     const ids: string[] = []
-    for (const key of store.indexKeys(collection, index)) {
+    for (const key of await tx.keys(index)) {
       if (ids.length >= BATCH) break
       const bar = key.indexOf('|')
       const partnerId = key.slice(0, bar)
       if (scope.partnerId !== undefined && partnerId !== scope.partnerId) continue
       if (key.slice(bar + 1) >= cutoff(partnerId)) continue
-      for (const row of store.scan(collection, index, key)) {
-        if (!mayGo(row)) continue
+      for (const row of await tx.lookup(index, key)) {
+        if (!(await mayGo(row))) continue
         ids.push(row.id)
         if (ids.length >= BATCH) break
       }
     }
-    this.remove(collection, ids)
+    this.remove(tx, indexDefs[index].collection, ids)
     return ids.length
   }
 
   /**
    * Holds one partner to its caps now (after its event or delivery attempt was written): at
    * the cap, that is the one or few oldest rows a new one pushed over. A backlog beyond one
-   * batch (a snapshot restored over the cap) is left to the sweep, a batch a second.
+   * batch (a snapshot restored over the cap) is left to the sweep, a batch a second. Never
+   * rejects: it runs after the write that called for it, with nobody to answer.
    */
-  capPartner(partnerId: string): void {
+  async capPartner(partnerId: string): Promise<void> {
     this.touched.add(partnerId)
-    const { store } = this.deps
-    if (
-      store.count('webhook_deliveries', 'deliveries_by_partner', partnerId) <=
-        HISTORY_CAP_PER_PARTNER &&
-      store.count('events', 'events_by_partner', partnerId) <= HISTORY_CAP_PER_PARTNER
+    try {
+      // Counted first outside a transaction: below the caps (nearly always) nothing waits.
+      if (!(await this.overCaps(this.parts.state, partnerId))) return
+      await this.parts.state.transaction(async (tx) => {
+        if (await this.overCaps(tx, partnerId)) await this.pruneCapsOf(tx, partnerId, true)
+      })
+    } catch (error) {
+      this.parts.logger.error(`retention of partner ${partnerId} failed: ${(error as Error).stack}`)
+    }
+  }
+
+  private async overCaps(reader: StateReader, partnerId: string): Promise<boolean> {
+    return (
+      (await reader.count('deliveries_by_partner', partnerId)) > HISTORY_CAP_PER_PARTNER ||
+      (await reader.count('events_by_partner', partnerId)) > HISTORY_CAP_PER_PARTNER
     )
-      return
-    this.pruneCapsOf(partnerId, true)
   }
 
   /** Partners over HISTORY_CAP_PER_PARTNER events or deliveries lose their oldest. */
-  private pruneCaps(scope: SweepScope): number {
+  private async pruneCaps(tx: StateTx, scope: SweepScope): Promise<number> {
+    if (this.everyone) {
+      this.everyone = false
+      for (const partner of await tx.all('partners')) this.touched.add(partner.id)
+    }
     let removed = 0
     for (const partnerId of this.touched) {
       if (removed >= BATCH) break
       if (scope.partnerId !== undefined && partnerId !== scope.partnerId) continue
-      removed += this.pruneCapsOf(partnerId)
+      removed += await this.pruneCapsOf(tx, partnerId)
     }
     return removed
   }
@@ -151,47 +175,45 @@ export class Retention {
    * One batch of a partner's oldest rows over its caps; rows removed. `smallOnly` leaves a
    * kind alone when more than a batch is over (a backlog is the sweep's).
    */
-  private pruneCapsOf(partnerId: string, smallOnly = false): number {
-    const { store } = this.deps
+  private async pruneCapsOf(tx: StateTx, partnerId: string, smallOnly = false): Promise<number> {
     // Finished deliveries only, from their own index: those still retrying are never read.
-    const deliveries = this.oldestOver(
-      store.scan('webhook_deliveries', 'deliveries_done_by_partner', partnerId),
-      store.count('webhook_deliveries', 'deliveries_by_partner', partnerId),
+    // Bounded reading too: rows that must stay (pending, counted in usage) are skipped, and
+    // a run gives up after READ_BUDGET of them rather than read a whole partner's history.
+    const deliveries = await this.oldestOver(
+      await tx.range('deliveries_done_by_partner', partnerId, { limit: READ_BUDGET }),
+      await tx.count('deliveries_by_partner', partnerId),
       (d) => d.completed_at !== null,
       smallOnly,
     )
-    const events = this.oldestOver(
-      store.scan('events', 'events_by_partner', partnerId),
-      store.count('events', 'events_by_partner', partnerId),
-      (e) => this.eventMayGo(e.id),
+    this.remove(tx, 'webhook_deliveries', deliveries)
+    const events = await this.oldestOver(
+      await tx.range('events_by_partner', partnerId, { limit: READ_BUDGET }),
+      await tx.count('events_by_partner', partnerId),
+      (e) => this.eventMayGo(tx, e.id),
       smallOnly,
     )
-    this.remove('webhook_deliveries', deliveries)
-    this.remove('events', events)
+    this.remove(tx, 'events', events)
     // Done with this partner once nothing more could go (what stays is kept on purpose).
-    // (A write-time call that left a backlog leaves the partner to the sweep.)
+    // (A write-time call that left a backlog leaves the partner to the sweep.) Forgotten only
+    // once the removal is durable: a rolled-back run leaves it for the next.
     if (!smallOnly && deliveries.length < BATCH && events.length < BATCH)
-      this.touched.delete(partnerId)
+      tx.afterCommit(() => this.touched.delete(partnerId))
     return deliveries.length + events.length
   }
 
   /** Ids of the oldest rows beyond the cap that may go, at most BATCH. */
-  private oldestOver<T extends { id: string }>(
-    oldestFirst: Iterable<T>,
+  private async oldestOver<T extends { id: string }>(
+    oldestFirst: readonly T[],
     count: number,
-    mayGo: (row: T) => boolean,
+    mayGo: (row: T) => boolean | Promise<boolean>,
     smallOnly = false,
-  ): string[] {
+  ): Promise<string[]> {
     const over = count - HISTORY_CAP_PER_PARTNER
     let excess = Math.min(over, BATCH)
     const ids: string[] = []
     if (excess <= 0 || (smallOnly && over > BATCH)) return ids
-    // Bounded reading too: rows that must stay (pending, counted in usage) are skipped, and
-    // a run gives up after 2 x BATCH of them rather than read a whole partner's history.
-    let budget = 2 * BATCH
     for (const row of oldestFirst) {
-      if (--budget < 0) break
-      if (mayGo(row)) {
+      if (await mayGo(row)) {
         ids.push(row.id)
         if (--excess === 0) break
       }
@@ -199,10 +221,10 @@ export class Retention {
     return ids
   }
 
-  private remove(collection: CollectionName, ids: string[]): void {
-    if (ids.length === 0) return
-    this.deps.store.batch((w) => {
-      for (const id of ids) w.remove(collection, id)
-    })
+  private remove(tx: StateTx, collection: CollectionName, ids: string[]): void {
+    for (const id of ids) tx.remove(collection, id)
   }
 }
+
+/** Rows a cap pass reads at most per kind, pending or counted ones included. */
+const READ_BUDGET = 2 * BATCH

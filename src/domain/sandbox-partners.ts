@@ -1,6 +1,8 @@
-import type { Deps } from '../deps.js'
-import type { PartnerStatus } from '../store/records.js'
-import { requirePartner, setPartnerStatus } from './partners.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { StateTx } from '../state/seam.js'
+import type { PartnerRow, PartnerStatus } from '../store/records.js'
+import type { PartnerClocks } from './partner-clocks.js'
+import { partnerIn } from './partner-state.js'
 
 export interface SandboxPartnerPatch {
   status?: PartnerStatus
@@ -9,26 +11,41 @@ export interface SandboxPartnerPatch {
   auto_complete?: boolean
 }
 
+/** The settings of a patch other than `status` (which has its own rule, partners.ts). */
+export type SandboxPartnerSettings = Omit<SandboxPartnerPatch, 'status'>
+
+/** A patch's scenario must exist before anything changes (400 naming `scenario`). */
+export function checkSandboxPartnerPatch(
+  ctx: { scenarios: ScenarioRegistry },
+  patch: SandboxPartnerPatch,
+): void {
+  if (patch.scenario) ctx.scenarios.resolve(patch.scenario)
+}
+
 /**
- * Control-plane changes to a partner: status (suspend, revoke, reactivate), its scenario
- * (checked to exist first), its rate limit and auto_complete, applied together or not at all.
+ * Control-plane settings of a partner: its scenario, its rate limit and auto_complete,
+ * applied together or not at all. The partner row as it is after them.
  */
-export function updateSandboxPartner(deps: Deps, id: string, patch: SandboxPartnerPatch) {
-  if (patch.scenario) deps.scenarios.resolve(patch.scenario)
-  let partner = patch.status ? setPartnerStatus(deps, id, patch.status) : requirePartner(deps, id)
+export async function updateSandboxPartnerSettings(
+  ctx: { clocks: PartnerClocks },
+  tx: StateTx,
+  id: string,
+  patch: SandboxPartnerSettings,
+): Promise<PartnerRow> {
+  const partner = await partnerIn(tx, id)
   if (
-    patch.scenario !== undefined ||
-    patch.rate_limit !== undefined ||
-    patch.auto_complete !== undefined
-  ) {
-    partner = {
-      ...partner,
-      ...(patch.auto_complete !== undefined ? { auto_complete: patch.auto_complete } : {}),
-      ...(patch.scenario !== undefined ? { scenario: patch.scenario } : {}),
-      ...(patch.rate_limit !== undefined ? { rate_limit: patch.rate_limit } : {}),
-      updated_at: deps.clocks.forPartner(partner.id).iso(),
-    }
-    deps.store.put('partners', partner)
+    patch.scenario === undefined &&
+    patch.rate_limit === undefined &&
+    patch.auto_complete === undefined
+  )
+    return partner
+  const next = {
+    ...partner,
+    ...(patch.auto_complete !== undefined ? { auto_complete: patch.auto_complete } : {}),
+    ...(patch.scenario !== undefined ? { scenario: patch.scenario } : {}),
+    ...(patch.rate_limit !== undefined ? { rate_limit: patch.rate_limit } : {}),
+    updated_at: ctx.clocks.forPartner(partner.id).iso(),
   }
-  return partner
+  tx.put('partners', next)
+  return next
 }

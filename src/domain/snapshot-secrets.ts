@@ -1,4 +1,5 @@
-import type { Deps } from '../deps.js'
+import type { Random } from '../random.js'
+import type { StateReader } from '../state/seam.js'
 import type { CollectionsData } from '../store/records.js'
 import { newWebhookSecret } from '../webhooks/signer.js'
 
@@ -35,24 +36,24 @@ export function redactSecrets(collections: CollectionsData): CollectionsData {
  * this sandbox gets a fresh secret (rotate it to learn it), and a code new to it can never
  * match (it was a secret of the sandbox that exported it).
  */
-export function unredactSecrets(
-  deps: Pick<Deps, 'store' | 'random'>,
+export async function unredactSecrets(
+  random: Random,
+  current: StateReader,
   collections: Record<string, Rows>,
-) {
-  const { store } = deps
+): Promise<void> {
   const meta = collections.meta?.sandbox
   if (meta?.session_signing_key === REDACTED) {
-    const current = store.get('meta', 'sandbox')
-    if (current) meta.session_signing_key = current.session_signing_key
+    const row = await current.get('meta', 'sandbox')
+    if (row) meta.session_signing_key = row.session_signing_key
     else delete collections.meta?.sandbox
   }
   for (const [id, row] of Object.entries(collections.webhooks ?? {})) {
     if (row.secret !== REDACTED) continue
-    row.secret = store.get('webhooks', id)?.secret ?? newWebhookSecret(deps.random.bytes(32))
+    row.secret = (await current.get('webhooks', id))?.secret ?? newWebhookSecret(random.bytes(32))
   }
   for (const [id, row] of Object.entries(collections.verification_codes ?? {})) {
     if (row.code_hash !== REDACTED) continue
     row.code_hash =
-      store.get('verification_codes', id)?.code_hash ?? `unusable-${deps.random.token(24)}`
+      (await current.get('verification_codes', id))?.code_hash ?? `unusable-${random.token(24)}`
   }
 }

@@ -1,10 +1,12 @@
-import type { Deps } from '../deps.js'
 import { ApiError, type ErrorDetail } from '../errors.js'
+import type { Random } from '../random.js'
+import type { State, StateReader } from '../state/seam.js'
 import {
   type CollectionName,
   type CollectionsData,
   collectionSchemas,
   emptyCollections,
+  ephemeralCollections,
 } from '../store/records.js'
 import { SCHEMA_VERSION } from '../store/snapshot-file.js'
 import { unredactSecrets } from './snapshot-secrets.js'
@@ -26,16 +28,17 @@ export function invalidSnapshot(details: ErrorDetail[]): ApiError {
 
 /**
  * Checks the schema version and every row against its collection's schema (and that it is
- * stored under its own id), once redacted secrets took this sandbox's current values.
- * Answers the parsed rows and the problems found, by field path.
+ * stored under its own id), once redacted secrets took this sandbox's current values (read
+ * from `current`). Answers the parsed rows and the problems found, by field path.
  */
-export function parseSnapshotRows(
-  deps: Pick<Deps, 'store' | 'random'>,
+export async function parseSnapshotRows(
+  random: Random,
+  current: StateReader,
   doc: UploadedSnapshot,
-): {
+): Promise<{
   data: CollectionsData
   details: ErrorDetail[]
-} {
+}> {
   if (doc.schema_version !== SCHEMA_VERSION) {
     throw new ApiError(
       'validation_error',
@@ -47,12 +50,13 @@ export function parseSnapshotRows(
       },
     )
   }
-  unredactSecrets(deps, doc.collections)
+  await unredactSecrets(random, current, doc.collections)
   const details: ErrorDetail[] = []
   const data = emptyCollections()
   for (const [name, rows] of Object.entries(doc.collections)) {
     const schema = collectionSchemas[name as CollectionName]
-    if (!schema) {
+    // An ephemeral collection is never in a snapshot: its rows cannot be restored either.
+    if (!schema || ephemeralCollections.includes(name as CollectionName)) {
       details.push({
         field: `collections.${name}`,
         message: 'is not a known collection',
@@ -84,9 +88,15 @@ export function parseSnapshotRows(
   return { data, details }
 }
 
-/** Validates every row of an uploaded snapshot, then replaces the whole state at once. */
-export async function restoreSnapshot(deps: Deps, doc: UploadedSnapshot) {
-  const { data, details } = parseSnapshotRows(deps, doc)
+/**
+ * Validates every row of an uploaded snapshot, then replaces the whole state at once (the
+ * ephemeral collections come back empty, as after a reset).
+ */
+export async function restoreSnapshot(
+  ctx: { state: State; random: Random },
+  doc: UploadedSnapshot,
+): Promise<void> {
+  const { data, details } = await parseSnapshotRows(ctx.random, ctx.state, doc)
   if (details.length > 0) throw invalidSnapshot(details)
-  await deps.store.replaceAll(data)
+  await ctx.state.replaceAll(data)
 }

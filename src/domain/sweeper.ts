@@ -1,4 +1,9 @@
-import type { Deps } from '../deps.js'
+import type { Clock } from '../clock.js'
+import type { Logger } from '../logger.js'
+import type { IndexName, IndexRow } from '../state/indexes.js'
+import type { StateReader } from '../state/seam.js'
+import type { Store } from '../store/store.js'
+import type { PartnerClocks } from './partner-clocks.js'
 
 /**
  * Runs time-driven rules (manual reviews resolving, deposits settling, disputes closing)
@@ -16,19 +21,36 @@ export interface SweepScope {
 /**
  * A rule of the sweep. Answering true means it left work for the next run (a retention
  * backlog drained a batch at a time), which then comes a second later even while the clock is
- * frozen: a frozen sandbox advanced by a month still drains to its bounds. A rule over the
- * state seam answers a promise; the sweep waits for it, so an advance has run it before the
- * dispatcher delivers what it emitted.
+ * frozen: a frozen sandbox advanced by a month still drains to its bounds.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: rules that never leave work answer nothing
-export type SweepTask = (scope: SweepScope) => void | boolean | Promise<void | boolean>
+export type SweepTask = (
+  scope: SweepScope,
+  // biome-ignore lint/suspicious/noConfusingVoidType: rules that never leave work answer nothing
+) => void | boolean | Promise<void | boolean>
+
+/** The waiting indexes (state/indexes.ts), each with its `…_by_partner` twin. */
+export type WaitingIndex = 'onboardings_in_review' | 'deposits_pending' | 'disputes_under_review'
 
 /**
- * The rows of a waiting index (see store/indexes.ts) the sweep looks at: one partner's, read
- * from the index by partner, or everyone's.
+ * The rows of a waiting index the sweep looks at: one partner's, read from the index by
+ * partner, or everyone's.
+ */
+export function waitingRowsOf<I extends WaitingIndex>(
+  reader: StateReader,
+  index: I,
+  scope: SweepScope,
+): Promise<IndexRow<I>[]> {
+  if (scope.partnerId === undefined) return reader.lookup(index, 'waiting')
+  const byPartner = `${index}_by_partner` as const satisfies IndexName
+  return reader.lookup(byPartner, scope.partnerId) as Promise<IndexRow<I>[]>
+}
+
+/**
+ * The synchronous read of the areas not yet moved to the seam (their sweep rules still read
+ * the store); `waitingRowsOf` is its replacement.
  */
 export function waitingRows<K extends 'onboardings' | 'deposits' | 'disputes'>(
-  deps: Deps,
+  deps: { store: Store },
   collection: K,
   index: string,
   scope: SweepScope,
@@ -45,49 +67,60 @@ export function isDue(scope: SweepScope, partnerId: string, at: string | null): 
   return Date.parse(at) <= scope.nowOf(partnerId)
 }
 
+export interface SweeperParts {
+  clock: Clock
+  clocks: PartnerClocks
+  logger: Pick<Logger, 'error'>
+  /** Every rule, in the order each run takes them. */
+  tasks: readonly SweepTask[]
+}
+
 export class Sweeper {
-  private readonly tasks: SweepTask[] = []
+  private readonly tasks: readonly SweepTask[]
   private readonly timer: NodeJS.Timeout
   /** A task left work for the next run. */
   private backlog = false
+  /** The last run asked for: runs follow one another, so a rule never overlaps itself. */
+  private last: Promise<void> = Promise.resolve()
+  /** Runs asked for and not finished. */
+  private pending = 0
 
-  constructor(private readonly deps: Deps) {
-    deps.clock.onAdvance(() => this.run())
-    deps.clocks.onAdvance((partnerId) => this.run(partnerId))
+  /**
+   * Listens to both clocks from here: whatever is built after it (the dispatcher) hears an
+   * advance after the sweep has run, so the events the sweep emits are delivered on it.
+   */
+  constructor(private readonly parts: SweeperParts) {
+    this.tasks = [...parts.tasks]
+    parts.clock.onAdvance(() => this.run())
+    parts.clocks.onAdvance((partnerId) => this.run(partnerId))
+    // A run still under way (a slow backlog) is not joined by another a second later.
     this.timer = setInterval(() => {
-      if (this.backlog || !deps.clock.state().frozen) void this.run()
+      if (this.pending === 0 && (this.backlog || !parts.clock.state().frozen)) void this.run()
     }, 1000)
     this.timer.unref()
   }
 
-  add(task: SweepTask): void {
-    this.tasks.push(task)
+  /** One run of every rule (of one partner when its clock moved), after the run under way. */
+  run(partnerId?: string): Promise<void> {
+    this.pending++
+    this.last = this.last
+      .then(() => this.runOnce(partnerId))
+      .finally(() => {
+        this.pending--
+      })
+    return this.last
   }
 
-  /**
-   * Runs every task; a synchronous one is done when run() returns, and the promise settles
-   * once the asynchronous ones (over the state seam) are done too.
-   */
-  run(partnerId?: string): Promise<void> {
-    const scope: SweepScope = { partnerId, nowOf: (id) => this.deps.clocks.nowOf(id) }
+  private async runOnce(partnerId: string | undefined): Promise<void> {
+    const scope: SweepScope = { partnerId, nowOf: (id) => this.parts.clocks.nowOf(id) }
     this.backlog = false
-    const pending: Promise<void>[] = []
-    const settle = (left: unknown) => {
-      if (left === true) this.backlog = true
-    }
-    const fail = (error: unknown) => {
-      this.deps.logger.error(`sweep task failed: ${(error as Error).stack}`)
-    }
     for (const task of this.tasks) {
       try {
-        const left = task(scope)
-        if (left instanceof Promise) pending.push(left.then(settle, fail))
-        else settle(left)
+        if ((await task(scope)) === true) this.backlog = true
       } catch (error) {
-        fail(error)
+        this.parts.logger.error(`sweep task failed: ${(error as Error).stack}`)
       }
     }
-    return Promise.all(pending).then(() => {})
   }
 
   stop(): void {

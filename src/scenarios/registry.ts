@@ -24,7 +24,11 @@ export class ScenarioRegistry {
     return [...this.byName.values()]
   }
 
-  constructor(initial: Scenario) {
+  /** `onMissing` is told once per missing name (the logger). */
+  constructor(
+    initial: Scenario,
+    private readonly onMissing: (message: string) => void = () => {},
+  ) {
     this.current = initial
     this.byName.set(initial.name, initial)
   }
@@ -41,15 +45,6 @@ export class ScenarioRegistry {
   register(scenario: Scenario): void {
     this.byName.set(scenario.name, scenario)
     this.missing.delete(scenario.name)
-  }
-
-  /** Keeps a scenario loaded through the control plane with the data (loaded-scenarios.ts). */
-  keep?: (scenario: Scenario) => void
-
-  /** A scenario loaded through the control plane: in force at once, and kept. */
-  load(scenario: Scenario): void {
-    this.register(scenario)
-    this.keep?.(scenario)
   }
 
   /** Partners' scenarios that cannot be found, for the control plane's status. */
@@ -106,15 +101,13 @@ export class ScenarioRegistry {
       } catch {
         problem = `scenario "${name}" is not loaded in this sandbox: load it with POST /_sandbox/scenarios, or give the partner another with PATCH /_sandbox/partners/{id}`
         this.missing.set(name, problem)
-        this.onMissing?.(`partner ${partner.id ?? ''} names ${problem}`)
+        this.onMissing(`partner ${partner.id ?? ''} names ${problem}`)
       }
     }
     return problem
   }
 
   private readonly missing = new Map<string, string>()
-  /** Told once per missing name (the logger). */
-  onMissing?: (message: string) => void
 
   /** Throws the 503 a partner's request gets while its scenario is missing. */
   requireOwnScenario(partner: { id?: string; scenario: string | null }): void {

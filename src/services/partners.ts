@@ -14,7 +14,6 @@ import {
   usage,
   usageSince,
 } from '../domain/partners.js'
-import { type SandboxPartnerPatch, updateSandboxPartner } from '../domain/sandbox-partners.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
@@ -87,11 +86,6 @@ export class Partners {
   }
 
   /** Control plane: status, scenario, rate limit or auto_complete, together or not at all. */
-  updateSandboxSettings(id: string, patch: SandboxPartnerPatch): PartnerRow {
-    // cross-area: updateSandboxPartner (platform), still on the sync store
-    return updateSandboxPartner(this.s.legacy(), id, patch)
-  }
-
   list(): Promise<PartnerRow[]> {
     return this.s.state.all('partners')
   }

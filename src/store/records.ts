@@ -357,6 +357,17 @@ export const inboxMessageRow = z.object({
 })
 export type InboxMessageRow = z.infer<typeof inboxMessageRow>
 
+/**
+ * The sandbox clock's setting (clock.ts ClockSetting), one row with id `sandbox`: ephemeral,
+ * as the clock has always been (a restart starts it from the scenario or the machine's time).
+ */
+export const clockRow = z.object({
+  id: z.literal('sandbox'),
+  offset_ms: z.number().int(),
+  frozen_at: z.number().int().nullable(),
+})
+export type ClockRow = z.infer<typeof clockRow>
+
 /** Every collection the store holds, by name. Later capabilities add theirs here. */
 export const collectionSchemas = {
   meta: metaRow,
@@ -379,6 +390,8 @@ export const collectionSchemas = {
   scenarios: scenarioRow,
   overrides: overrideRow,
   inbox_messages: inboxMessageRow,
+  // platform: the sandbox clock's setting (ephemeral).
+  clocks: clockRow,
   // The sandbox's traffic (journal area): ephemeral, and kept by a reset or restore.
   request_journal: requestJournalRow,
   request_captures: requestCaptureRow,
@@ -398,6 +411,7 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
  */
 export const ephemeralCollections: readonly CollectionName[] = [
   'inbox_messages',
+  'clocks',
   'request_journal',
   'request_captures',
   'runtime_faults',

@@ -1,5 +1,5 @@
 import { html } from 'hono/html'
-import type { Deps } from '../../deps.js'
+import type { Clock } from '../../clock.js'
 import type { PartnerView } from './partner-view.js'
 import { action } from './table.js'
 
@@ -9,8 +9,8 @@ const steps = ['1m', '1h', '1d', '7d']
  * The sandbox clock and the selected partner's clock, each with advance buttons: advancing
  * runs what falls due (code expiry, deposit settlement, reviews, webhook retries).
  */
-export function clockSection(deps: Deps, view: PartnerView) {
-  const sandbox = deps.clock.state()
+export function clockSection(clock: Clock, view: PartnerView) {
+  const sandbox = clock.state()
   const id = view.partner.id
   return html`<section data-testid="clock-section">
     <h2>Clocks</h2>

@@ -1,5 +1,7 @@
 import { html } from 'hono/html'
-import type { Deps } from '../../deps.js'
+import type { PartnerClocks } from '../../domain/partner-clocks.js'
+import type { ScenarioRegistry } from '../../scenarios/registry.js'
+import type { StateReader } from '../../state/seam.js'
 import { action, table } from './table.js'
 
 const list = (items: string[], none: string) =>
@@ -13,8 +15,20 @@ const list = (items: string[], none: string) =>
  * Every partner with status, scenario, its own clock, the origins that may frame its hosted
  * pages and its webhook endpoints; the selected one is highlighted.
  */
-export function partnersSection(deps: Deps, selected: string, token: string | undefined) {
-  const partners = deps.store.all('partners')
+export async function partnersSection(
+  parts: { state: StateReader; clocks: PartnerClocks; scenarios: ScenarioRegistry },
+  selected: string,
+  token: string | undefined,
+) {
+  const { state } = parts
+  const partners = await state.all('partners')
+  const rows = await Promise.all(
+    partners.map(async (p) => ({
+      p,
+      endpoints: await state.lookup('webhooks_by_partner', p.id),
+      users: await state.count('users_by_partner', p.id),
+    })),
+  )
   const link = (id: string) =>
     `/_sandbox?partner=${id}${token ? `&token=${encodeURIComponent(token)}` : ''}`
   return html`<section data-testid="partners-section">
@@ -32,9 +46,8 @@ export function partnersSection(deps: Deps, selected: string, token: string | un
         'Auto-complete',
         'Actions',
       ],
-      partners.map((p) => {
-        const clock = deps.clocks.state(p.id)
-        const endpoints = deps.store.lookup('webhooks', 'webhooks_by_partner', p.id)
+      rows.map(({ p, endpoints, users }) => {
+        const clock = parts.clocks.state(p.id)
         return {
           id: p.id,
           cells: [
@@ -42,9 +55,9 @@ export function partnersSection(deps: Deps, selected: string, token: string | un
               >${p.display_name}</a
             >`,
             p.status,
-            deps.scenarios.ownScenarioOf(p).name,
+            parts.scenarios.ownScenarioOf(p).name,
             `${clock.now}${clock.frozen ? ' (frozen)' : ''}`,
-            deps.store.lookup('users', 'users_by_partner', p.id).length,
+            users,
             list(p.allowed_origins, 'none: hosted pages cannot be framed'),
             list(
               endpoints.map((w) => `${w.url}${w.enabled ? '' : ' (disabled)'}`),

@@ -1,6 +1,7 @@
 import { Hono } from 'hono'
 import { html } from 'hono/html'
-import type { Deps } from '../../deps.js'
+import type { Clock } from '../../clock.js'
+import type { SandboxConfig } from '../../config.js'
 import { digest } from '../../domain/secret-hash.js'
 import { withAccess } from '../../http/access.js'
 import type { AppEnv } from '../../http/app-env.js'
@@ -11,7 +12,7 @@ import { inboxSection } from './inbox-section.js'
 import { journalSection } from './journal-section.js'
 import { layout, loginPage } from './layout.js'
 import { moneySection } from './money-section.js'
-import { partnerView } from './partner-view.js'
+import { type PartnerViewParts, partnerView } from './partner-view.js'
 import { partnersSection } from './partners-section.js'
 import { peopleSection } from './people-section.js'
 import { requestDetailScript } from './request-detail-script.js'
@@ -36,10 +37,12 @@ const csp = [
  * header or as `?token=` (a person can type a URL, not a header) and otherwise answers a login
  * form; its script then sends the token as a header on every control call.
  */
-export function dashboardRoutes(deps: Deps) {
+export function dashboardRoutes(
+  s: PartnerViewParts & { config: Pick<SandboxConfig, 'adminToken'>; clock: Clock },
+) {
   const app = new Hono<AppEnv>()
-  const expected = deps.config.adminToken ? digest(deps.config.adminToken) : undefined
-  app.get('/', (c) => {
+  const expected = s.config.adminToken ? digest(s.config.adminToken) : undefined
+  app.get('/', async (c) => {
     c.header('Content-Security-Policy', csp)
     c.header('Cache-Control', 'no-store')
     c.header('Referrer-Policy', 'no-referrer')
@@ -47,19 +50,19 @@ export function dashboardRoutes(deps: Deps) {
     if (expected && !isAdminToken(given, expected))
       return c.html(loginPage(given !== undefined), 401)
     const token = expected ? given : undefined
-    const partners = deps.store.all('partners')
     const partner =
-      deps.store.get('partners', c.req.query('partner') ?? DEFAULT_PARTNER.id) ?? partners[0]
+      (await s.state.get('partners', c.req.query('partner') ?? DEFAULT_PARTNER.id)) ??
+      (await s.state.all('partners'))[0]
     const title = 'partner-sandbox dashboard'
-    if (!partner) return c.html(layout(title, token, partnersSection(deps, '', token)))
-    const view = partnerView(deps, partner)
+    if (!partner) return c.html(layout(title, token, await partnersSection(s, '', token)))
+    const view = await partnerView(s, partner)
     return c.html(
       layout(
         title,
         token,
-        html`${partnersSection(deps, partner.id, token)} ${clockSection(deps, view)}
+        html`${await partnersSection(s, partner.id, token)} ${clockSection(s.clock, view)}
         ${peopleSection(view)} ${moneySection(view)} ${webhooksSection(view)}
-        ${webhookLabSection(deps, view)}
+        ${await webhookLabSection(s.state, view)}
         ${inboxSection(view)} ${journalSection(partner.id)}`,
       ),
     )

@@ -1,5 +1,6 @@
 import { html } from 'hono/html'
-import type { Deps } from '../../deps.js'
+import type { StateReader } from '../../state/seam.js'
+import type { WebhookLabRow } from '../../store/records.js'
 import { labCheck } from '../../store/records.js'
 import type { PartnerView } from './partner-view.js'
 import { action, table } from './table.js'
@@ -8,7 +9,9 @@ import { action, table } from './table.js'
  * The webhook lab of each endpoint (webhooks/lab.ts): a button arming every check on its next
  * events, and the receiver report, a row per check with its verdict and why.
  */
-export function webhookLabSection(deps: Deps, view: PartnerView) {
+export async function webhookLabSection(state: StateReader, view: PartnerView) {
+  const labs = new Map<string, WebhookLabRow | undefined>()
+  for (const w of view.webhooks) labs.set(w.id, await state.get('webhook_labs', w.id))
   return html`<section data-testid="webhook-lab-section">
     <h2>Webhook lab</h2>
     ${
@@ -17,7 +20,7 @@ export function webhookLabSection(deps: Deps, view: PartnerView) {
             No endpoints to test: add one with POST /api/v1/partner/webhooks.
           </p>`
         : view.webhooks.map((w) => {
-            const lab = deps.store.get('webhook_labs', w.id)
+            const lab = labs.get(w.id)
             return html`<h3>${w.id} <small>${w.url}</small></h3>
               ${action(
                 'Arm every check',

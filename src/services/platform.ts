@@ -1,0 +1,138 @@
+import type { SandboxConfig } from '../config.js'
+import type { CredentialCache } from '../domain/credential-cache.js'
+import { exportState } from '../domain/export.js'
+import type { FileStore } from '../domain/file-store.js'
+import type { Inbox } from '../domain/inbox.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
+import {
+  deletePartner,
+  type PartnerDataChange,
+  partnerIn,
+  resetPartner,
+  restorePartner,
+} from '../domain/partner-state.js'
+import {
+  checkSandboxPartnerPatch,
+  type SandboxPartnerPatch,
+  updateSandboxPartnerSettings,
+} from '../domain/sandbox-partners.js'
+import { restoreSnapshot, type UploadedSnapshot } from '../domain/snapshots.js'
+import { packageVersion } from '../package-root.js'
+import type { Random } from '../random.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { State, StateTx } from '../state/seam.js'
+import type { PartnerRow, PartnerStatus } from '../store/records.js'
+
+export interface PlatformParts {
+  config: Pick<SandboxConfig, 'data'>
+  state: State
+  random: Random
+  clocks: PartnerClocks
+  scenarios: ScenarioRegistry
+  files: FileStore
+  inbox: Inbox
+  credentials: CredentialCache
+  /**
+   * cross-area: what other areas do to a partner outside this service's transactions until
+   * they move to the seam (wired in index.ts); goes with them.
+   */
+  legacy: {
+    /** identity's setPartnerStatus, which still writes through the store. */
+    setPartnerStatus(partnerId: string, status: PartnerStatus): void
+    /** webhooks' Dispatcher.reload: its schedule rebuilt from the partner's rows. */
+    reloadDeliveries(partnerId: string): void
+  }
+}
+
+/**
+ * The sandbox as a whole, for the control plane: health, reset, snapshots and restores of
+ * everything or of one partner, and a partner's sandbox settings. Each change is one
+ * transaction (a reset or restore of everything, one replace); what lives outside the state
+ * (file bytes, the in-process copies other areas keep) follows once it committed.
+ */
+export class Platform {
+  private readonly startedAt = Date.now()
+
+  constructor(private readonly parts: PlatformParts) {}
+
+  /** What GET /_sandbox/health tells: counts only, it is open and names no partner. */
+  async health() {
+    const { scenarios, state, clocks, config } = this.parts
+    const partners = await state.all('partners')
+    const missing = scenarios.problems(partners).length
+    return {
+      status: 'ok' as const,
+      version: packageVersion,
+      now: clocks.sandbox.iso(),
+      uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
+      storage: config.data ? ('file' as const) : ('memory' as const),
+      scenario: scenarios.default.name,
+      partners: partners.length,
+      problems:
+        missing === 0
+          ? []
+          : [
+              `${missing} partner(s) name a scenario that is not loaded; their API requests get 503 (GET /_sandbox/partners shows which)`,
+            ],
+    }
+  }
+
+  reset(): Promise<void> {
+    return this.parts.state.reset()
+  }
+
+  export(includeSecrets: boolean) {
+    return exportState(this.parts, { includeSecrets })
+  }
+
+  restore(doc: UploadedSnapshot): Promise<void> {
+    return restoreSnapshot(this.parts, doc)
+  }
+
+  async exportPartner(partnerId: string, includeSecrets: boolean) {
+    await partnerIn(this.parts.state, partnerId)
+    return exportState(this.parts, { partnerId, includeSecrets })
+  }
+
+  resetPartner(partnerId: string): Promise<void> {
+    return this.changePartner(partnerId, (tx) => resetPartner(tx, partnerId))
+  }
+
+  async deletePartner(partnerId: string): Promise<void> {
+    await this.changePartner(partnerId, (tx) => deletePartner(tx, partnerId))
+    this.parts.credentials.forget(partnerId)
+  }
+
+  restorePartner(partnerId: string, doc: UploadedSnapshot & { partner_id: string }) {
+    return this.changePartner(partnerId, (tx) => restorePartner(this.parts, tx, partnerId, doc))
+  }
+
+  /**
+   * Status (suspend, revoke, reactivate), scenario (checked to exist first), rate limit and
+   * auto_complete of a partner.
+   */
+  async updatePartner(partnerId: string, patch: SandboxPartnerPatch): Promise<PartnerRow> {
+    checkSandboxPartnerPatch(this.parts, patch)
+    const { status, ...settings } = patch
+    // cross-area: setPartnerStatus (identity) still writes through the store; the lead
+    // moves it into the transaction below.
+    if (status) this.parts.legacy.setPartnerStatus(partnerId, status)
+    return this.parts.state.transaction((tx) =>
+      updateSandboxPartnerSettings(this.parts, tx, partnerId, settings),
+    )
+  }
+
+  /** One transaction over a partner's rows, then what lives beside the state follows. */
+  private async changePartner(
+    partnerId: string,
+    change: (tx: StateTx) => Promise<PartnerDataChange>,
+  ): Promise<void> {
+    const { removedFiles } = await this.parts.state.transaction(change)
+    for (const id of removedFiles) this.parts.files.remove(id)
+    // cross-area: the inbox (identity) is still in process; as an ephemeral collection its
+    // rows go in the transaction above.
+    this.parts.inbox.removePartner(partnerId)
+    // cross-area: Dispatcher.reload (webhooks) rebuilds its schedule from the rows.
+    this.parts.legacy.reloadDeliveries(partnerId)
+  }
+}

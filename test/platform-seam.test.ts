@@ -1,0 +1,162 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createClock } from '../src/clock.js'
+import { Sweeper } from '../src/domain/sweeper.js'
+import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
+import { testSandbox } from './helpers.js'
+
+/**
+ * The platform's state goes through the seam (issue 20): the sandbox clock's setting and each
+ * partner's clock are rows a second process could write, what stays in memory follows the
+ * commits, and a snapshot never holds ephemeral state.
+ */
+
+const T0 = Date.parse('2030-01-01T00:00:00.000Z')
+const open: { close(): Promise<void> }[] = []
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close()
+})
+
+async function sandbox() {
+  const t = await testSandbox()
+  open.push(t.sandbox)
+  t.sandbox.clock.freeze(T0)
+  return t
+}
+
+/** Waits for the transactions queued so far: the seam runs them in arrival order. */
+const settled = (t: Awaited<ReturnType<typeof sandbox>>) =>
+  t.sandbox.deps.state.transaction(async () => {})
+
+describe('the sandbox clock through the seam', () => {
+  it('keeps its setting as a row, and a reset leaves the time as it stands', async () => {
+    const t = await sandbox()
+    await settled(t)
+    expect(await t.sandbox.deps.state.get('clocks', 'sandbox')).toEqual({
+      id: 'sandbox',
+      offset_ms: 0,
+      frozen_at: T0,
+    })
+    await t.call('POST', '/_sandbox/clock/advance', { creds: null, body: { by: '1h' } })
+    expect((await t.sandbox.deps.state.get('clocks', 'sandbox'))?.frozen_at).toBe(T0 + 3_600_000)
+
+    expect((await t.call('POST', '/_sandbox/reset', { creds: null })).status).toBe(200)
+    const clock = (await t.call('GET', '/_sandbox/clock', { creds: null })).json
+    expect(clock).toMatchObject({ now: new Date(T0 + 3_600_000).toISOString(), frozen: true })
+    await settled(t)
+    expect((await t.sandbox.deps.state.get('clocks', 'sandbox'))?.frozen_at).toBe(T0 + 3_600_000)
+  })
+
+  it('takes a setting another process stored', async () => {
+    const t = await sandbox()
+    await settled(t)
+    const later = T0 + 86_400_000
+    await t.sandbox.deps.state.transaction(async (tx) =>
+      tx.put('clocks', { id: 'sandbox', offset_ms: 0, frozen_at: later }),
+    )
+    expect(t.sandbox.clock.now()).toBe(later)
+    const clock = (await t.call('GET', '/_sandbox/clock', { creds: null })).json
+    expect(clock).toMatchObject({ now: new Date(later).toISOString(), frozen: true })
+  })
+
+  it('is never in a snapshot, and a snapshot naming it is refused without a change', async () => {
+    const t = await sandbox()
+    const snapshot = (await t.call('GET', '/_sandbox/snapshot', { creds: null })).json
+    expect(Object.keys(snapshot.collections)).not.toContain('clocks')
+    expect(Object.keys(snapshot.collections)).toContain('partners')
+
+    const forged = {
+      ...snapshot,
+      collections: {
+        ...snapshot.collections,
+        clocks: { sandbox: { id: 'sandbox', offset_ms: 0, frozen_at: 0 } },
+      },
+    }
+    const res = await t.call('POST', '/_sandbox/snapshot', { creds: null, body: forged })
+    expect(res.status).toBe(400)
+    expect(res.json.error.details).toContainEqual(
+      expect.objectContaining({ field: 'collections.clocks' }),
+    )
+    expect(t.sandbox.clock.now()).toBe(T0)
+  })
+})
+
+describe('partner clocks through the seam', () => {
+  it('read the time any writer stored on the partner row, and a restore brings it back', async () => {
+    const t = await sandbox()
+    const id = DEFAULT_PARTNER.id
+    const saved = (await t.call('GET', '/_sandbox/snapshot', { creds: null })).json
+
+    const frozenAt = T0 - 7 * 86_400_000
+    await t.sandbox.deps.state.transaction(async (tx) => {
+      const row = await tx.get('partners', id)
+      if (row) tx.put('partners', { ...row, clock: { offset_ms: 0, frozen_at: frozenAt } })
+    })
+    const clockOf = async () =>
+      (await t.call('GET', `/_sandbox/partners/${id}/clock`, { creds: null })).json
+    expect(await clockOf()).toMatchObject({ now: new Date(frozenAt).toISOString(), frozen: true })
+
+    expect((await t.call('POST', '/_sandbox/snapshot', { creds: null, body: saved })).status).toBe(
+      200,
+    )
+    expect(await clockOf()).toMatchObject({ now: new Date(T0).toISOString(), offset_ms: 0 })
+  })
+})
+
+describe('loaded scenarios through the seam', () => {
+  it('are in force once their row is committed, by whichever writer', async () => {
+    const t = await sandbox()
+    const document = { name: 'from-elsewhere', description: 'Loaded by another process.' }
+    await t.sandbox.deps.state.transaction(async (tx) =>
+      tx.put('scenarios', { id: document.name, document, loaded_at: new Date(T0).toISOString() }),
+    )
+    const list = await t.call('GET', '/_sandbox/scenarios', { creds: null })
+    expect(list.json.data).toContainEqual({ ...document, bundled: false })
+    const set = await t.call('PUT', '/_sandbox/scenario', {
+      creds: null,
+      body: { name: 'from-elsewhere' },
+    })
+    expect(set.json).toEqual({ default: 'from-elsewhere' })
+  })
+})
+
+describe('the sweeper', () => {
+  it('runs its rules in the order it was given them, one run after the other', async () => {
+    const t = await sandbox()
+    const seen: string[] = []
+    let release = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const errors: string[] = []
+    const sweeper = new Sweeper({
+      clock: createClock({ frozen: true }),
+      clocks: t.sandbox.deps.clocks,
+      logger: { error: (message: string) => errors.push(message) },
+      tasks: [
+        async (scope) => {
+          seen.push(`first ${scope.partnerId ?? 'all'}`)
+          await gate
+        },
+        () => {
+          throw new Error('a broken rule')
+        },
+        (scope) => {
+          seen.push(`last ${scope.partnerId ?? 'all'}`)
+        },
+      ],
+    })
+    try {
+      const one = sweeper.run()
+      const two = sweeper.run('p1')
+      await Promise.resolve()
+      expect(seen).toEqual(['first all'])
+      release()
+      await Promise.all([one, two])
+      expect(seen).toEqual(['first all', 'last all', 'first p1', 'last p1'])
+      expect(errors).toHaveLength(2)
+      expect(errors[0]).toContain('a broken rule')
+    } finally {
+      sweeper.stop()
+    }
+  })
+})
