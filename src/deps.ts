@@ -13,6 +13,7 @@ import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { Webhooks } from './services/webhooks.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
@@ -41,6 +42,7 @@ export interface Deps {
   faults: FaultInjector
   sweeper: Sweeper
   sinks: SinkRegistry
+  webhooks: Webhooks
   /** Where link origins come from: --public-url, else each request's Host. */
   origins: RequestOrigins
   /** The base URL for links the sandbox returns (`origins.baseUrl`). */

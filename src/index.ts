@@ -10,11 +10,13 @@ import { CredentialCache } from './domain/credential-cache.js'
 import { resolveDueDisputes } from './domain/disputes.js'
 import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
-import { settleDueDeposits } from './domain/funding.js'
+import { settleDueDeposits, simulateFund } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { resolveDueReviews } from './domain/onboarding.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
+import { type MerchantInput, simulatePurchase } from './domain/purchases.js'
 import { Retention } from './domain/retention.js'
+import { listEvents } from './domain/sandbox-events.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
 import { FaultInjector } from './http/faults.js'
@@ -30,6 +32,7 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { Webhooks } from './services/webhooks.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -37,7 +40,9 @@ import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
 import { defineIndexes } from './store/indexes.js'
 import { ephemeralCollections, type PartnerRow } from './store/records.js'
 import { Store } from './store/store.js'
+import { WebhookDirectory } from './webhooks/directory.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
+import { fanOut } from './webhooks/fan-out.js'
 import { SinkRegistry } from './webhooks/sink.js'
 
 export type { Clock, ClockState } from './clock.js'
@@ -116,25 +121,51 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
   const clocks = new PartnerClocks(store, clock)
+  const state = new MemoryState(store)
+  const scenarios = new ScenarioRegistry(scenario)
+  // Webhooks: the fan-out reads the directory; the dispatcher hears deliveries from commits.
+  const directory = await WebhookDirectory.open(state)
+  const deliveryCtx = { directory, clocks, random, scenarios }
+  const events = new EventBus(random, clocks, store, (writer, event) =>
+    fanOut(deliveryCtx, writer, event),
+  )
+  const dispatcher = new Dispatcher({ ...deliveryCtx, state, clock, logger })
+  const webhooks = new Webhooks({
+    state,
+    clocks,
+    random,
+    scenarios,
+    events,
+    directory,
+    dispatcher,
+    // cross-area: simulateFund, simulatePurchase and listEvents still take the whole wiring.
+    money: {
+      fund: (partner, user, amount) => simulateFund(deps, partner, user, amount).transaction,
+      purchase: (partner, user, amount, merchant) =>
+        simulatePurchase(deps, partner, user, amount, merchant as MerchantInput),
+    },
+    listEvents: (filter) => listEvents(deps, filter),
+  })
   const deps: Deps = {
     config,
     store,
-    state: new MemoryState(store),
+    state,
     clock,
     clocks,
     random,
-    scenarios: new ScenarioRegistry(scenario),
+    scenarios,
     logger,
     credentials,
-    events: new EventBus(random, clocks, store),
+    events,
     inbox: new Inbox(),
     sessions: undefined as unknown as SessionVerifier,
     files: new FileStore(config.data),
-    dispatcher: undefined as unknown as Dispatcher,
+    dispatcher,
     journal: new RequestJournal(),
     faults: new FaultInjector(),
     sweeper: undefined as unknown as Sweeper,
     sinks: new SinkRegistry(),
+    webhooks,
     origins,
     baseUrl: origins.baseUrl,
   }
@@ -148,15 +179,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const retention = new Retention(deps)
   // Whatever it removed, more may be due: the next second's run looks again.
   deps.sweeper.add((scope) => retention.run(scope) > 0)
-  deps.dispatcher = new Dispatcher(deps)
+  // After the sweeper: on a clock advance its rules emit events before the dispatcher runs.
+  clock.onAdvance(async () => {
+    await dispatcher.runDue()
+  })
+  clocks.onAdvance(async (partnerId) => {
+    await dispatcher.runDue(partnerId)
+  })
   // A delivery attempt may finish a delivery the per-partner cap can now remove.
-  deps.dispatcher.onAttempt((delivery) => retention.capPartner(delivery.partner_id))
+  dispatcher.onAttempt((delivery) => retention.capPartner(delivery.partner_id))
   // A whole-state reset or restore also drops the inbox: its codes belong to the old state
   // (the per-partner counterparts drop that partner's messages).
-  store.onReplace(() => {
-    deps.dispatcher.reload()
-    deps.inbox.clear()
-  })
+  store.onReplace(() => deps.inbox.clear())
   const app = createApp(deps)
   // Seeded from fixtures (or already primed while reading: the check is shared, not rerun).
   primeDefaultPartner(
@@ -187,7 +221,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         : undefined
     },
     close: async () => {
-      deps.dispatcher.stop()
+      dispatcher.stop()
       deps.sweeper.stop()
       await store.close()
       // Lines on stderr are written asynchronously: the last ones are out before close resolves.

@@ -1,6 +1,7 @@
 import type { Random } from '../random.js'
+import type { StateTx } from '../state/seam.js'
 import type { EventRow } from '../store/records.js'
-import type { StoreChange, Writer } from '../store/store.js'
+import type { StoreChange } from '../store/store.js'
 import type { PartnerClocks } from './partner-clocks.js'
 
 /**
@@ -31,8 +32,14 @@ export const eventTypes = [
 export type EventType = (typeof eventTypes)[number]
 
 export type EventListener = (event: EventRow) => void
-/** Runs inside the batch that records the event, so derived rows (deliveries) commit with it. */
-export type FanOut = (writer: Writer, event: EventRow) => void
+/** What records an event: a transaction (or, until every area has moved to one, a store batch). */
+export type EventWriter = Pick<StateTx, 'put' | 'remove'>
+
+/**
+ * Runs inside the transaction that records the event, so derived rows (deliveries) commit with
+ * it. Synchronous, as `record` is: it reads what it needs from a copy kept by commit notices.
+ */
+export type FanOut = (writer: EventWriter, event: EventRow) => void
 
 /** Where committed writes are heard (the state seam's commit notices). */
 export interface CommitSource {
@@ -44,6 +51,8 @@ export class EventBus {
     private readonly random: Random,
     private readonly clocks: PartnerClocks,
     commits: CommitSource,
+    /** The webhook deliveries of each event (webhooks/fan-out.ts); none without it. */
+    private readonly fanOut?: FanOut,
   ) {
     // Listeners hear only events whose write committed, after the commit's own work is done.
     commits.onCommit((changes) => {
@@ -59,16 +68,11 @@ export class EventBus {
   }
 
   private readonly listeners = new Set<EventListener>()
-  private fanOut?: FanOut
   /** Rewrites of the objects of some types while a trigger with overrides runs. */
   private readonly patches = new Map<
     string,
     (object: Record<string, unknown>) => Record<string, unknown>
   >()
-
-  setFanOut(fanOut: FanOut): void {
-    this.fanOut = fanOut
-  }
 
   /** How many listeners are subscribed (a waiter that left must not stay behind). */
   get listenerCount(): number {
@@ -99,7 +103,7 @@ export class EventBus {
 
   /** Adds the event to `writer`'s batch; listeners hear of it once the batch has committed. */
   record(
-    writer: Writer,
+    writer: EventWriter,
     partnerId: string,
     type: EventType,
     object: Record<string, unknown>,
