@@ -164,7 +164,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     journal: new RequestJournal(),
     faults: new FaultInjector(),
     sweeper: undefined as unknown as Sweeper,
-    sinks: new SinkRegistry(),
+    sinks: new SinkRegistry(state),
     webhooks,
     origins,
     baseUrl: origins.baseUrl,

@@ -248,7 +248,7 @@ export function controlWebhookRoutes({
       c.req.raw.headers.forEach((value, key) => {
         headers[key] = value
       })
-      const { status, delayMs } = sinks.receive(name, {
+      const { status, delayMs } = await sinks.receive(name, {
         method: c.req.method,
         headers,
         body,
@@ -274,8 +274,8 @@ export function controlWebhookRoutes({
         ...errorResponses(400, 401),
       },
     }),
-    (c) => {
-      const config = sinks.configure(c.req.valid('param').name, c.req.valid('json'))
+    async (c) => {
+      const config = await sinks.configure(c.req.valid('param').name, c.req.valid('json'))
       return c.json({ ...config, secret: config.secret ? 'set' : null }, 200)
     },
   )
@@ -292,7 +292,8 @@ export function controlWebhookRoutes({
       },
       responses: { 200: jsonResponse(SinkView, 'The sink.'), ...errorResponses(400, 401) },
     }),
-    (c) => c.json(sinks.read(c.req.valid('param').name, c.req.valid('query').limit), 200),
+    async (c) =>
+      c.json(await sinks.read(c.req.valid('param').name, c.req.valid('query').limit), 200),
   )
 
   app.openapi(
@@ -307,8 +308,8 @@ export function controlWebhookRoutes({
         ...errorResponses(400, 401),
       },
     }),
-    (c) => {
-      sinks.clear(c.req.valid('param').name)
+    async (c) => {
+      await sinks.clear(c.req.valid('param').name)
       return c.json({ ok: true as const }, 200)
     },
   )

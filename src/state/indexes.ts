@@ -91,6 +91,8 @@ export const indexDefs = {
   deliveries_by_day: index('webhook_deliveries', (d) =>
     bucketKey(d.partner_id, dayOf(d.created_at)),
   ),
+  // webhooks: a sink's requests, in the order received (oldest go first past its caps).
+  sink_requests_by_sink: index('sink_requests', (r) => r.sink),
 } as const
 
 export type IndexName = keyof typeof indexDefs

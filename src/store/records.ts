@@ -23,6 +23,7 @@ import {
   transactionRow,
 } from './records-money.js'
 import { overrideRow } from './records-overrides.js'
+import { sinkRequestRow, sinkRow } from './records-sinks.js'
 
 /**
  * Stored rows. These are the persisted shapes (with hashes, never plaintext secrets);
@@ -353,6 +354,8 @@ export const collectionSchemas = {
   connect_tokens: connectTokenRow,
   scenarios: scenarioRow,
   overrides: overrideRow,
+  sinks: sinkRow,
+  sink_requests: sinkRequestRow,
 } as const
 
 export type Collections = {
@@ -365,7 +368,7 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
  * Collections that are state but not durable: held by the seam like every other (a second
  * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
  */
-export const ephemeralCollections: readonly CollectionName[] = []
+export const ephemeralCollections: readonly CollectionName[] = ['sinks', 'sink_requests']
 
 export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
 
