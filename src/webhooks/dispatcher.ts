@@ -98,12 +98,17 @@ export class Dispatcher {
     for (const d of rows) this.schedule(d)
   }
 
-  /** A committed delivery: queued while it has an attempt to come, forgotten once it has not. */
+  /**
+   * A committed delivery: queued while it has an attempt to come, forgotten once it has not,
+   * and counted for usage when it finished (the completion log follows the commits).
+   */
   private heard(changes: readonly Change[]): void {
     let queued = false
     for (const { collection, id, row } of changes) {
+      if (collection !== 'webhook_deliveries') continue
+      if (row?.completed_at) this.completed.add(row as DeliveryRow)
       // An attempt under way settles or requeues its own delivery when it ends.
-      if (collection !== 'webhook_deliveries' || this.inFlight.has(id)) continue
+      if (this.inFlight.has(id)) continue
       if (this.schedule(row as DeliveryRow | undefined, id)) queued = true
     }
     if (queued) this.pumpSoon()
@@ -295,7 +300,6 @@ export class Dispatcher {
           : 'the endpoint is disabled'
       const result = { status: null, durationMs: 0, error: `not sent: ${why}` }
       const recorded = await this.record(id, at, result, undefined)
-      if (recorded) this.completed.add(recorded)
       logAttempt(this.o.logger, row, row.attempts.length + 1, result, {})
       return { recorded }
     }
@@ -329,7 +333,6 @@ export class Dispatcher {
     logAttempt(this.o.logger, recorded, number, result, { retryAt, body })
     if (retryAt !== undefined) return { recorded, next: retryAt }
     this.settle(id)
-    this.completed.add(recorded)
     return { recorded }
   }
 
