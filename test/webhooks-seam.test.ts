@@ -1,17 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { createPartner, startReceiver, testSandbox } from './helpers.js'
 
 // Webhooks over the state seam: deliveries come from committed transactions only, and the
 // built-in sink's requests are state like any other.
 
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close()
-})
-
+/** A sandbox with its clock frozen (retries wait for a flush), closed after the test. */
 async function setup() {
   const t = await testSandbox()
-  cleanup.push(() => t.sandbox.close())
+  onTestFinished(() => t.sandbox.close())
   t.sandbox.clock.freeze()
   return t
 }
@@ -21,9 +17,9 @@ const flush = (call: Awaited<ReturnType<typeof setup>>['call']) =>
 
 describe('webhooks over the state seam', () => {
   it('delivers an event only once its transaction commits, with the deliveries made in it', async () => {
-    const receiver = await startReceiver()
-    cleanup.push(() => receiver.close())
     const { sandbox, call } = await setup()
+    const receiver = await startReceiver()
+    onTestFinished(() => receiver.close())
     const p = await createPartner(call, { name: 'Seam Hooks', webhook_url: receiver.url })
     const { state, events } = sandbox.deps
     const object = { object: 'webhook_test', message: 'from a transaction' }
