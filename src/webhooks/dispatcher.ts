@@ -7,8 +7,9 @@ import { ATTEMPTS } from '../scenarios/webhooks.js'
 import type { Change, State } from '../state/seam.js'
 import type { DeliveryRow, EventRow } from '../store/records.js'
 import { logAttempt } from './attempt-log.js'
+import { recordAttempt } from './attempt-result.js'
 import { CompletionLog } from './completion-log.js'
-import { deliveryHeaders, isLabCopy, labAttempted } from './lab.js'
+import { deliveryHeaders, isLabCopy } from './lab.js'
 import { type DeliveryCtx, policyOf } from './new-delivery.js'
 import { isSuccess, type SendResult, send } from './sender.js'
 
@@ -336,47 +337,9 @@ export class Dispatcher {
     return { recorded }
   }
 
-  /**
-   * Writes an attempt's result in a transaction of its own, with what the webhook lab makes of
-   * it: succeeded, retried at `retryAt`, or given up. Nothing when the delivery is gone.
-   */
-  private record(
-    id: string,
-    at: string,
-    result: SendResult,
-    retryAt: number | undefined,
-  ): Promise<DeliveryRow | undefined> {
-    return this.o.state.transaction(async (tx) => {
-      const current = await tx.get('webhook_deliveries', id)
-      if (!current) return undefined
-      const attempt = {
-        number: current.attempts.length + 1,
-        at,
-        status_code: result.status,
-        duration_ms: result.durationMs,
-        error: result.error,
-      }
-      const attempts = [...current.attempts, attempt]
-      const next: DeliveryRow = isSuccess(result.status)
-        ? { ...current, status: 'succeeded', attempts, next_attempt_at: null, completed_at: at }
-        : retryAt === undefined
-          ? {
-              ...current,
-              status: 'permanently_failed',
-              attempts,
-              next_attempt_at: null,
-              completed_at: at,
-            }
-          : {
-              ...current,
-              status: 'failed',
-              attempts,
-              next_attempt_at: new Date(retryAt).toISOString(),
-            }
-      tx.put('webhook_deliveries', next)
-      await labAttempted(this.o, tx, next)
-      return next
-    })
+  /** Writes an attempt's result in a transaction of its own; nothing when the delivery is gone. */
+  private record(id: string, at: string, result: SendResult, retryAt: number | undefined) {
+    return this.o.state.transaction((tx) => recordAttempt(this.o, tx, id, { at, result, retryAt }))
   }
 
   /**
