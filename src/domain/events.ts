@@ -5,9 +5,10 @@ import type { StoreChange } from '../store/store.js'
 import type { PartnerClocks } from './partner-clocks.js'
 
 /**
- * The one event bus. Domain code records an event in the same store batch as the change it
- * describes (so after a crash both or neither exist), and subscribers (the webhook
- * dispatcher) hear of it once the batch is committed.
+ * The one event bus. Domain code records an event in the same transaction as the change it
+ * describes, and the fan-out given at construction adds the event's webhook deliveries to that
+ * transaction too (so after a crash all of them exist or none); subscribers hear of the event
+ * once it has committed.
  */
 
 export const eventTypes = [

@@ -66,7 +66,7 @@ export class Dispatcher {
   private readonly inFlight = new Map<string, string>()
   private readonly perEndpoint = new Map<string, number>()
   private readonly completions = new Set<() => void>()
-  /** Told of every finished attempt (the control plane's long-poll waits on deliveries). */
+  /** Told of every recorded attempt (the composition root gives retention's per-partner cap). */
   private readonly attemptListeners = new Set<(delivery: DeliveryRow) => void>()
   private timer?: NodeJS.Timeout
   private pumpQueued = false
