@@ -23,6 +23,7 @@ import {
   transactionRow,
 } from './records-money.js'
 import { overrideRow } from './records-overrides.js'
+import { sinkRequestRow, sinkRow } from './records-sinks.js'
 
 /**
  * Stored rows. These are the persisted shapes (with hashes, never plaintext secrets);
@@ -386,6 +387,8 @@ export const collectionSchemas = {
   inbox_messages: inboxMessageRow,
   // platform: the sandbox clock's setting (ephemeral).
   clocks: clockRow,
+  sinks: sinkRow,
+  sink_requests: sinkRequestRow,
 } as const
 
 export type Collections = {
@@ -398,7 +401,12 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
  * Collections that are state but not durable: held by the seam like every other (a second
  * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
  */
-export const ephemeralCollections: readonly CollectionName[] = ['inbox_messages', 'clocks']
+export const ephemeralCollections: readonly CollectionName[] = [
+  'inbox_messages',
+  'clocks',
+  'sinks',
+  'sink_requests',
+]
 
 export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
 
