@@ -19,6 +19,7 @@ import type { Onboarding } from './services/onboarding.js'
 import type { Overrides } from './services/overrides.js'
 import type { Partners } from './services/partners.js'
 import type { Platform } from './services/platform.js'
+import type { Webhooks } from './services/webhooks.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { Store } from './store/store.js'
 import type { Dispatcher } from './webhooks/dispatcher.js'
@@ -48,6 +49,7 @@ export interface Deps {
   overrides: Overrides
   sweeper: Sweeper
   sinks: SinkRegistry
+  webhooks: Webhooks
   /** Where link origins come from: --public-url, else each request's Host. */
   origins: RequestOrigins
   onboarding: Onboarding

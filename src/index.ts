@@ -10,12 +10,14 @@ import { CredentialCache } from './domain/credential-cache.js'
 import { resolveDueDisputes } from './domain/disputes.js'
 import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
-import { settleDueDeposits } from './domain/funding.js'
+import { settleDueDeposits, simulateFund } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
 import { setPartnerStatus } from './domain/partners.js'
+import { type MerchantInput, simulatePurchase } from './domain/purchases.js'
 import { Retention } from './domain/retention.js'
 import { SandboxClockRow } from './domain/sandbox-clock-row.js'
+import { listEvents } from './domain/sandbox-events.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
@@ -36,6 +38,7 @@ import { Onboarding } from './services/onboarding.js'
 import { Overrides } from './services/overrides.js'
 import { Partners } from './services/partners.js'
 import { Platform } from './services/platform.js'
+import { Webhooks } from './services/webhooks.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -43,7 +46,9 @@ import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
 import { defineIndexes } from './store/indexes.js'
 import { ephemeralCollections, keptOnReplace, type PartnerRow } from './store/records.js'
 import { Store } from './store/store.js'
+import { WebhookDirectory } from './webhooks/directory.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
+import { fanOut } from './webhooks/fan-out.js'
 import { SinkRegistry } from './webhooks/sink.js'
 
 export type { Clock, ClockState } from './clock.js'
@@ -129,7 +134,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const clocks = await PartnerClocks.open(state, clock)
   const scenarios = new ScenarioRegistry(scenario, logger.error)
   const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
-  const events = new EventBus(random, clocks, store)
+  // Webhooks: the fan-out reads the directory; the dispatcher hears deliveries from commits.
+  const directory = await WebhookDirectory.open(state)
+  const deliveryCtx = { directory, clocks, random, scenarios }
+  const events = new EventBus(random, clocks, store, (writer, event) =>
+    fanOut(deliveryCtx, writer, event),
+  )
   const inbox = new Inbox({ state })
   const sessions = new SessionVerifier({ state, clocks })
   const files = new FileStore(config.data)
@@ -190,6 +200,32 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       async (scope) => (await retention.run(scope)) > 0,
     ],
   })
+  const dispatcher = new Dispatcher({ ...deliveryCtx, state, clock, logger })
+  // After the sweeper: on a clock advance its rules emit events before the dispatcher runs.
+  clock.onAdvance(async () => {
+    await dispatcher.runDue()
+  })
+  clocks.onAdvance(async (partnerId) => {
+    await dispatcher.runDue(partnerId)
+  })
+  // A delivery attempt may finish a delivery the per-partner cap can now remove.
+  dispatcher.onAttempt((delivery) => void retention.capPartner(delivery.partner_id))
+  const webhooks = new Webhooks({
+    state,
+    clocks,
+    random,
+    scenarios,
+    events,
+    directory,
+    dispatcher,
+    // cross-area: simulateFund and simulatePurchase still take the whole wiring.
+    money: {
+      fund: (partner, user, amount) => simulateFund(deps, partner, user, amount).transaction,
+      purchase: (partner, user, amount, merchant) =>
+        simulatePurchase(deps, partner, user, amount, merchant as MerchantInput),
+    },
+    listEvents: (filter) => listEvents(state, filter),
+  })
   const platform = new Platform({
     config,
     state,
@@ -200,9 +236,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     inbox,
     credentials,
     legacy: {
-      // cross-area: setPartnerStatus (identity) and Dispatcher.reload (webhooks).
+      // cross-area: setPartnerStatus (identity) is still a write of its own.
       setPartnerStatus: (id, status) => void setPartnerStatus(deps, id, status),
-      reloadDeliveries: (id) => deps.dispatcher.reload(id),
+      reloadDeliveries: (id) => dispatcher.reload(id),
     },
   })
   const deps: Deps = {
@@ -219,12 +255,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     inbox,
     sessions,
     files,
-    dispatcher: undefined as unknown as Dispatcher,
+    dispatcher,
     journal,
     faults,
     overrides,
     sweeper,
-    sinks: new SinkRegistry(),
+    sinks: new SinkRegistry(state),
+    webhooks,
     origins,
     onboarding,
     baseUrl: origins.baseUrl,
@@ -233,13 +270,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     platform,
     loadedScenarios,
   }
-  deps.dispatcher = new Dispatcher(deps)
-  // A delivery attempt may finish a delivery the per-partner cap can now remove.
-  deps.dispatcher.onAttempt((delivery) => void retention.capPartner(delivery.partner_id))
-  // (A whole-state reset or restore also empties the inbox: it is an ephemeral collection.)
-  store.onReplace(() => {
-    deps.dispatcher.reload()
-  })
   const app = createApp(deps)
   // Seeded from fixtures (or already primed while reading: the check is shared, not rerun).
   primeDefaultPartner(
@@ -270,7 +300,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         : undefined
     },
     close: async () => {
-      deps.dispatcher.stop()
+      dispatcher.stop()
       deps.sweeper.stop()
       await store.close()
       // Lines on stderr are written asynchronously: the last ones are out before close resolves.

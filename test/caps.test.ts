@@ -3,10 +3,10 @@ import type { InboxMessage } from '../src/domain/inbox.js'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import type { DeliveryRow, EventRow } from '../src/store/records.js'
 import { CompletionLog, KEEP_MS, TRIM_SLACK } from '../src/webhooks/completion-log.js'
-import { SinkRegistry } from '../src/webhooks/sink.js'
 import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
 import { inboxOf } from './inbox-state.js'
 import { journalEntry, standaloneJournal } from './journal-entry.js'
+import { sinkRegistry } from './sink-registry.js'
 
 /**
  * Every bounded collection stays at its bound at all times under steady traffic (README
@@ -77,26 +77,26 @@ describe('in-memory history', () => {
     expect(listed.data.at(-1)?.path).toBe('/p/80')
   })
 
-  it('sinks: at most maxSinks, each its newest maxRequests within maxBytes', () => {
-    const sinks = new SinkRegistry({ maxSinks: 3, maxRequests: 5, maxBytes: 1_000 })
+  it('sinks: at most maxSinks, each its newest maxRequests within maxBytes', async () => {
+    const sinks = await sinkRegistry({ maxSinks: 3, maxRequests: 5, maxBytes: 1_000 })
     const now = new Date(0).toISOString()
     for (let n = 0; n < 40; n++) {
       const name = `sink${n % 5}`
-      sinks.receive(name, { method: 'POST', headers: {}, body: `{"n":${n}}`, now })
-      expect(sinks.size).toBeLessThanOrEqual(3)
-      expect(sinks.read(name, 1_000).data.length).toBeLessThanOrEqual(5)
+      await sinks.receive(name, { method: 'POST', headers: {}, body: `{"n":${n}}`, now })
+      expect(await sinks.size()).toBeLessThanOrEqual(3)
+      expect((await sinks.read(name, 1_000)).data.length).toBeLessThanOrEqual(5)
     }
     for (let n = 0; n < 20; n++) {
-      sinks.receive('one', { method: 'POST', headers: {}, body: `{"n":${n}}`, now })
-      expect(sinks.read('one', 1_000).data.length).toBe(Math.min(n + 1, 5))
+      await sinks.receive('one', { method: 'POST', headers: {}, body: `{"n":${n}}`, now })
+      expect((await sinks.read('one', 1_000)).data.length).toBe(Math.min(n + 1, 5))
     }
-    expect(sinks.read('one', 1_000).data.map((r) => r.body)).toEqual(
+    expect((await sinks.read('one', 1_000)).data.map((r) => r.body)).toEqual(
       [19, 18, 17, 16, 15].map((n) => `{"n":${n}}`),
     )
     // Big bodies: the byte bound cuts before the count does.
     for (let n = 0; n < 10; n++) {
-      sinks.receive('big', { method: 'POST', headers: {}, body: 'x'.repeat(400), now })
-      expect(sinks.read('big', 1_000).data.length).toBeLessThanOrEqual(2)
+      await sinks.receive('big', { method: 'POST', headers: {}, body: 'x'.repeat(400), now })
+      expect((await sinks.read('big', 1_000)).data.length).toBeLessThanOrEqual(2)
     }
   })
 })

@@ -1,9 +1,9 @@
 import { type IncomingMessage, request, type Server, type ServerResponse } from 'node:http'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { parseOptions, startSandbox } from '../src/index.js'
-import { SinkRegistry } from '../src/webhooks/sink.js'
 import { spawnCli, stopCliProcesses } from './cli-process.js'
 import { testSandbox } from './helpers.js'
+import { sinkRegistry } from './sink-registry.js'
 
 const MiB = 1024 * 1024
 
@@ -161,24 +161,24 @@ describe('sinks', () => {
     now: new Date(0).toISOString(),
   })
 
-  it('keep at most maxSinks sinks, forgetting the least recently used', () => {
-    const sinks = new SinkRegistry({ maxSinks: 3, maxRequests: 10, maxBytes: 10_000 })
-    for (const name of ['a', 'b', 'c']) sinks.receive(name, delivery('{}'))
-    sinks.receive('a', delivery('{}')) // a is now the most recent
-    sinks.receive('d', delivery('{}'))
-    expect(sinks.size).toBe(3)
-    expect(sinks.read('b').data).toEqual([])
-    expect(sinks.read('a').data).toHaveLength(2)
+  it('keep at most maxSinks sinks, forgetting the least recently used', async () => {
+    const sinks = await sinkRegistry({ maxSinks: 3, maxRequests: 10, maxBytes: 10_000 })
+    for (const name of ['a', 'b', 'c']) await sinks.receive(name, delivery('{}'))
+    await sinks.receive('a', delivery('{}')) // a is now the most recent
+    await sinks.receive('d', delivery('{}'))
+    expect(await sinks.size()).toBe(3)
+    expect((await sinks.read('b')).data).toEqual([])
+    expect((await sinks.read('a')).data).toHaveLength(2)
   })
 
-  it('keep the newest requests within the count and byte caps', () => {
-    const sinks = new SinkRegistry({ maxSinks: 3, maxRequests: 5, maxBytes: 1_000 })
-    for (let i = 0; i < 8; i++) sinks.receive('s', delivery(`{"n":${i}}`))
-    expect(sinks.read('s').data.map((r) => r.body)).toEqual(
+  it('keep the newest requests within the count and byte caps', async () => {
+    const sinks = await sinkRegistry({ maxSinks: 3, maxRequests: 5, maxBytes: 1_000 })
+    for (let i = 0; i < 8; i++) await sinks.receive('s', delivery(`{"n":${i}}`))
+    expect((await sinks.read('s')).data.map((r) => r.body)).toEqual(
       [7, 6, 5, 4, 3].map((n) => `{"n":${n}}`),
     )
-    sinks.receive('s', delivery('x'.repeat(900)))
-    const kept = sinks.read('s').data
+    await sinks.receive('s', delivery('x'.repeat(900)))
+    const kept = (await sinks.read('s')).data
     expect(kept[0]?.body).toHaveLength(900)
     // Each request also counts its headers: content-type: application/json, 28 bytes.
     const bytes = kept.reduce((sum, r) => sum + r.body.length + 28, 0)
@@ -192,7 +192,7 @@ describe('sinks', () => {
       expect(res.status).toBe(200)
       expect(res.json.data).toEqual([])
     }
-    expect(sandbox.deps.sinks.size).toBe(0)
+    expect(await sandbox.deps.sinks.size()).toBe(0)
   })
 
   it('refuse names that are too long or unsafe', async () => {

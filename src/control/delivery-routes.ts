@@ -1,17 +1,15 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { ApiError } from '../errors.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
 import { Delivery } from '../schemas/webhooks.js'
+import type { Webhooks } from '../services/webhooks.js'
 import { publicDelivery } from '../webhooks/deliveries.js'
-import { redeliver } from '../webhooks/redeliver.js'
 import { controlRoute, controlRouter } from './router.js'
 
 /**
  * Redeliver any partner's delivery from the control plane (the dashboard's button): the
  * partner API's redeliver needs that partner's secret, which the sandbox keeps only hashed.
  */
-export function controlDeliveryRoutes(deps: Deps) {
+export function controlDeliveryRoutes({ webhooks }: { webhooks: Webhooks }) {
   const app = controlRouter()
   app.openapi(
     controlRoute({
@@ -29,11 +27,9 @@ export function controlDeliveryRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404, 409),
       },
     }),
-    (c) => {
-      const { id } = c.req.valid('param')
-      const original = deps.store.get('webhook_deliveries', id)
-      if (!original) throw new ApiError('not_found', `No delivery ${id}.`)
-      return c.json({ delivery: publicDelivery(redeliver(deps, original)) }, 202)
+    async (c) => {
+      const delivery = await webhooks.redeliverAny(c.req.valid('param').id)
+      return c.json({ delivery: publicDelivery(delivery) }, 202)
     },
   )
   return app

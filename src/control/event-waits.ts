@@ -1,5 +1,5 @@
-import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
+import type { Change, State, StateReader } from '../state/seam.js'
 import type { DeliveryRow, EventRow } from '../store/records.js'
 
 /** A long-poll never holds a request longer than this; a client waiting longer asks again. */
@@ -27,52 +27,69 @@ export type WaitResult =
 const typeMatches = (wanted: string | undefined, type: string) =>
   !wanted || wanted === type || (wanted.endsWith('.*') && type.startsWith(wanted.slice(0, -1)))
 
+/** Events read at a time while looking for a match. */
+const PAGE = 100
+
 /**
  * The first event (in the order recorded) that answers the query, if there is one already:
  * read from just after `after` through the partner's index, and each event's deliveries
  * through theirs, so a waiter costs what comes after its cursor, not the partner's history.
  */
-function findMatch(deps: Deps, q: WaitQuery) {
-  const { store } = deps
+async function findMatch(reader: StateReader, q: WaitQuery) {
   // An `after` event wiped meanwhile (a partner reset) leaves only newer events behind.
-  const after =
-    q.after && store.has('events', 'events_by_partner', q.partnerId, q.after) ? q.after : undefined
-  for (const event of store.scan('events', 'events_by_partner', q.partnerId, { after })) {
-    if (!typeMatches(q.type, event.type)) continue
-    if (!q.delivered) return { event, delivery: null }
-    for (const delivery of store.scan('webhook_deliveries', 'deliveries_by_event', event.id)) {
-      if (delivery.status === 'succeeded') return { event, delivery }
+  let after =
+    q.after && (await reader.has('events_by_partner', q.partnerId, q.after)) ? q.after : undefined
+  for (;;) {
+    const events = await reader.range('events_by_partner', q.partnerId, { after, limit: PAGE })
+    for (const event of events) {
+      if (!typeMatches(q.type, event.type)) continue
+      if (!q.delivered) return { event, delivery: null }
+      for (const delivery of await reader.lookup('deliveries_by_event', event.id)) {
+        if (delivery.status === 'succeeded') return { event, delivery }
+      }
     }
+    if (events.length < PAGE) return undefined
+    after = (events[events.length - 1] as EventRow).id
   }
-  return undefined
+}
+
+/** Whether a commit may answer the query: an event of its partner, or a delivery that succeeded. */
+function mayAnswer(q: WaitQuery, changes: readonly Change[]): boolean {
+  for (const { collection, row } of changes) {
+    if (!row || row.partner_id !== q.partnerId) continue
+    if (collection === 'events') return true
+    if (q.delivered && collection === 'webhook_deliveries' && row.status === 'succeeded')
+      return true
+  }
+  return false
 }
 
 /**
  * Answers as soon as an event (or a succeeded delivery) matching the query exists: at once
- * when one does, else when the event bus or the dispatcher reports one, else at the timeout.
- * Nothing polls: the waiter is a pair of subscriptions and one timer, all released on answer.
+ * when one does, else when a commit brings one (the seam's commit notices), else at the
+ * timeout. Nothing polls: the waiter is one subscription and one timer, both released on answer.
  */
 export class EventWaiters {
   private waiting = 0
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly state: StateReader & Pick<State, 'onCommit'>) {}
 
-  /** How many requests are waiting now. */
+  /** How many requests are waiting now (each holds one subscription to commits). */
   get size(): number {
     return this.waiting
   }
 
-  wait(q: WaitQuery): Promise<WaitResult> {
-    const deps = this.deps
-    if (!deps.store.get('partners', q.partnerId))
+  async wait(q: WaitQuery): Promise<WaitResult> {
+    const state = this.state
+    if (!(await state.get('partners', q.partnerId)))
       throw new ApiError('not_found', `No partner with id ${q.partnerId}.`)
     if (q.after) {
-      const after = deps.store.get('events', q.after)
+      const after = await state.get('events', q.after)
       if (!after || after.partner_id !== q.partnerId)
         throw validationError('after', `is not an event of partner ${q.partnerId}`, 'query')
     }
-    const found = findMatch(deps, q)
-    if (found) return Promise.resolve({ status: 'matched', ...found })
+    const found = await findMatch(state, q)
+    if (found) return { status: 'matched', ...found }
     if (this.waiting >= MAX_WAITERS)
       throw new ApiError('rate_limited', `Too many waiting requests (at most ${MAX_WAITERS}).`, {
         headers: { 'Retry-After': '1' },
@@ -80,28 +97,37 @@ export class EventWaiters {
     this.waiting++
     return new Promise((resolve) => {
       let settled = false
+      let checking = false
+      let again = false
       const finish = (result: WaitResult) => {
         if (settled) return
         settled = true
         this.waiting--
         clearTimeout(timer)
-        stopEvents()
-        stopDeliveries?.()
+        stop()
         q.signal?.removeEventListener('abort', onAbort)
         resolve(result)
       }
-      const check = () => {
-        const match = findMatch(deps, q)
-        if (match) finish({ status: 'matched', ...match })
+      // One look at a time; a commit heard meanwhile makes it look once more.
+      const check = async () => {
+        if (checking) {
+          again = true
+          return
+        }
+        checking = true
+        try {
+          do {
+            again = false
+            const match = await findMatch(state, q)
+            if (match && !settled) finish({ status: 'matched', ...match })
+          } while (again && !settled)
+        } finally {
+          checking = false
+        }
       }
-      const stopEvents = deps.events.subscribe((event) => {
-        if (event.partner_id === q.partnerId) check()
+      const stop = state.onCommit((changes) => {
+        if (!settled && mayAnswer(q, changes)) void check()
       })
-      const stopDeliveries = q.delivered
-        ? deps.dispatcher.onAttempt((d) => {
-            if (d.partner_id === q.partnerId && d.status === 'succeeded') check()
-          })
-        : undefined
       const timer = setTimeout(
         () => finish({ status: 'timeout', event: null, delivery: null }),
         q.timeoutMs,
@@ -110,7 +136,11 @@ export class EventWaiters {
       timer.unref?.()
       const onAbort = () => finish({ status: 'aborted', event: null, delivery: null })
       if (q.signal?.aborted) onAbort()
-      else q.signal?.addEventListener('abort', onAbort)
+      else {
+        q.signal?.addEventListener('abort', onAbort)
+        // What committed between the first look and the subscription.
+        void check()
+      }
     })
   }
 }

@@ -1,13 +1,13 @@
 import { z } from '@hono/zod-openapi'
 import { parseDuration } from '../clock.js'
-import type { Deps } from '../deps.js'
 import { eventEnvelope } from '../domain/events.js'
 import { validationError } from '../errors.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
 import { Delivery } from '../schemas/webhooks.js'
+import type { Webhooks } from '../services/webhooks.js'
 import { publicDelivery } from '../webhooks/deliveries.js'
-import { EventWaiters, MAX_WAIT_MS } from './event-waits.js'
+import { MAX_WAIT_MS } from './event-waits.js'
 import { controlRoute, controlRouter } from './router.js'
 import { PartnerIdParam, SandboxEvent, sandboxEventExample } from './schemas.js'
 
@@ -70,9 +70,8 @@ function timeoutOf(value: string | undefined): number {
 }
 
 /** The long-poll: wait for a partner's event (or its delivery) without polling. */
-export function waitRoutes(deps: Deps) {
+export function waitRoutes({ webhooks }: { webhooks: Webhooks }) {
   const app = controlRouter()
-  const waiters = new EventWaiters(deps)
 
   app.openapi(
     controlRoute({
@@ -91,7 +90,7 @@ export function waitRoutes(deps: Deps) {
     async (c) => {
       const query = c.req.valid('query')
       const started = Date.now()
-      const result = await waiters.wait({
+      const result = await webhooks.waits.wait({
         partnerId: c.req.valid('param').id,
         type: query.type,
         after: query.after,

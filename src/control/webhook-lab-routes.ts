@@ -1,10 +1,9 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { ApiError } from '../errors.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
 import { labVerdict } from '../schemas/fields.js'
 import { WebhookIdParam } from '../schemas/webhooks.js'
+import type { Webhooks } from '../services/webhooks.js'
 import { labCheck, type WebhookLabRow } from '../store/records.js'
 import { controlRoute, controlRouter } from './router.js'
 
@@ -69,13 +68,8 @@ const view = (row: WebhookLabRow) => ({
  * The webhook lab of one endpoint (webhooks/lab.ts), by the partner API's webhook id: arm
  * checks on its next events, and read what its receiver did with them.
  */
-export function webhookLabRoutes(deps: Deps) {
+export function webhookLabRoutes({ webhooks }: { webhooks: Webhooks }) {
   const app = controlRouter()
-  const endpoint = (id: string) => {
-    const webhook = deps.store.get('webhooks', id)
-    if (!webhook) throw new ApiError('not_found', `No webhook endpoint ${id}.`)
-    return webhook
-  }
 
   app.openapi(
     controlRoute({
@@ -91,9 +85,9 @@ export function webhookLabRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404, 409),
       },
     }),
-    (c) => {
-      const webhook = endpoint(c.req.valid('param').id)
-      return c.json(view(deps.dispatcher.lab.arm(webhook, c.req.valid('json').checks)), 200)
+    async (c) => {
+      const { id } = c.req.valid('param')
+      return c.json(view(await webhooks.armLab(id, c.req.valid('json').checks)), 200)
     },
   )
 
@@ -109,17 +103,7 @@ export function webhookLabRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404),
       },
     }),
-    (c) => {
-      const { id } = c.req.valid('param')
-      endpoint(id)
-      const row = deps.dispatcher.lab.report(id)
-      if (!row)
-        throw new ApiError(
-          'not_found',
-          `The lab was never armed on ${id}: POST /_sandbox/webhooks/${id}/lab { "checks": [...] }.`,
-        )
-      return c.json(view(row), 200)
-    },
+    async (c) => c.json(view(await webhooks.labReport(c.req.valid('param').id)), 200),
   )
   return app
 }

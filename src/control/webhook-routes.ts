@@ -1,13 +1,12 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
+import type { Clock } from '../clock.js'
 import type { EventType } from '../domain/events.js'
-import { listEvents } from '../domain/sandbox-events.js'
-import { ApiError } from '../errors.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
 import { limitParam } from '../schemas/limit.js'
 import { EventName } from '../schemas/webhooks.js'
-import { triggerEvent } from '../webhooks/trigger.js'
+import type { Webhooks } from '../services/webhooks.js'
+import type { SinkRegistry } from '../webhooks/sink.js'
 import { controlRoute, controlRouter } from './router.js'
 import { OkOnly, SandboxEvent } from './schemas.js'
 
@@ -151,7 +150,15 @@ export const TriggerResult = z
   .openapi('SandboxTriggerResult')
 
 /** Control-plane routes of the webhook machinery: flush, trigger, events, and the sink. */
-export function controlWebhookRoutes(deps: Deps) {
+export function controlWebhookRoutes({
+  webhooks,
+  sinks,
+  clock,
+}: {
+  webhooks: Webhooks
+  sinks: SinkRegistry
+  clock: Pick<Clock, 'iso'>
+}) {
   const app = controlRouter()
 
   app.openapi(
@@ -168,7 +175,7 @@ export function controlWebhookRoutes(deps: Deps) {
         ...errorResponses(401),
       },
     }),
-    async (c) => c.json({ attempted: await deps.dispatcher.runDue() }, 200),
+    async (c) => c.json({ attempted: await webhooks.flush() }, 200),
   )
 
   app.openapi(
@@ -185,11 +192,9 @@ export function controlWebhookRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404, 409),
       },
     }),
-    (c) => {
+    async (c) => {
       const { partner_id, type, object, overrides } = c.req.valid('json')
-      const partner = deps.store.get('partners', partner_id)
-      if (!partner) throw new ApiError('not_found', `No partner with id ${partner_id}.`)
-      return c.json(triggerEvent(deps, partner, type as EventType, object, overrides), 201)
+      return c.json(await webhooks.trigger(partner_id, type as EventType, object, overrides), 201)
     },
   )
 
@@ -217,7 +222,7 @@ export function controlWebhookRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    async (c) => c.json(await listEvents(deps.state, c.req.valid('query')), 200),
+    async (c) => c.json(await webhooks.listEvents(c.req.valid('query')), 200),
   )
 
   app.openapi(
@@ -243,11 +248,11 @@ export function controlWebhookRoutes(deps: Deps) {
       c.req.raw.headers.forEach((value, key) => {
         headers[key] = value
       })
-      const { status, delayMs } = deps.sinks.receive(name, {
+      const { status, delayMs } = await sinks.receive(name, {
         method: c.req.method,
         headers,
         body,
-        now: deps.clock.iso(),
+        now: clock.iso(),
       })
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
       if (status !== 200) {
@@ -269,8 +274,8 @@ export function controlWebhookRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    (c) => {
-      const config = deps.sinks.configure(c.req.valid('param').name, c.req.valid('json'))
+    async (c) => {
+      const config = await sinks.configure(c.req.valid('param').name, c.req.valid('json'))
       return c.json({ ...config, secret: config.secret ? 'set' : null }, 200)
     },
   )
@@ -287,7 +292,8 @@ export function controlWebhookRoutes(deps: Deps) {
       },
       responses: { 200: jsonResponse(SinkView, 'The sink.'), ...errorResponses(400, 401) },
     }),
-    (c) => c.json(deps.sinks.read(c.req.valid('param').name, c.req.valid('query').limit), 200),
+    async (c) =>
+      c.json(await sinks.read(c.req.valid('param').name, c.req.valid('query').limit), 200),
   )
 
   app.openapi(
@@ -302,8 +308,8 @@ export function controlWebhookRoutes(deps: Deps) {
         ...errorResponses(400, 401),
       },
     }),
-    (c) => {
-      deps.sinks.clear(c.req.valid('param').name)
+    async (c) => {
+      await sinks.clear(c.req.valid('param').name)
       return c.json({ ok: true as const }, 200)
     },
   )

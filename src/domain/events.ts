@@ -1,12 +1,14 @@
 import type { Random } from '../random.js'
+import type { StateTx } from '../state/seam.js'
 import type { EventRow } from '../store/records.js'
-import type { StoreChange, Writer } from '../store/store.js'
+import type { StoreChange } from '../store/store.js'
 import type { PartnerClocks } from './partner-clocks.js'
 
 /**
- * The one event bus. Domain code records an event in the same store batch as the change it
- * describes (so after a crash both or neither exist), and subscribers (the webhook
- * dispatcher) hear of it once the batch is committed.
+ * The one event bus. Domain code records an event in the same transaction as the change it
+ * describes, and the fan-out given at construction adds the event's webhook deliveries to that
+ * transaction too (so after a crash all of them exist or none); subscribers hear of the event
+ * once it has committed.
  */
 
 export const eventTypes = [
@@ -31,8 +33,14 @@ export const eventTypes = [
 export type EventType = (typeof eventTypes)[number]
 
 export type EventListener = (event: EventRow) => void
-/** Runs inside the batch that records the event, so derived rows (deliveries) commit with it. */
-export type FanOut = (writer: Writer, event: EventRow) => void
+/** What records an event: a transaction (or, until every area has moved to one, a store batch). */
+export type EventWriter = Pick<StateTx, 'put' | 'remove'>
+
+/**
+ * Runs inside the transaction that records the event, so derived rows (deliveries) commit with
+ * it. Synchronous, as `record` is: it reads what it needs from a copy kept by commit notices.
+ */
+export type FanOut = (writer: EventWriter, event: EventRow) => void
 
 /** Where committed writes are heard (the state seam's commit notices). */
 export interface CommitSource {
@@ -44,6 +52,8 @@ export class EventBus {
     private readonly random: Random,
     private readonly clocks: PartnerClocks,
     commits: CommitSource,
+    /** The webhook deliveries of each event (webhooks/fan-out.ts); none without it. */
+    private readonly fanOut?: FanOut,
   ) {
     // Listeners hear only events recorded here whose write committed, after the commit's own
     // work is done; rows written otherwise (a partner's snapshot restored) are not news.
@@ -63,16 +73,11 @@ export class EventBus {
   /** Events recorded and not yet committed (a rolled-back one is simply collected). */
   private readonly recorded = new WeakSet<EventRow>()
   private readonly listeners = new Set<EventListener>()
-  private fanOut?: FanOut
   /** Rewrites of the objects of some types while a trigger with overrides runs. */
   private readonly patches = new Map<
     string,
     (object: Record<string, unknown>) => Record<string, unknown>
   >()
-
-  setFanOut(fanOut: FanOut): void {
-    this.fanOut = fanOut
-  }
 
   /** How many listeners are subscribed (a waiter that left must not stay behind). */
   get listenerCount(): number {
@@ -103,7 +108,7 @@ export class EventBus {
 
   /** Adds the event to `writer`'s batch; listeners hear of it once the batch has committed. */
   record(
-    writer: Writer,
+    writer: EventWriter,
     partnerId: string,
     type: EventType,
     object: Record<string, unknown>,

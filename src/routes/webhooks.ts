@@ -1,6 +1,5 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { indexPage, ListQuery, newestFirst, paginate } from '../domain/pagination.js'
+import { ListQuery } from '../domain/pagination.js'
 import { routeFactory } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
@@ -18,22 +17,15 @@ import {
   WebhookList,
   WebhookWithSecret,
 } from '../schemas/webhooks.js'
+import type { Webhooks } from '../services/webhooks.js'
 import { eventCatalogue } from '../webhooks/catalogue.js'
-import { publicDelivery, requireDelivery, sendTestEvent } from '../webhooks/deliveries.js'
-import { redeliver } from '../webhooks/redeliver.js'
-import {
-  createWebhook,
-  deleteWebhook,
-  publicWebhook,
-  requireWebhook,
-  rotateWebhookSecret,
-  updateWebhook,
-} from '../webhooks/subscriptions.js'
+import { publicDelivery } from '../webhooks/deliveries.js'
+import { publicWebhook } from '../webhooks/subscriptions.js'
 
 const route = routeFactory(['Webhooks'], 'org')
 const notFound = errorResponses(404)
 
-export function webhookRoutes(deps: Deps) {
+export function webhookRoutes({ webhooks }: { webhooks: Webhooks }) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.openapi(
@@ -73,8 +65,8 @@ export function webhookRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 413, 415),
       },
     }),
-    (c) => {
-      const { webhook, secret } = createWebhook(deps, c.get('partner').id, c.req.valid('json'))
+    async (c) => {
+      const { webhook, secret } = await webhooks.create(c.get('partner').id, c.req.valid('json'))
       return c.json({ webhook: publicWebhook(webhook), secret }, 201)
     },
   )
@@ -91,11 +83,9 @@ export function webhookRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors),
       },
     }),
-    (c) => {
-      const rows = newestFirst(
-        deps.store.lookup('webhooks', 'webhooks_by_partner', c.get('partner').id),
-      )
-      return c.json(paginate(rows, c.req.valid('query'), publicWebhook), 200)
+    async (c) => {
+      const page = await webhooks.list(c.get('partner').id, c.req.valid('query'))
+      return c.json({ data: page.data.map(publicWebhook), has_more: page.has_more }, 200)
     },
   )
 
@@ -112,15 +102,10 @@ export function webhookRoutes(deps: Deps) {
         ...notFound,
       },
     }),
-    (c) =>
-      c.json(
-        {
-          webhook: publicWebhook(
-            requireWebhook(deps, c.get('partner').id, c.req.valid('param').id),
-          ),
-        },
-        200,
-      ),
+    async (c) => {
+      const row = await webhooks.get(c.get('partner').id, c.req.valid('param').id)
+      return c.json({ webhook: publicWebhook(row) }, 200)
+    },
   )
 
   app.openapi(
@@ -135,9 +120,10 @@ export function webhookRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404, 409, 413, 415),
       },
     }),
-    (c) => {
-      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
-      return c.json({ webhook: publicWebhook(updateWebhook(deps, row, c.req.valid('json'))) }, 200)
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const row = await webhooks.update(c.get('partner').id, id, c.req.valid('json'))
+      return c.json({ webhook: publicWebhook(row) }, 200)
     },
   )
 
@@ -161,9 +147,8 @@ export function webhookRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404, 409),
       },
     }),
-    (c) => {
-      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
-      deleteWebhook(deps, row)
+    async (c) => {
+      const row = await webhooks.remove(c.get('partner').id, c.req.valid('param').id)
       return c.json({ id: row.id, deleted: true as const }, 200)
     },
   )
@@ -181,9 +166,9 @@ export function webhookRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404),
       },
     }),
-    (c) => {
-      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
-      const { webhook, secret } = rotateWebhookSecret(deps, row)
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const { webhook, secret } = await webhooks.rotateSecret(c.get('partner').id, id)
       return c.json({ webhook: publicWebhook(webhook), secret }, 200)
     },
   )
@@ -200,9 +185,9 @@ export function webhookRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404, 409),
       },
     }),
-    (c) => {
-      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
-      return c.json({ delivery: publicDelivery(sendTestEvent(deps, row)) }, 202)
+    async (c) => {
+      const delivery = await webhooks.sendTest(c.get('partner').id, c.req.valid('param').id)
+      return c.json({ delivery: publicDelivery(delivery) }, 202)
     },
   )
 
@@ -220,28 +205,10 @@ export function webhookRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404),
       },
     }),
-    (c) => {
-      const row = requireWebhook(deps, c.get('partner').id, c.req.valid('param').id)
-      const query = c.req.valid('query')
-      // The index is in time order: the page reads only the rows it shows (and those the
-      // filters skip), and the cursor is found through it.
-      const keep =
-        query.status || query.event_type
-          ? (d: { status: string; event_type: string }) =>
-              (!query.status || d.status === query.status) &&
-              (!query.event_type || d.event_type === query.event_type)
-          : undefined
-      const collection = 'webhook_deliveries'
-      const page = indexPage(
-        deps.store,
-        collection,
-        'deliveries_by_webhook',
-        row.id,
-        query,
-        publicDelivery,
-        keep,
-      )
-      return c.json(page, 200)
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const page = await webhooks.deliveries(c.get('partner').id, id, c.req.valid('query'))
+      return c.json({ data: page.data.map(publicDelivery), has_more: page.has_more }, 200)
     },
   )
 
@@ -257,12 +224,10 @@ export function webhookRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id, deliveryId } = c.req.valid('param')
-      return c.json(
-        { delivery: publicDelivery(requireDelivery(deps, c.get('partner').id, id, deliveryId)) },
-        200,
-      )
+      const delivery = await webhooks.delivery(c.get('partner').id, id, deliveryId)
+      return c.json({ delivery: publicDelivery(delivery) }, 200)
     },
   )
 
@@ -280,11 +245,10 @@ export function webhookRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404, 409),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id, deliveryId } = c.req.valid('param')
-      const original = requireDelivery(deps, c.get('partner').id, id, deliveryId)
-      requireWebhook(deps, c.get('partner').id, id)
-      return c.json({ delivery: publicDelivery(redeliver(deps, original)) }, 202)
+      const delivery = await webhooks.redeliver(c.get('partner').id, id, deliveryId)
+      return c.json({ delivery: publicDelivery(delivery) }, 202)
     },
   )
 

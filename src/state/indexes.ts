@@ -96,6 +96,8 @@ export const indexDefs = {
   inbox_in_order: index('inbox_messages', () => 'all'),
   inbox_by_email: index('inbox_messages', (m) => m.to.toLowerCase()),
   inbox_by_partner: index('inbox_messages', (m) => m.partner_id),
+  // webhooks: a sink's requests, in the order received (oldest go first past its caps).
+  sink_requests_by_sink: index('sink_requests', (r) => r.sink),
   // Journal area. Each partner's requests in the order they were answered (a ring's slot
   // written again moves to the end; the whole journal is read by `seq`, with no index to keep
   // on every request); the runtime faults in the order they were added, versioned so the

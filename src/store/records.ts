@@ -29,6 +29,7 @@ import {
   transactionRow,
 } from './records-money.js'
 import { overrideRow } from './records-overrides.js'
+import { sinkRequestRow, sinkRow } from './records-sinks.js'
 
 /**
  * Stored rows. These are the persisted shapes (with hashes, never plaintext secrets);
@@ -392,6 +393,8 @@ export const collectionSchemas = {
   inbox_messages: inboxMessageRow,
   // platform: the sandbox clock's setting (ephemeral).
   clocks: clockRow,
+  sinks: sinkRow,
+  sink_requests: sinkRequestRow,
   // The sandbox's traffic (journal area): ephemeral, and kept by a reset or restore.
   request_journal: requestJournalRow,
   request_captures: requestCaptureRow,
@@ -407,11 +410,14 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
 
 /**
  * Collections that are state but not durable: held by the seam like every other (a second
- * engine shares them) but never journaled or snapshotted; a reset or restore empties them.
+ * engine shares them) but never journaled or snapshotted; a reset or restore empties them
+ * (but those in keptOnReplace).
  */
 export const ephemeralCollections: readonly CollectionName[] = [
   'inbox_messages',
   'clocks',
+  'sinks',
+  'sink_requests',
   'request_journal',
   'request_captures',
   'runtime_faults',

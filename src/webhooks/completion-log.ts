@@ -3,8 +3,9 @@ import type { DeliveryRow } from '../store/records.js'
 /**
  * When each partner's deliveries finished, kept sorted, so `/partner/usage` counts the last
  * 24 hours with two binary searches instead of reading every delivery the partner ever had
- * (that scan grew with history and was what slowed a long soak down). Rebuilt from the
- * stored rows at start-up and after a reset or restore (so after a restart it counts the
+ * (that scan grew with history and was what slowed a long soak down). A derivation of the
+ * stored rows: the dispatcher adds each delivery committed finished, and rebuilds it from the
+ * rows at start-up and after a reset or restore (so after a restart it counts the
  * deliveries still kept: the per-partner cap may have removed some of the last day's). Bounded
  * as it is written, not only as it is read: each partner keeps two days of completion times
  * before its newest (and at most TRIM_SLACK older ones, dropped in one go).

@@ -1,6 +1,8 @@
-import type { Deps } from '../deps.js'
+import type { EventBus } from '../domain/events.js'
 import { ApiError } from '../errors.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { DeliveryRow, WebhookRow } from '../store/records.js'
+import { createDelivery, type DeliveryCtx } from './new-delivery.js'
 
 /**
  * Deliveries as a partner sees them, and the test event it can send to one endpoint
@@ -24,13 +26,13 @@ export const publicDelivery = (d: DeliveryRow) => ({
   completed_at: d.completed_at,
 })
 
-export function requireDelivery(
-  deps: Deps,
+export async function requireDelivery(
+  reader: StateReader,
   partnerId: string,
   webhookId: string,
   deliveryId: string,
-): DeliveryRow {
-  const row = deps.store.get('webhook_deliveries', deliveryId)
+): Promise<DeliveryRow> {
+  const row = await reader.get('webhook_deliveries', deliveryId)
   if (!row || row.partner_id !== partnerId || row.webhook_id !== webhookId) {
     throw new ApiError('not_found', `No delivery ${deliveryId} for webhook endpoint ${webhookId}.`)
   }
@@ -38,23 +40,23 @@ export function requireDelivery(
 }
 
 /** A `webhook.test` event delivered to this endpoint only (not fanned out to the others). */
-export function sendTestEvent(deps: Deps, webhook: WebhookRow): DeliveryRow {
+export function sendTestEvent(
+  ctx: DeliveryCtx & { events: EventBus },
+  tx: StateTx,
+  webhook: WebhookRow,
+): DeliveryRow {
   if (!webhook.enabled)
     throw new ApiError('conflict', 'This endpoint is disabled; enable it to send a test event.')
-  let delivery: DeliveryRow | undefined
-  deps.store.batch((w) => {
-    const event = deps.events.record(
-      w,
-      webhook.partner_id,
-      'webhook.test',
-      {
-        object: 'webhook_test',
-        webhook_id: webhook.id,
-        message: 'A test event from partner-sandbox.',
-      },
-      { fanOut: false },
-    )
-    delivery = deps.dispatcher.createDelivery(w, webhook, event)
-  })
-  return delivery as DeliveryRow
+  const event = ctx.events.record(
+    tx,
+    webhook.partner_id,
+    'webhook.test',
+    {
+      object: 'webhook_test',
+      webhook_id: webhook.id,
+      message: 'A test event from partner-sandbox.',
+    },
+    { fanOut: false },
+  )
+  return createDelivery(ctx, tx, webhook, event)
 }

@@ -1,24 +1,46 @@
-import type { Deps } from '../deps.js'
+import type { Clock } from '../clock.js'
 import { eventEnvelope } from '../domain/events.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
+import type { Logger } from '../logger.js'
 import { packageVersion } from '../package-root.js'
-import { ATTEMPTS, webhookPolicy } from '../scenarios/webhooks.js'
-import type { DeliveryRow, EventRow, LabCheck, WebhookRow } from '../store/records.js'
-import type { Writer } from '../store/store.js'
+import { ATTEMPTS } from '../scenarios/webhooks.js'
+import type { Change, State } from '../state/seam.js'
+import type { DeliveryRow, EventRow } from '../store/records.js'
 import { logAttempt } from './attempt-log.js'
+import { recordAttempt } from './attempt-result.js'
 import { CompletionLog } from './completion-log.js'
-import { deliveryHeaders, isLabCopy, WebhookLab } from './lab.js'
-import { isSuccess, send } from './sender.js'
+import { deliveryHeaders, isLabCopy } from './lab.js'
+import { type DeliveryCtx, policyOf } from './new-delivery.js'
+import { isSuccess, type SendResult, send } from './sender.js'
 
 const MAX_IN_FLIGHT = 256
+
+/** What an attempt left: the row it wrote, and when the next attempt is due (a retry). */
+interface Outcome {
+  recorded?: DeliveryRow
+  next?: number
+}
 /** A slow or dead endpoint can hold at most this many sockets; the rest go to others. */
 const MAX_IN_FLIGHT_PER_ENDPOINT = 32
 
+export interface DispatcherOptions extends DeliveryCtx {
+  state: State
+  /** The sandbox clock: while it is frozen, nothing waits on a timer. */
+  clock: Pick<Clock, 'state'>
+  clocks: Pick<PartnerClocks, 'nowOf' | 'isRunning'>
+  logger: Logger
+}
+
 /**
  * Delivers events to webhook endpoints: an event fans out to every enabled endpoint of its
- * partner that wants it (in the event's own store batch), each delivery is POSTed signed,
- * and failures are retried on the 4-attempt schedule of the partner's scenario.
+ * partner that wants it (fan-out.ts, in the event's own transaction), each delivery is POSTed
+ * signed, and failures are retried on the 4-attempt schedule of the partner's scenario.
  *
- * Due times are times of the delivery's partner clock, kept in the store, so a restart with a
+ * It learns of deliveries from the seam's commit notices (a rolled-back transaction leaves it
+ * nothing to do) and reads and writes them through the seam: the POST happens outside any
+ * transaction, and each attempt's result is written in a transaction of its own.
+ *
+ * Due times are times of the delivery's partner clock, kept in the rows, so a restart with a
  * data file picks up where it stopped. With the clock running, a timer wakes the dispatcher at
  * the next due time; advancing the clock (or a flush) runs everything that falls due, in
  * order, and an attempt's successor is scheduled from the attempt's due time, so one advance
@@ -30,6 +52,8 @@ export class Dispatcher {
   private readonly due = new Map<string, number>()
   /** The partner of every id in `due` (its clock decides when the id falls due). */
   private readonly partnerOf = new Map<string, string>()
+  /** The endpoint of every id in `due` (each endpoint gets its share of sockets). */
+  private readonly webhookOf = new Map<string, string>()
   /** Ids due now, in due order (may hold stale ids: checked against `due` when taken). */
   private ready: string[] = []
   /** Ids due later, by partner; moved to `ready` once that partner's clock reaches them. */
@@ -42,51 +66,83 @@ export class Dispatcher {
   private readonly inFlight = new Map<string, string>()
   private readonly perEndpoint = new Map<string, number>()
   private readonly completions = new Set<() => void>()
-  /** Told of every finished attempt (the control plane's long-poll waits on deliveries). */
+  /** Told of every recorded attempt (the composition root gives retention's per-partner cap). */
   private readonly attemptListeners = new Set<(delivery: DeliveryRow) => void>()
   private timer?: NodeJS.Timeout
   private pumpQueued = false
   private readonly bodies = new Map<string, string>()
   private stopped = false
   private readonly completed = new CompletionLog()
-  /** The webhook lab (lab.ts): events of an endpoint it is armed on go through it. */
-  readonly lab: WebhookLab
 
-  constructor(private readonly deps: Deps) {
-    this.lab = new WebhookLab(deps, this)
-    this.loadFromStore()
-    deps.events.setFanOut((writer, event) => this.fanOut(writer, event))
-    deps.events.subscribe(() => this.pump())
-    deps.clock.onAdvance(async () => {
-      await this.runDue()
-    })
-    deps.clocks.onAdvance(async (partnerId) => {
-      await this.runDue(partnerId)
-    })
+  constructor(private readonly o: DispatcherOptions) {
+    o.state.onCommit((changes) => this.heard(changes))
+    o.state.onReplace(() => void this.reload())
     // Deliveries pending in a data file resume on their own after a restart: overdue ones
     // at once, the others on the timer pump() arms (unless the clock is frozen by then).
-    this.timer = setTimeout(() => this.pump(), 0)
-    this.timer.unref()
+    void this.reload(undefined, false).then(() => {
+      if (this.stopped) return
+      this.timer = setTimeout(() => this.pump(), 0)
+      this.timer.unref()
+    })
   }
 
-  private loadFromStore(partnerId?: string): void {
-    const { store } = this.deps
+  private async load(partnerId?: string): Promise<void> {
     const all =
       partnerId === undefined
-        ? store.all('webhook_deliveries')
-        : store.lookup('webhook_deliveries', 'deliveries_by_partner', partnerId)
+        ? await this.o.state.all('webhook_deliveries')
+        : await this.o.state.lookup('deliveries_by_partner', partnerId)
     this.completed.rebuild(all, partnerId)
     const rows = all.filter((d) => d.next_attempt_at)
     rows.sort(
       (a, b) => Date.parse(a.next_attempt_at as string) - Date.parse(b.next_attempt_at as string),
     )
-    for (const d of rows) this.enqueue(d.id, d.partner_id, Date.parse(d.next_attempt_at as string))
+    for (const d of rows) this.schedule(d)
   }
 
-  private enqueue(id: string, partnerId: string, at: number): void {
+  /**
+   * A committed delivery: queued while it has an attempt to come, forgotten once it has not,
+   * and counted for usage when it finished (the completion log follows the commits).
+   */
+  private heard(changes: readonly Change[]): void {
+    let queued = false
+    for (const { collection, id, row } of changes) {
+      if (collection !== 'webhook_deliveries') continue
+      if (row?.completed_at) this.completed.add(row as DeliveryRow)
+      // An attempt under way settles or requeues its own delivery when it ends.
+      if (this.inFlight.has(id)) continue
+      if (this.schedule(row as DeliveryRow | undefined, id)) queued = true
+    }
+    if (queued) this.pumpSoon()
+  }
+
+  /** Queues `row` at its due time unless it is queued for that time already. */
+  private schedule(row: DeliveryRow | undefined, id = row?.id as string): boolean {
+    if (!row?.next_attempt_at) {
+      this.settle(id)
+      return false
+    }
+    const at = Date.parse(row.next_attempt_at)
+    if (this.due.get(id) === at) return false
+    this.settle(id)
+    this.enqueue(id, row.partner_id, row.webhook_id, at)
+    return true
+  }
+
+  /** One pump once the commit under way has been heard by everyone. */
+  private pumpSoon(): void {
+    if (this.pumpQueued) return
+    this.pumpQueued = true
+    queueMicrotask(() => {
+      this.pumpQueued = false
+      this.pump()
+    })
+  }
+
+  private enqueue(id: string, partnerId: string, webhookId: string, at: number): void {
     this.due.set(id, at)
     this.partnerOf.set(id, partnerId)
-    if (at <= this.deps.clocks.nowOf(partnerId)) {
+    this.webhookOf.set(id, webhookId)
+    if (at <= this.o.clocks.nowOf(partnerId)) {
       this.ready.push(id)
       return
     }
@@ -104,6 +160,7 @@ export class Dispatcher {
     const partnerId = this.partnerOf.get(id)
     this.due.delete(id)
     this.partnerOf.delete(id)
+    this.webhookOf.delete(id)
     if (partnerId !== undefined) this.later.get(partnerId)?.delete(id)
   }
 
@@ -115,7 +172,7 @@ export class Dispatcher {
   /** Whether some delivery of `partnerId` waits in `later` with its time come. */
   private laterIsDue(partnerId: string): boolean {
     const next = this.nextLater.get(partnerId)
-    return next !== undefined && next <= this.deps.clocks.nowOf(partnerId)
+    return next !== undefined && next <= this.o.clocks.nowOf(partnerId)
   }
 
   /**
@@ -125,7 +182,7 @@ export class Dispatcher {
   private promote(): void {
     for (const [partnerId, waiting] of this.later) {
       if (!this.laterIsDue(partnerId)) continue
-      const now = this.deps.clocks.nowOf(partnerId)
+      const now = this.o.clocks.nowOf(partnerId)
       const dueNow: [string, number][] = []
       let next = Number.POSITIVE_INFINITY
       for (const [id, at] of waiting) {
@@ -144,61 +201,6 @@ export class Dispatcher {
     }
   }
 
-  /** Creates the deliveries of a new event for every endpoint that wants it. */
-  private fanOut(writer: Writer, event: EventRow): void {
-    for (const webhook of this.deps.store.lookup(
-      'webhooks',
-      'webhooks_by_partner',
-      event.partner_id,
-    )) {
-      if (!webhook.enabled) continue
-      if (webhook.events.length > 0 && !webhook.events.includes(event.type)) continue
-      this.lab.route(writer, webhook, event)
-    }
-  }
-
-  /** A new delivery of `event` to `webhook`, due at once (or after the scenario's first delay). */
-  createDelivery(
-    writer: Writer,
-    webhook: WebhookRow,
-    event: EventRow,
-    redeliveryOf?: string,
-    lab?: LabCheck,
-  ): DeliveryRow {
-    const partner = this.deps.store.get('partners', webhook.partner_id)
-    const policy = webhookPolicy(
-      partner ? this.deps.scenarios.ownScenarioOf(partner) : this.deps.scenarios.default,
-    )
-    const now = this.deps.clocks.nowOf(webhook.partner_id)
-    const dueAt = now + (policy.delays[0] ?? 0)
-    const delivery: DeliveryRow = {
-      id: this.deps.random.id('dlv'),
-      partner_id: webhook.partner_id,
-      webhook_id: webhook.id,
-      event_id: event.id,
-      event_type: event.type,
-      url: webhook.url,
-      status: 'pending',
-      attempts: [],
-      next_attempt_at: new Date(dueAt).toISOString(),
-      redelivery_of: redeliveryOf ?? null,
-      ...(lab ? { lab } : {}),
-      created_at: new Date(now).toISOString(),
-      completed_at: null,
-    }
-    writer.put('webhook_deliveries', delivery)
-    this.enqueue(delivery.id, delivery.partner_id, dueAt)
-    // Once the batch has committed (a failed batch leaves no row, and pump skips the id).
-    if (!this.pumpQueued) {
-      this.pumpQueued = true
-      queueMicrotask(() => {
-        this.pumpQueued = false
-        this.pump()
-      })
-    }
-    return delivery
-  }
-
   /** Starts deliveries that are due now, in due order, within the concurrency limits. */
   private pump(): number {
     if (this.stopped) return 0
@@ -209,22 +211,18 @@ export class Dispatcher {
       const id = this.ready[taken++] as string
       const dueAt = this.due.get(id)
       if (dueAt === undefined || this.inFlight.has(id) || this.isLater(id)) continue
-      const row = this.deps.store.get('webhook_deliveries', id)
-      if (!row?.next_attempt_at) {
-        this.settle(id)
-        continue
-      }
-      if ((this.perEndpoint.get(row.webhook_id) ?? 0) >= MAX_IN_FLIGHT_PER_ENDPOINT) {
-        const queue = this.parked.get(row.webhook_id)
+      const webhookId = this.webhookOf.get(id) as string
+      if ((this.perEndpoint.get(webhookId) ?? 0) >= MAX_IN_FLIGHT_PER_ENDPOINT) {
+        const queue = this.parked.get(webhookId)
         if (queue) queue.push(id)
-        else this.parked.set(row.webhook_id, [id])
+        else this.parked.set(webhookId, [id])
         continue
       }
       started++
-      void this.attempt(row, dueAt)
+      void this.attempt(id, webhookId, dueAt)
     }
     this.ready = taken === 0 ? this.ready : this.ready.slice(taken)
-    this.schedule()
+    this.arm()
     return started
   }
 
@@ -232,14 +230,14 @@ export class Dispatcher {
    * Wakes up at the next due time of a partner whose clock runs. A frozen clock (the sandbox's
    * or a partner's) waits for an advance.
    */
-  private schedule(): void {
+  private arm(): void {
     clearTimeout(this.timer)
     this.timer = undefined
-    if (this.stopped || this.nextLater.size === 0 || this.deps.clock.state().frozen) return
+    if (this.stopped || this.nextLater.size === 0 || this.o.clock.state().frozen) return
     let wait = Number.POSITIVE_INFINITY
     for (const [partnerId, next] of this.nextLater) {
-      if (!this.deps.clocks.isRunning(partnerId)) continue
-      wait = Math.min(wait, next - this.deps.clocks.nowOf(partnerId))
+      if (!this.o.clocks.isRunning(partnerId)) continue
+      wait = Math.min(wait, next - this.o.clocks.nowOf(partnerId))
     }
     if (wait === Number.POSITIVE_INFINITY) return
     wait = Math.max(0, Math.min(wait, 2 ** 31 - 1))
@@ -247,26 +245,25 @@ export class Dispatcher {
     this.timer.unref()
   }
 
-  private async attempt(row: DeliveryRow, dueAt: number): Promise<void> {
-    this.inFlight.set(row.id, row.partner_id)
-    this.perEndpoint.set(row.webhook_id, (this.perEndpoint.get(row.webhook_id) ?? 0) + 1)
-    let next: number | undefined
+  private async attempt(id: string, webhookId: string, dueAt: number): Promise<void> {
+    const partnerId = this.partnerOf.get(id) as string
+    this.inFlight.set(id, partnerId)
+    this.perEndpoint.set(webhookId, (this.perEndpoint.get(webhookId) ?? 0) + 1)
+    let outcome: Outcome = {}
     try {
-      next = await this.perform(row, dueAt)
+      outcome = await this.perform(id, dueAt)
     } catch (error) {
-      this.deps.logger.error(
-        `webhook delivery ${row.id} failed unexpectedly: ${(error as Error).stack}`,
-      )
+      this.o.logger.error(`webhook delivery ${id} failed unexpectedly: ${(error as Error).stack}`)
     } finally {
-      this.inFlight.delete(row.id)
+      this.inFlight.delete(id)
       // Queued only now that it is no longer in flight, so pump can take it.
-      if (next !== undefined && this.due.has(row.id)) this.enqueue(row.id, row.partner_id, next)
-      this.perEndpoint.set(row.webhook_id, (this.perEndpoint.get(row.webhook_id) ?? 1) - 1)
-      const waiting = this.parked.get(row.webhook_id)
+      if (outcome.next !== undefined && this.due.has(id))
+        this.enqueue(id, partnerId, webhookId, outcome.next)
+      this.perEndpoint.set(webhookId, (this.perEndpoint.get(webhookId) ?? 1) - 1)
+      const waiting = this.parked.get(webhookId)
       if (waiting?.length) this.ready.unshift(waiting.shift() as string)
       for (const done of this.completions) done()
-      const settled = this.deps.store.get('webhook_deliveries', row.id)
-      if (settled) for (const listener of this.attemptListeners) listener(settled)
+      if (outcome.recorded) for (const listener of this.attemptListeners) listener(outcome.recorded)
       this.pump()
     }
   }
@@ -282,48 +279,32 @@ export class Dispatcher {
     return body
   }
 
-  /** One attempt; answers the due time of the next one when a retry is scheduled. */
-  private async perform(row: DeliveryRow, dueAt: number): Promise<number | undefined> {
-    const { store } = this.deps
-    const webhook = store.get('webhooks', row.webhook_id)
-    const event = store.get('events', row.event_id)
+  /** One attempt: the row as it recorded it, and the due time of the next one when a retry is scheduled. */
+  private async perform(id: string, dueAt: number): Promise<Outcome> {
+    const { state } = this.o
+    const row = await state.get('webhook_deliveries', id)
+    if (!row?.next_attempt_at) {
+      this.settle(id)
+      return {}
+    }
+    const [webhook, event] = await Promise.all([
+      state.get('webhooks', row.webhook_id),
+      state.get('events', row.event_id),
+    ])
     const at = new Date(dueAt).toISOString()
     if (!webhook || !event || !webhook.enabled) {
-      this.settle(row.id)
+      this.settle(id)
       const why = !webhook
         ? 'the endpoint was deleted'
         : !event
           ? 'the event no longer exists'
           : 'the endpoint is disabled'
-      this.finish({
-        ...row,
-        status: 'permanently_failed',
-        attempts: [
-          ...row.attempts,
-          {
-            number: row.attempts.length + 1,
-            at,
-            status_code: null,
-            duration_ms: 0,
-            error: `not sent: ${why}`,
-          },
-        ],
-        next_attempt_at: null,
-        completed_at: at,
-      })
-      logAttempt(
-        this.deps.logger,
-        row,
-        row.attempts.length + 1,
-        { status: null, durationMs: 0, error: `not sent: ${why}` },
-        {},
-      )
-      return
+      const result = { status: null, durationMs: 0, error: `not sent: ${why}` }
+      const recorded = await this.record(id, at, result, undefined)
+      logAttempt(this.o.logger, row, row.attempts.length + 1, result, {})
+      return { recorded }
     }
-    const partner = store.get('partners', row.partner_id)
-    const policy = webhookPolicy(
-      partner ? this.deps.scenarios.ownScenarioOf(partner) : this.deps.scenarios.default,
-    )
+    const policy = policyOf(this.o, row.partner_id)
     const number = row.attempts.length + 1
     const body = this.serialize(event)
     const headers = {
@@ -340,54 +321,25 @@ export class Dispatcher {
             error: 'not sent: failure simulated by the scenario (webhooks.fail_first_attempts)',
           }
         : await send(row.url, body, headers, policy.timeoutMs)
-    const attempt = {
-      number,
-      at,
-      status_code: result.status,
-      duration_ms: result.durationMs,
-      error: result.error,
-    }
-    const current = store.get('webhook_deliveries', row.id)
-    if (!current) {
-      // Wiped by a reset or restore while in flight: nothing to record.
-      this.settle(row.id)
-      return
-    }
-    const attempts = [...current.attempts, attempt]
     const retryAt =
       isSuccess(result.status) || number >= ATTEMPTS || isLabCopy(row)
         ? undefined
         : dueAt + (policy.delays[number] ?? 0)
-    logAttempt(this.deps.logger, current, number, result, { retryAt, body })
-    if (isSuccess(result.status)) {
-      this.settle(row.id)
-      this.finish({
-        ...current,
-        status: 'succeeded',
-        attempts,
-        next_attempt_at: null,
-        completed_at: at,
-      })
-    } else if (retryAt === undefined) {
-      this.settle(row.id)
-      this.finish({
-        ...current,
-        status: 'permanently_failed',
-        attempts,
-        next_attempt_at: null,
-        completed_at: at,
-      })
-    } else {
-      const next = retryAt as number
-      this.due.set(row.id, next)
-      store.put('webhook_deliveries', {
-        ...current,
-        status: 'failed',
-        attempts,
-        next_attempt_at: new Date(next).toISOString(),
-      })
-      return next
+    const recorded = await this.record(id, at, result, retryAt)
+    if (!recorded) {
+      // Wiped by a reset or restore while in flight: nothing to record.
+      this.settle(id)
+      return {}
     }
+    logAttempt(this.o.logger, recorded, number, result, { retryAt, body })
+    if (retryAt !== undefined) return { recorded, next: retryAt }
+    this.settle(id)
+    return { recorded }
+  }
+
+  /** Writes an attempt's result in a transaction of its own; nothing when the delivery is gone. */
+  private record(id: string, at: string, result: SendResult, retryAt: number | undefined) {
+    return this.o.state.transaction((tx) => recordAttempt(this.o, tx, id, { at, result, retryAt }))
   }
 
   /**
@@ -434,12 +386,6 @@ export class Dispatcher {
     return false
   }
 
-  /** Stores a delivery that succeeded or gave up, and counts it for usage. */
-  private finish(row: DeliveryRow): void {
-    this.deps.store.put('webhook_deliveries', row)
-    this.completed.add(row)
-  }
-
   /** Calls `listener` after every attempt with the delivery as recorded; returns unsubscribe. */
   onAttempt(listener: (delivery: DeliveryRow) => void): () => void {
     this.attemptListeners.add(listener)
@@ -452,13 +398,14 @@ export class Dispatcher {
   }
 
   /**
-   * Forgets in-memory schedule state (after a reset or restore) and reloads it from the store:
+   * Forgets in-memory schedule state (after a reset or restore) and reloads it from the rows:
    * of one partner (its own reset, delete or restore), or of everyone.
    */
-  reload(partnerId?: string): void {
+  async reload(partnerId?: string, pumpNow = true): Promise<void> {
     if (partnerId === undefined) {
       this.due.clear()
       this.partnerOf.clear()
+      this.webhookOf.clear()
       this.later.clear()
       this.nextLater.clear()
       this.parked.clear()
@@ -474,8 +421,8 @@ export class Dispatcher {
         else this.parked.delete(webhookId)
       }
     }
-    this.loadFromStore(partnerId)
-    this.pump()
+    await this.load(partnerId)
+    if (pumpNow) this.pump()
   }
 
   stop(): void {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import type { Deps } from '../deps.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { ApiError } from '../errors.js'
+import type { StateTx } from '../state/seam.js'
 import type {
   DeliveryRow,
   EventRow,
@@ -9,8 +10,8 @@ import type {
   WebhookLabRow,
   WebhookRow,
 } from '../store/records.js'
-import type { Writer } from '../store/store.js'
 import { labVerdict, REPLAY_AGE_S } from './lab-verdict.js'
+import { createDelivery, type DeliveryCtx, type RowWriter } from './new-delivery.js'
 import { newWebhookSecret, signatureHeaders } from './signer.js'
 
 /**
@@ -23,20 +24,8 @@ import { newWebhookSecret, signatureHeaders } from './signer.js'
  * and reports what the receiver answered to each. Copies get one attempt (a retry would be
  * another copy); the held out-of-order delivery is the event's own, retried as usual. Every
  * lab delivery carries `lab` in the delivery log and an `X-Sandbox-Lab` header. All of its
- * state is in the store (`webhook_labs`, one row per endpoint).
+ * state is stored (`webhook_labs`, one row per endpoint).
  */
-
-/** What the lab needs of the dispatcher. */
-export interface LabDispatch {
-  createDelivery(
-    writer: Writer,
-    webhook: WebhookRow,
-    event: EventRow,
-    redeliveryOf?: string,
-    lab?: LabCheck,
-  ): DeliveryRow
-  onAttempt(listener: (delivery: DeliveryRow) => void): () => void
-}
 
 const COPIES: readonly LabCheck[] = ['duplicate', 'forged_signature', 'replay']
 
@@ -68,124 +57,117 @@ const armed = (check: LabCheck): LabCheckRow => ({
   why: "armed: waits for the endpoint's next event",
 })
 
-export class WebhookLab {
-  /** Lab rows written in the batch being built (several events can share one batch). */
-  private readonly staged = new Map<string, WebhookLabRow>()
-
-  constructor(
-    private readonly deps: Deps,
-    private readonly dispatch: LabDispatch,
-  ) {
-    dispatch.onAttempt((delivery) => this.attempted(delivery))
+/** Arms `checks` on the endpoint's next events; a new report replaces the last one. */
+export async function armLab(
+  ctx: DeliveryCtx & { clocks: Pick<PartnerClocks, 'forPartner'> },
+  tx: StateTx,
+  webhook: WebhookRow,
+  checks: LabCheck[],
+): Promise<WebhookLabRow> {
+  if (!webhook.enabled)
+    throw new ApiError('conflict', `Endpoint ${webhook.id} is disabled; enable it to use the lab.`)
+  const row: WebhookLabRow = {
+    id: webhook.id,
+    partner_id: webhook.partner_id,
+    armed_at: ctx.clocks.forPartner(webhook.partner_id).iso(),
+    checks: checks.map(armed),
   }
+  const previous = await tx.get('webhook_labs', webhook.id)
+  const held = previous?.checks.find(
+    (c) => c.check === 'out_of_order' && c.event_id !== null && c.delivery_id === null,
+  )
+  const event = held?.event_id ? await tx.get('events', held.event_id) : undefined
+  tx.put('webhook_labs', row)
+  // A held event is not lost to a new report: it goes now, as an ordinary delivery.
+  if (event) createDelivery(ctx, tx, webhook, event)
+  return row
+}
 
-  /** Arms `checks` on the endpoint's next events; a new report replaces the last one. */
-  arm(webhook: WebhookRow, checks: LabCheck[]): WebhookLabRow {
-    if (!webhook.enabled)
-      throw new ApiError(
-        'conflict',
-        `Endpoint ${webhook.id} is disabled; enable it to use the lab.`,
-      )
-    const row: WebhookLabRow = {
-      id: webhook.id,
-      partner_id: webhook.partner_id,
-      armed_at: this.deps.clocks.forPartner(webhook.partner_id).iso(),
-      checks: checks.map(armed),
+/**
+ * Delivers `event` to `webhook` through its lab, if one is armed (the fan-out calls this inside
+ * the transaction recording the event, so it reads the directory, not the seam).
+ */
+export function routeThroughLab(
+  ctx: DeliveryCtx,
+  writer: RowWriter,
+  webhook: WebhookRow,
+  event: EventRow,
+): void {
+  const lab = ctx.directory.lab(writer, webhook.id)
+  if (!lab?.checks.some((c) => c.event_id === null || isHeld(c))) {
+    createDelivery(ctx, writer, webhook, event)
+    return
+  }
+  const checks = lab.checks.map((c) => ({ ...c }))
+  const order = checks.find((c) => c.check === 'out_of_order' && c.event_id === null)
+  const held = checks.find((c) => isHeld(c))
+  if (order) {
+    // This event waits for its successor; copies of it go after its own (late) delivery.
+    for (const c of checks.filter((c) => c.event_id === null)) {
+      c.event_id = event.id
+      c.why =
+        c === order
+          ? `holding ${event.id} until the endpoint's next event, to deliver it after that one`
+          : `waits for the late delivery of ${event.id}`
     }
-    const previous = this.deps.store.get('webhook_labs', webhook.id)
-    const held = previous?.checks.find(
-      (c) => c.check === 'out_of_order' && c.event_id !== null && c.delivery_id === null,
-    )
-    const event = held?.event_id ? this.deps.store.get('events', held.event_id) : undefined
-    this.deps.store.batch((w) => {
-      w.put('webhook_labs', row)
-      // A held event is not lost to a new report: it goes now, as an ordinary delivery.
-      if (event) this.dispatch.createDelivery(w, webhook, event)
-    })
-    return row
-  }
-
-  report(webhookId: string): WebhookLabRow | undefined {
-    return this.deps.store.get('webhook_labs', webhookId)
-  }
-
-  /** Delivers `event` to `webhook` through the lab (the dispatcher's fan-out calls this). */
-  route(writer: Writer, webhook: WebhookRow, event: EventRow): void {
-    const lab = this.staged.get(webhook.id) ?? this.deps.store.get('webhook_labs', webhook.id)
-    if (!lab?.checks.some((c) => c.event_id === null || isHeld(c))) {
-      this.dispatch.createDelivery(writer, webhook, event)
-      return
+  } else {
+    const delivery = createDelivery(ctx, writer, webhook, event)
+    if (held) {
+      held.after_delivery_id = delivery.id
+      held.why = `${held.event_id} goes once ${event.id} (${delivery.id}) has been attempted`
     }
-    const checks = lab.checks.map((c) => ({ ...c }))
-    const order = checks.find((c) => c.check === 'out_of_order' && c.event_id === null)
-    const held = checks.find((c) => isHeld(c))
-    if (order) {
-      // This event waits for its successor; copies of it go after its own (late) delivery.
-      for (const c of checks.filter((c) => c.event_id === null)) {
-        c.event_id = event.id
-        c.why =
-          c === order
-            ? `holding ${event.id} until the endpoint's next event, to deliver it after that one`
-            : `waits for the late delivery of ${event.id}`
-      }
-    } else {
-      const delivery = this.dispatch.createDelivery(writer, webhook, event)
-      if (held) {
-        held.after_delivery_id = delivery.id
-        held.why = `${held.event_id} goes once ${event.id} (${delivery.id}) has been attempted`
-      }
-      for (const c of checks.filter((c) => c.event_id === null)) {
-        c.event_id = event.id
-        c.after_delivery_id = delivery.id
-        c.why = `waits for the first attempt of ${delivery.id} (${event.id})`
-      }
+    for (const c of checks.filter((c) => c.event_id === null)) {
+      c.event_id = event.id
+      c.after_delivery_id = delivery.id
+      c.why = `waits for the first attempt of ${delivery.id} (${event.id})`
     }
-    this.stage(writer, { ...lab, checks })
   }
+  const next = { ...lab, checks }
+  ctx.directory.stageLab(writer, next)
+  writer.put('webhook_labs', next)
+}
 
-  private stage(writer: Writer, row: WebhookLabRow) {
-    if (this.staged.size === 0) queueMicrotask(() => this.staged.clear())
-    this.staged.set(row.id, row)
-    writer.put('webhook_labs', row)
-  }
-
-  /** After every attempt: a verdict for a lab delivery, and the lab deliveries it lets go. */
-  private attempted(delivery: DeliveryRow): void {
-    if (delivery.attempts.length !== 1) return
-    const lab = this.deps.store.get('webhook_labs', delivery.webhook_id)
-    if (
-      !lab?.checks.some((c) => c.delivery_id === delivery.id || c.after_delivery_id === delivery.id)
-    )
-      return
-    const checks = lab.checks.map((c) => ({ ...c }))
-    const attempt = delivery.attempts[0] as DeliveryRow['attempts'][number]
-    const webhook = this.deps.store.get('webhooks', delivery.webhook_id)
-    this.deps.store.batch((w) => {
-      for (const c of checks) {
-        if (c.delivery_id === delivery.id) {
-          c.receiver_status = attempt.status_code
-          Object.assign(c, labVerdict(c.check, attempt.status_code, attempt.error))
-        } else if (c.after_delivery_id === delivery.id && c.delivery_id === null) {
-          const event = c.event_id ? this.deps.store.get('events', c.event_id) : undefined
-          if (!webhook?.enabled || !event) {
-            c.why = 'not sent: the endpoint or the event is gone'
-            continue
+/**
+ * After a delivery's first attempt, in the transaction recording it: a verdict for a lab
+ * delivery, and the lab deliveries it lets go.
+ */
+export async function labAttempted(
+  ctx: DeliveryCtx,
+  tx: StateTx,
+  delivery: DeliveryRow,
+): Promise<void> {
+  if (delivery.attempts.length !== 1) return
+  const lab = await tx.get('webhook_labs', delivery.webhook_id)
+  if (
+    !lab?.checks.some((c) => c.delivery_id === delivery.id || c.after_delivery_id === delivery.id)
+  )
+    return
+  const checks = lab.checks.map((c) => ({ ...c }))
+  const attempt = delivery.attempts[0] as DeliveryRow['attempts'][number]
+  const webhook = await tx.get('webhooks', delivery.webhook_id)
+  for (const c of checks) {
+    if (c.delivery_id === delivery.id) {
+      c.receiver_status = attempt.status_code
+      Object.assign(c, labVerdict(c.check, attempt.status_code, attempt.error))
+    } else if (c.after_delivery_id === delivery.id && c.delivery_id === null) {
+      const event = c.event_id ? await tx.get('events', c.event_id) : undefined
+      if (!webhook?.enabled || !event) {
+        c.why = 'not sent: the endpoint or the event is gone'
+        continue
+      }
+      const made = createDelivery(ctx, tx, webhook, event, undefined, c.check)
+      c.delivery_id = made.id
+      c.why = `sent as ${made.id}; waits for the receiver's answer`
+      // Copies of a held event follow its late delivery.
+      if (c.check === 'out_of_order')
+        for (const copy of checks)
+          if (copy.event_id === c.event_id && copy !== c && copy.after_delivery_id === null) {
+            copy.after_delivery_id = made.id
+            copy.why = `waits for the first attempt of ${made.id} (${c.event_id})`
           }
-          const made = this.dispatch.createDelivery(w, webhook, event, undefined, c.check)
-          c.delivery_id = made.id
-          c.why = `sent as ${made.id}; waits for the receiver's answer`
-          // Copies of a held event follow its late delivery.
-          if (c.check === 'out_of_order')
-            for (const copy of checks)
-              if (copy.event_id === c.event_id && copy !== c && copy.after_delivery_id === null) {
-                copy.after_delivery_id = made.id
-                copy.why = `waits for the first attempt of ${made.id} (${c.event_id})`
-              }
-        }
-      }
-      w.put('webhook_labs', { ...lab, checks })
-    })
+    }
   }
+  tx.put('webhook_labs', { ...lab, checks })
 }
 
 /** An out-of-order check holding its event (no successor seen yet). */

@@ -1,4 +1,6 @@
-import { DEFAULT_SIGNATURE_HEADER, type SignatureCheck, verifySignatures } from './signer.js'
+import type { State, StateTx } from '../state/seam.js'
+import type { SinkRow } from '../store/records-sinks.js'
+import { DEFAULT_SIGNATURE_HEADER, verifySignatures } from './signer.js'
 
 /**
  * The built-in webhook receiver (`/_sandbox/sink/:name`): point an endpoint at it in an
@@ -12,25 +14,6 @@ export interface SinkConfig {
   fail_status: number
   delay_ms: number
   signature_header: string
-}
-
-export interface SinkRequest {
-  id: number
-  received_at: string
-  method: string
-  headers: Record<string, string>
-  body: string
-  /** Null when the sink has no secret to check with. */
-  signature: SignatureCheck | null
-  responded_status: number
-}
-
-interface Sink {
-  config: SinkConfig
-  requests: SinkRequest[]
-  seq: number
-  /** Bytes of the kept requests' bodies and headers. */
-  bytes: number
 }
 
 /**
@@ -48,85 +31,127 @@ const emptyConfig = (): SinkConfig => ({
   signature_header: DEFAULT_SIGNATURE_HEADER,
 })
 
+type SinkState = Pick<State, 'transaction' | 'range' | 'count' | 'get' | 'all' | 'version'>
+
+/**
+ * The sinks, as state behind the seam (ephemeral collections `sinks` and `sink_requests`): a
+ * second process sees what a sink received, and a reset or restore empties them.
+ */
 export class SinkRegistry {
-  private readonly sinks = new Map<string, Sink>()
+  constructor(
+    private readonly state: SinkState,
+    private readonly limits = SINK_LIMITS,
+  ) {}
 
-  constructor(private readonly limits = SINK_LIMITS) {}
-
-  /** The sink, created if needed, moved to the most recently used end of the map. */
-  private sink(name: string): Sink {
-    let sink = this.sinks.get(name)
-    if (sink) this.sinks.delete(name)
-    else sink = { config: emptyConfig(), requests: [], seq: 0, bytes: 0 }
-    this.sinks.set(name, sink)
-    while (this.sinks.size > this.limits.maxSinks) {
-      this.sinks.delete(this.sinks.keys().next().value as string)
-    }
-    return sink
-  }
-
-  configure(name: string, patch: Partial<SinkConfig>): SinkConfig {
-    const sink = this.sink(name)
-    sink.config = { ...sink.config, ...patch }
-    return sink.config
+  async configure(name: string, patch: Partial<SinkConfig>): Promise<SinkConfig> {
+    return this.state.transaction(async (tx) => {
+      const sink = { ...(await this.use(tx, name)), ...patch }
+      tx.put('sinks', sink)
+      return configOf(sink)
+    })
   }
 
   /** Records a request and decides the answer (status and delay). */
   receive(
     name: string,
     request: { method: string; headers: Record<string, string>; body: string; now: string },
-  ) {
-    const sink = this.sink(name)
-    const { config } = sink
-    const failing = config.fail_next > 0
-    if (failing) config.fail_next--
-    const status = failing ? config.fail_status : 200
-    const signature = config.secret
-      ? verifySignatures(config.secret, request.headers, request.body, config.signature_header)
-      : null
-    const size = requestBytes(request)
-    sink.requests.push({
-      id: ++sink.seq,
-      received_at: request.now,
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      signature,
-      responded_status: status,
+  ): Promise<{ status: number; delayMs: number }> {
+    return this.state.transaction(async (tx) => {
+      const sink = await this.use(tx, name)
+      const failing = sink.fail_next > 0
+      if (failing) sink.fail_next--
+      const status = failing ? sink.fail_status : 200
+      sink.seq += 1
+      sink.bytes += requestBytes(request)
+      tx.put('sink_requests', {
+        id: `${name}:${sink.seq}`,
+        sink: name,
+        number: sink.seq,
+        received_at: request.now,
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signature: sink.secret
+          ? verifySignatures(sink.secret, request.headers, request.body, sink.signature_header)
+          : null,
+        responded_status: status,
+      })
+      // The oldest requests go while the sink holds too many, or too many bytes (but the newest).
+      let held = await tx.count('sink_requests_by_sink', name)
+      while (held > this.limits.maxRequests || (sink.bytes > this.limits.maxBytes && held > 1)) {
+        const oldest = await tx.range('sink_requests_by_sink', name, {
+          limit: Math.max(1, held - this.limits.maxRequests),
+        })
+        for (const old of oldest) {
+          if (!(held > this.limits.maxRequests || (sink.bytes > this.limits.maxBytes && held > 1)))
+            break
+          tx.remove('sink_requests', old.id)
+          sink.bytes -= requestBytes(old)
+          held--
+        }
+      }
+      tx.put('sinks', sink)
+      return { status, delayMs: sink.delay_ms }
     })
-    sink.bytes += size
-    while (
-      sink.requests.length > this.limits.maxRequests ||
-      (sink.bytes > this.limits.maxBytes && sink.requests.length > 1)
-    ) {
-      sink.bytes -= requestBytes(sink.requests.shift() as SinkRequest)
-    }
-    return { status, delayMs: config.delay_ms }
   }
 
   /**
    * Newest first, as every control list: `{ data, has_more }`. Reading a sink that does not
    * exist answers it empty without creating it.
    */
-  read(name: string, limit = 100) {
-    const sink = this.sinks.get(name)
-    const requests = sink?.requests ?? []
+  async read(name: string, limit = 100) {
+    const [sink, requests, held] = await Promise.all([
+      this.state.get('sinks', name),
+      this.state.range('sink_requests_by_sink', name, { reverse: true, limit }),
+      this.state.count('sink_requests_by_sink', name),
+    ])
     return {
       name,
-      config: redact(sink?.config ?? emptyConfig()),
-      data: requests.slice(-limit).reverse(),
-      has_more: requests.length > limit,
+      config: redact(sink ? configOf(sink) : emptyConfig()),
+      data: requests.map(({ id: _, sink: __, number, ...request }) => ({ id: number, ...request })),
+      has_more: held > limit,
     }
   }
 
-  get size(): number {
-    return this.sinks.size
+  /** How many sinks there are. */
+  async size(): Promise<number> {
+    return (await this.state.all('sinks')).length
   }
 
-  clear(name: string): void {
-    this.sinks.delete(name)
+  clear(name: string): Promise<void> {
+    return this.state.transaction(async (tx) => forget(tx, name))
+  }
+
+  /**
+   * The sink, created if needed, marked the most recently used; creating one past `maxSinks`
+   * forgets the least recently used.
+   */
+  private async use(tx: StateTx, name: string): Promise<SinkRow> {
+    const used = this.state.version
+    const sink = await tx.get('sinks', name)
+    if (sink) return { ...sink, used }
+    const others = await tx.all('sinks')
+    others.sort((a, b) => a.used - b.used)
+    for (const old of others.slice(0, Math.max(0, others.length + 1 - this.limits.maxSinks)))
+      await forget(tx, old.id)
+    return { id: name, ...emptyConfig(), seq: 0, bytes: 0, used }
   }
 }
+
+/** Removes a sink and every request it holds. */
+async function forget(tx: StateTx, name: string): Promise<void> {
+  for (const request of await tx.lookup('sink_requests_by_sink', name))
+    tx.remove('sink_requests', request.id)
+  if (await tx.get('sinks', name)) tx.remove('sinks', name)
+}
+
+const configOf = (sink: SinkRow): SinkConfig => ({
+  secret: sink.secret,
+  fail_next: sink.fail_next,
+  fail_status: sink.fail_status,
+  delay_ms: sink.delay_ms,
+  signature_header: sink.signature_header,
+})
 
 function requestBytes(request: { headers: Record<string, string>; body: string }): number {
   let bytes = Buffer.byteLength(request.body)

@@ -1,8 +1,17 @@
-import type { Deps } from '../deps.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { ApiError } from '../errors.js'
+import type { Random } from '../random.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { PartnerRow, WebhookRow } from '../store/records.js'
-import type { Writer } from '../store/store.js'
+import type { WebhookDirectory } from './directory.js'
+import type { RowWriter } from './new-delivery.js'
 import { newWebhookSecret } from './signer.js'
+
+/** What managing endpoints uses: the partner's time and fresh ids and secrets. */
+export interface EndpointCtx {
+  clocks: Pick<PartnerClocks, 'forPartner'>
+  random: Random
+}
 
 /** What a partner sees of an endpoint: never the secret. */
 export function publicWebhook(w: WebhookRow) {
@@ -28,16 +37,16 @@ export interface WebhookInput {
 const dedupe = (events: string[]) => [...new Set(events)]
 
 export function createWebhook(
-  deps: Deps,
+  ctx: EndpointCtx,
+  writer: RowWriter,
   partnerId: string,
   input: WebhookInput,
   primary = false,
-  writer?: Writer,
 ) {
-  const now = deps.clocks.forPartner(partnerId).iso()
-  const secret = newWebhookSecret(deps.random.bytes(32))
+  const now = ctx.clocks.forPartner(partnerId).iso()
+  const secret = newWebhookSecret(ctx.random.bytes(32))
   const row: WebhookRow = {
-    id: deps.random.id('wh'),
+    id: ctx.random.id('wh'),
     partner_id: partnerId,
     url: input.url,
     events: dedupe(input.events),
@@ -48,21 +57,25 @@ export function createWebhook(
     created_at: now,
     updated_at: now,
   }
-  if (writer) writer.put('webhooks', row)
-  else deps.store.put('webhooks', row)
+  writer.put('webhooks', row)
   return { webhook: row, secret }
 }
 
 /** An endpoint of this partner, or 404 (also for another partner's id). */
-export function requireWebhook(deps: Deps, partnerId: string, id: string): WebhookRow {
-  const row = deps.store.get('webhooks', id)
+export async function requireWebhook(
+  reader: StateReader,
+  partnerId: string,
+  id: string,
+): Promise<WebhookRow> {
+  const row = await reader.get('webhooks', id)
   if (!row || row.partner_id !== partnerId)
     throw new ApiError('not_found', `No webhook endpoint ${id}.`)
   return row
 }
 
 export function updateWebhook(
-  deps: Deps,
+  ctx: EndpointCtx,
+  writer: RowWriter,
   row: WebhookRow,
   patch: Partial<WebhookInput>,
 ): WebhookRow {
@@ -87,45 +100,43 @@ export function updateWebhook(
     ...(patch.events !== undefined ? { events: dedupe(patch.events) } : {}),
     ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
     ...(patch.description !== undefined ? { description: patch.description } : {}),
-    updated_at: deps.clocks.forPartner(row.partner_id).iso(),
+    updated_at: ctx.clocks.forPartner(row.partner_id).iso(),
   }
-  deps.store.put('webhooks', next)
+  writer.put('webhooks', next)
   return next
 }
 
-export function deleteWebhook(deps: Deps, row: WebhookRow): void {
+export async function deleteWebhook(tx: StateTx, row: WebhookRow): Promise<void> {
   if (row.primary) {
     throw new ApiError(
       'conflict',
       'This is the primary endpoint; remove it by setting webhook_url to null with PATCH /partner/me.',
     )
   }
-  deps.store.batch((w) => {
-    w.remove('webhooks', row.id)
-    if (deps.store.get('webhook_labs', row.id)) w.remove('webhook_labs', row.id)
-  })
+  tx.remove('webhooks', row.id)
+  if (await tx.get('webhook_labs', row.id)) tx.remove('webhook_labs', row.id)
 }
 
-export function rotateWebhookSecret(deps: Deps, row: WebhookRow) {
-  const secret = newWebhookSecret(deps.random.bytes(32))
-  const next = { ...row, secret, updated_at: deps.clocks.forPartner(row.partner_id).iso() }
-  deps.store.put('webhooks', next)
+export function rotateWebhookSecret(ctx: EndpointCtx, writer: RowWriter, row: WebhookRow) {
+  const secret = newWebhookSecret(ctx.random.bytes(32))
+  const next = { ...row, secret, updated_at: ctx.clocks.forPartner(row.partner_id).iso() }
+  writer.put('webhooks', next)
   return { webhook: next, secret }
 }
 
 /**
  * Keeps the primary endpoint in step with the partner record's `webhook_url` (spec: "the
  * service delivers webhooks to the partner's registered URL"): created when it is set,
- * moved when it changes, removed when it is cleared. It receives every event.
+ * moved when it changes, removed when it is cleared. It receives every event. Synchronous, as
+ * the partner's own write is today: it finds the endpoint in the directory (committed rows).
  */
 export function syncPrimaryEndpoint(
-  deps: Deps,
-  writer: Writer,
+  ctx: EndpointCtx & { webhooks: { directory: WebhookDirectory } },
+  writer: RowWriter,
   partner: PartnerRow,
 ): string | undefined {
-  const primary = deps.store
-    .lookup('webhooks', 'webhooks_by_partner', partner.id)
-    .find((w) => w.primary)
+  let primary: WebhookRow | undefined
+  for (const w of ctx.webhooks.directory.endpointsOf(partner.id)) if (w.primary) primary ??= w
   if (!partner.webhook_url) {
     if (primary) writer.remove('webhooks', primary.id)
     return undefined
@@ -135,11 +146,11 @@ export function syncPrimaryEndpoint(
       writer.put('webhooks', {
         ...primary,
         url: partner.webhook_url,
-        updated_at: deps.clocks.forPartner(partner.id).iso(),
+        updated_at: ctx.clocks.forPartner(partner.id).iso(),
       })
     }
     return undefined
   }
-  return createWebhook(deps, partner.id, { url: partner.webhook_url, events: [] }, true, writer)
+  return createWebhook(ctx, writer, partner.id, { url: partner.webhook_url, events: [] }, true)
     .secret
 }

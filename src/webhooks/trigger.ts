@@ -1,9 +1,7 @@
-import type { Deps } from '../deps.js'
-import { type EventType, eventEnvelope } from '../domain/events.js'
-import { simulateFund } from '../domain/funding.js'
+import { type EventBus, type EventType, eventEnvelope } from '../domain/events.js'
 import { newestFirst } from '../domain/pagination.js'
-import { type MerchantInput, simulatePurchase } from '../domain/purchases.js'
 import { ApiError } from '../errors.js'
+import type { State, StateReader } from '../state/seam.js'
 import type { EventRow, PartnerRow, UserRow } from '../store/records.js'
 import {
   applyOverrides,
@@ -16,6 +14,25 @@ import {
 /** Amounts of the objects a trigger makes: small, so repeated triggers never hit a limit. */
 const TRIGGER_FUND = 25
 const TRIGGER_PURCHASE = 4.2
+
+/** The money a trigger makes for real: the money area's own operations, as partners call them. */
+export interface TriggerMoney {
+  /** A funding of the user's card; the funding transaction. */
+  fund(partner: PartnerRow, user: UserRow, amount: number): { id: string }
+  /** A purchase on the user's card at `merchant`; the purchase transaction. */
+  purchase(
+    partner: PartnerRow,
+    user: UserRow,
+    amount: number,
+    merchant: { name: string } & Record<string, unknown>,
+  ): { id: string }
+}
+
+export interface TriggerCtx {
+  state: State
+  events: EventBus
+  money: TriggerMoney
+}
 
 /** A row the trigger made for real (so its id resolves over the API). */
 export interface MadeObject {
@@ -31,13 +48,13 @@ export interface MadeObject {
  * An explicit `object` is sent as given. `overrides` (event-overrides.ts) set chosen fields;
  * for the money events, `data.object.amount` (and a purchase's merchant) shape the real thing.
  */
-export function triggerEvent(
-  deps: Deps,
+export async function triggerEvent(
+  ctx: TriggerCtx,
   partner: PartnerRow,
   type: EventType,
   object?: Record<string, unknown>,
   overrides?: EventOverrides,
-): { event: ReturnType<typeof eventEnvelope>; made: MadeObject[] } {
+): Promise<{ event: ReturnType<typeof eventEnvelope>; made: MadeObject[] }> {
   const chosen = overrides && Object.keys(overrides).length > 0 ? overrides : undefined
   if (chosen) {
     const details = checkOverrides(type, chosen)
@@ -50,46 +67,45 @@ export function triggerEvent(
     return next
   }
   if (!object) {
-    const made = deps.events.patching(type, patched, () => makeReal(deps, partner, type, chosen))
+    const made = await makeReal(ctx, partner, type, patched, chosen)
     if (made) return { event: eventEnvelope(made.event), made: made.made }
   }
-  const base = object ?? newestEvent(deps, partner.id, type)?.data.object
+  const base = object ?? (await newestEvent(ctx.state, partner.id, type))?.data.object
   if (!base)
     throw new ApiError(
       'conflict',
       `Partner ${partner.slug} has no ${type} event to base one on yet: ${howTo[type.split('.')[0] as string] ?? 'cause one through the API'}, or pass "object".`,
     )
   const next = patched(base)
-  let event!: EventRow
-  deps.store.batch((w) => {
-    event = deps.events.record(w, partner.id, type, next)
-  })
+  const event = await ctx.state.transaction(async (tx) =>
+    ctx.events.record(tx, partner.id, type, next),
+  )
   return { event: eventEnvelope(event), made: [] }
 }
 
-function makeReal(
-  deps: Deps,
+async function makeReal(
+  ctx: TriggerCtx,
   partner: PartnerRow,
   type: EventType,
+  patched: (object: Record<string, unknown>) => Record<string, unknown>,
   overrides: EventOverrides = {},
-): { event: EventRow; made: MadeObject[] } | undefined {
+): Promise<{ event: EventRow; made: MadeObject[] } | undefined> {
   if (type !== 'card_transaction.created' && type !== 'card.funded') return undefined
-  const holder = cardholder(deps, partner)
+  const holder = await cardholder(ctx.state, partner)
   const amount = overrides['data.object.amount'] as number | undefined
   try {
-    if (type === 'card.funded') {
-      const { transaction } = simulateFund(deps, partner, holder, amount ?? TRIGGER_FUND)
-      const event = newestEvent(deps, partner.id, type) as EventRow
-      return { event, made: [{ object: 'card_transaction', id: transaction.id }] }
-    }
-    const merchant = {
-      name: 'Sandbox Trigger Store',
-      ...(overrides['data.object.merchant'] as object | undefined),
-      ...merchantFields(overrides),
-    } as MerchantInput
-    const txn = simulatePurchase(deps, partner, holder, amount ?? TRIGGER_PURCHASE, merchant)
-    const event = newestEvent(deps, partner.id, type) as EventRow
-    return { event, made: [{ object: 'card_transaction', id: txn.id }] }
+    // The patch applies to the event the money function records, inside its own write.
+    const id = ctx.events.patching(type, patched, () => {
+      if (type === 'card.funded') return ctx.money.fund(partner, holder, amount ?? TRIGGER_FUND).id
+      const merchant = {
+        name: 'Sandbox Trigger Store',
+        ...(overrides['data.object.merchant'] as object | undefined),
+        ...merchantFields(overrides),
+      }
+      return ctx.money.purchase(partner, holder, amount ?? TRIGGER_PURCHASE, merchant).id
+    })
+    const event = (await newestEvent(ctx.state, partner.id, type)) as EventRow
+    return { event, made: [{ object: 'card_transaction', id }] }
   } catch (error) {
     // The domain's own checks of the amount, said of the override that gave it.
     if (error instanceof ApiError && error.code === 'validation_error' && amount !== undefined)
@@ -114,10 +130,11 @@ function merchantFields(overrides: EventOverrides) {
 const messageOf = (error: ApiError) => error.details?.[0]?.message ?? error.message
 
 /** The user of the partner's newest active card, or a 409 saying how to get one. */
-function cardholder(deps: Deps, partner: PartnerRow): UserRow {
-  for (const card of newestFirst(deps.store.all('cards'))) {
+async function cardholder(reader: StateReader, partner: PartnerRow): Promise<UserRow> {
+  const cards = (await reader.all('cards')).filter((c) => c.partner_id === partner.id)
+  for (const card of newestFirst(cards)) {
     if (card.status !== 'active') continue
-    const user = deps.store.get('users', card.user_id)
+    const user = await reader.get('users', card.user_id)
     if (user?.partner_id === partner.id) return user
   }
   throw new ApiError(
@@ -126,10 +143,14 @@ function cardholder(deps: Deps, partner: PartnerRow): UserRow {
   )
 }
 
-function newestEvent(deps: Deps, partnerId: string, type: string): EventRow | undefined {
+async function newestEvent(
+  reader: StateReader,
+  partnerId: string,
+  type: string,
+): Promise<EventRow | undefined> {
   let newest: EventRow | undefined
-  for (const e of deps.store.all('events')) {
-    if (e.partner_id !== partnerId || e.type !== type) continue
+  for (const e of await reader.lookup('events_by_partner', partnerId)) {
+    if (e.type !== type) continue
     if (!newest || e.created_at >= newest.created_at) newest = e
   }
   return newest
