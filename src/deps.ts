@@ -13,6 +13,8 @@ import type { RequestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import type { Random } from './random.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
+import type { BankConnect } from './services/bank-connect.js'
+import type { Money } from './services/money.js'
 import type { MemoryState } from './state/memory-state.js'
 import type { PartnerRow, SessionRow, UserRow } from './store/records.js'
 import type { Store } from './store/store.js'
@@ -46,6 +48,8 @@ export interface Deps {
   origins: RequestOrigins
   /** The base URL for links the sandbox returns (`origins.baseUrl`). */
   baseUrl(): string
+  money: Money
+  bankConnect: BankConnect
 }
 
 /** Typed context variables set by our middleware. */

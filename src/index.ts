@@ -7,10 +7,8 @@ import { type SandboxConfig, sandboxOptionsSchema } from './config.js'
 import { createControlClient } from './control/client/index.js'
 import type { Deps } from './deps.js'
 import { CredentialCache } from './domain/credential-cache.js'
-import { resolveDueDisputes } from './domain/disputes.js'
 import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
-import { settleDueDeposits } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { resolveDueReviews } from './domain/onboarding.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
@@ -30,6 +28,8 @@ import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { BankConnect } from './services/bank-connect.js'
+import { Money } from './services/money.js'
 import { MemoryState } from './state/memory-state.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -116,17 +116,29 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
   const clocks = new PartnerClocks(store, clock)
+  const state = new MemoryState(store)
+  const scenarios = new ScenarioRegistry(scenario)
+  const events = new EventBus(random, clocks, store)
+  const money = new Money({ state, clocks, random, events, scenarios })
+  const bankConnect = new BankConnect({
+    state,
+    clocks,
+    random,
+    events,
+    baseUrl: origins.baseUrl,
+    legacy: { store, random },
+  })
   const deps: Deps = {
     config,
     store,
-    state: new MemoryState(store),
+    state,
     clock,
     clocks,
     random,
-    scenarios: new ScenarioRegistry(scenario),
+    scenarios,
     logger,
     credentials,
-    events: new EventBus(random, clocks, store),
+    events,
     inbox: new Inbox(),
     sessions: undefined as unknown as SessionVerifier,
     files: new FileStore(config.data),
@@ -137,14 +149,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     sinks: new SinkRegistry(),
     origins,
     baseUrl: origins.baseUrl,
+    money,
+    bankConnect,
   }
   new LoadedScenarios(deps)
   deps.sessions = new SessionVerifier(deps)
   // The sweeper first: on a clock advance its rules emit events before the dispatcher runs.
   deps.sweeper = new Sweeper(deps)
   deps.sweeper.add((scope) => resolveDueReviews(deps, scope))
-  deps.sweeper.add((scope) => settleDueDeposits(deps, scope))
-  deps.sweeper.add((scope) => resolveDueDisputes(deps, scope))
+  deps.sweeper.add((scope) => money.settleDueDeposits(scope))
+  deps.sweeper.add((scope) => money.resolveDueDisputes(scope))
   const retention = new Retention(deps)
   // Whatever it removed, more may be due: the next second's run looks again.
   deps.sweeper.add((scope) => retention.run(scope) > 0)

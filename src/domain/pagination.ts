@@ -31,7 +31,7 @@ export function paginate<T extends { id: string }, V>(
 }
 
 /** A cursor may name a row retention removed since the previous page was read. */
-const unknownCursor = () =>
+export const unknownCursor = () =>
   validationError(
     'starting_after',
     'is not the id of an item in this list (history older than its retention window is removed: see docs/retention.md)',

@@ -19,7 +19,9 @@ export interface SweepScope {
  * frozen: a frozen sandbox advanced by a month still drains to its bounds.
  */
 // biome-ignore lint/suspicious/noConfusingVoidType: rules that never leave work answer nothing
-export type SweepTask = (scope: SweepScope) => void | boolean
+type SweepResult = void | boolean
+/** A rule on the state seam answers once its transactions are done: the clock waits for it. */
+export type SweepTask = (scope: SweepScope) => SweepResult | Promise<SweepResult>
 
 /**
  * The rows of a waiting index (see store/indexes.ts) the sweep looks at: one partner's, read
@@ -53,7 +55,7 @@ export class Sweeper {
     deps.clock.onAdvance(() => this.run())
     deps.clocks.onAdvance((partnerId) => this.run(partnerId))
     this.timer = setInterval(() => {
-      if (this.backlog || !deps.clock.state().frozen) this.run()
+      if (this.backlog || !deps.clock.state().frozen) void this.run()
     }, 1000)
     this.timer.unref()
   }
@@ -62,12 +64,12 @@ export class Sweeper {
     this.tasks.push(task)
   }
 
-  run(partnerId?: string): void {
+  async run(partnerId?: string): Promise<void> {
     const scope: SweepScope = { partnerId, nowOf: (id) => this.deps.clocks.nowOf(id) }
     this.backlog = false
     for (const task of this.tasks) {
       try {
-        if (task(scope) === true) this.backlog = true
+        if ((await task(scope)) === true) this.backlog = true
       } catch (error) {
         this.deps.logger.error(`sweep task failed: ${(error as Error).stack}`)
       }
