@@ -12,8 +12,10 @@ import { FileStore } from './domain/file-store.js'
 import { Inbox } from './domain/inbox.js'
 import { resolveDueReviews } from './domain/onboarding.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
+import { PartnerUnavailableError } from './domain/partner-status.js'
 import { Retention } from './domain/retention.js'
 import { SessionVerifier } from './domain/sessions.js'
+import { codeHash, sameHash } from './domain/signing-key.js'
 import { Sweeper } from './domain/sweeper.js'
 import { FaultInjector } from './http/faults.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
@@ -126,7 +128,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     random,
     events,
     baseUrl: origins.baseUrl,
-    legacy: { store, random },
+    // cross-area: codeHash (identity's signing key, still read from the store).
+    hash: (id, value) => codeHash({ store, random }, id, value),
+    sameHash,
+    partnerUnavailable: (status) => new PartnerUnavailableError(status),
   })
   const deps: Deps = {
     config,

@@ -4,8 +4,6 @@ import type { UserRow } from '../store/records.js'
 import type { BankAccountRow, ConnectTokenRow } from '../store/records-money.js'
 import type { MoneyKernel } from './money-kernel.js'
 import { newestFirst } from './pagination.js'
-import { PartnerUnavailableError } from './partner-status.js'
-import { sameHash } from './signing-key.js'
 
 /**
  * External bank accounts: an Org + User call makes a short-lived, single-use connect token
@@ -20,6 +18,10 @@ export interface BankConnectKernel extends Pick<MoneyKernel, 'clocks' | 'random'
   baseUrl(): string
   /** The HMAC a token is kept as, bound to its row id (identity's codeHash). */
   hash(id: string, value: string): string
+  /** Whether two hashes are equal, in constant time (identity's sameHash). */
+  sameHash(a: string, b: string): boolean
+  /** The error of a partner that is not active (identity's PartnerUnavailableError, a 403). */
+  partnerUnavailable(status: string): Error
 }
 
 export const CONNECT_TTL_MS = 15 * 60_000
@@ -118,10 +120,10 @@ export async function openConnectSession(
       'This bank connect link is not valid. Ask the app for a new one.',
     )
   if (!row || !secret) throw unknown()
-  if (!sameHash(row.token_hash, ctx.hash(`connect:${row.id}`, secret))) throw unknown()
+  if (!ctx.sameHash(row.token_hash, ctx.hash(`connect:${row.id}`, secret))) throw unknown()
   // identity's assertPartnerActive, read through the seam: a paused partner's link is a 403.
   const status = (await reader.get('partners', row.partner_id))?.status ?? 'revoked'
-  if (status !== 'active') throw new PartnerUnavailableError(status)
+  if (status !== 'active') throw ctx.partnerUnavailable(status)
   if (row.used_at) {
     throw new ConnectLinkError(
       'used',

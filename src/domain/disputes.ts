@@ -13,7 +13,7 @@ import {
   transactionEvent,
 } from './ledger.js'
 import type { MoneyKernel } from './money-kernel.js'
-import { isDue, type SweepScope } from './sweeper.js'
+import { isDue, type SweepScope } from './sweep-scope.js'
 
 /**
  * Disputes on posted purchases: a provisional credit at once, then a resolution by the

@@ -15,7 +15,7 @@ import {
   transition,
 } from './ledger.js'
 import type { MoneyKernel } from './money-kernel.js'
-import { isDue, type SweepScope } from './sweeper.js'
+import { isDue, type SweepScope } from './sweep-scope.js'
 
 /** A funding's amount in cents: positive, at most 2 decimals, up to the scenario's maximum. */
 const fundingCents = (ctx: Pick<MoneyKernel, 'scenarios'>, partner: PartnerRow, amount: number) =>

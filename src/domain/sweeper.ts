@@ -1,4 +1,8 @@
 import type { Deps } from '../deps.js'
+import type { SweepScope } from './sweep-scope.js'
+
+// The rules' side of the sweep lives apart (no Deps), so the services it runs need not reach Deps.
+export { isDue, type SweepScope } from './sweep-scope.js'
 
 /**
  * Runs time-driven rules (manual reviews resolving, deposits settling, disputes closing)
@@ -6,12 +10,6 @@ import type { Deps } from '../deps.js'
  * delivers what they emit, and once a second while the clock runs on its own. Each row is
  * due on its own partner's clock; a partner's advance sweeps only that partner's rows.
  */
-export interface SweepScope {
-  /** Only this partner's rows (a partner clock moved); every partner when absent. */
-  partnerId?: string
-  /** The time of a partner's clock. */
-  nowOf(partnerId: string): number
-}
 
 /**
  * A rule of the sweep. Answering true means it left work for the next run (a retention
@@ -38,13 +36,6 @@ export function waitingRows<K extends 'onboardings' | 'deposits' | 'disputes'>(
     : deps.store.lookup(collection, `${index}_by_partner`, scope.partnerId)
 }
 
-/** Whether a row of `partnerId` is in the sweep and its due time `at` (ISO) has come. */
-export function isDue(scope: SweepScope, partnerId: string, at: string | null): boolean {
-  if (at === null) return false
-  if (scope.partnerId !== undefined && scope.partnerId !== partnerId) return false
-  return Date.parse(at) <= scope.nowOf(partnerId)
-}
-
 export class Sweeper {
   private readonly tasks: SweepTask[] = []
   private readonly timer: NodeJS.Timeout
@@ -64,16 +55,29 @@ export class Sweeper {
     this.tasks.push(task)
   }
 
-  async run(partnerId?: string): Promise<void> {
+  /**
+   * Runs every task: the synchronous ones at once (done when this returns), those on the
+   * state seam started in order and awaited together (their transactions serialize there).
+   */
+  run(partnerId?: string): Promise<void> {
     const scope: SweepScope = { partnerId, nowOf: (id) => this.deps.clocks.nowOf(id) }
     this.backlog = false
+    const pending: Promise<void>[] = []
+    const done = (result: SweepResult) => {
+      if (result === true) this.backlog = true
+    }
+    const failed = (error: unknown) =>
+      this.deps.logger.error(`sweep task failed: ${(error as Error).stack}`)
     for (const task of this.tasks) {
       try {
-        if ((await task(scope)) === true) this.backlog = true
+        const result = task(scope)
+        if (result instanceof Promise) pending.push(result.then(done, failed))
+        else done(result)
       } catch (error) {
-        this.deps.logger.error(`sweep task failed: ${(error as Error).stack}`)
+        failed(error)
       }
     }
+    return Promise.all(pending).then(() => undefined)
   }
 
   stop(): void {

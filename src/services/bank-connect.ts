@@ -1,4 +1,3 @@
-import type { Deps } from '../deps.js'
 import {
   type BankConnectKernel,
   chosenAccount,
@@ -10,7 +9,6 @@ import {
 } from '../domain/bank-connect.js'
 import type { EventBus } from '../domain/events.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
-import { codeHash } from '../domain/signing-key.js'
 import type { Random } from '../random.js'
 import type { State } from '../state/seam.js'
 import type { UserRow } from '../store/records.js'
@@ -24,18 +22,17 @@ export class BankConnect {
   private readonly state: State
   private readonly kernel: BankConnectKernel
 
-  constructor(parts: {
-    state: State
-    clocks: PartnerClocks
-    random: Random
-    events: EventBus
-    baseUrl: () => string
-    /** cross-area: codeHash (identity's signing key, still read from the store). */
-    legacy: Pick<Deps, 'store' | 'random'>
-  }) {
-    const { state, legacy, ...rest } = parts
+  constructor(
+    parts: {
+      state: State
+      clocks: PartnerClocks
+      random: Random
+      events: EventBus
+    } & Pick<BankConnectKernel, 'baseUrl' | 'hash' | 'sameHash' | 'partnerUnavailable'>,
+  ) {
+    const { state, ...kernel } = parts
     this.state = state
-    this.kernel = { ...rest, hash: (id, value) => codeHash(legacy, id, value) }
+    this.kernel = kernel
   }
 
   async createSession(user: UserRow) {

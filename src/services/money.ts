@@ -27,7 +27,7 @@ import {
   setCardFrozen,
 } from '../domain/purchases.js'
 import { statePage } from '../domain/state-page.js'
-import type { SweepScope } from '../domain/sweeper.js'
+import type { SweepScope } from '../domain/sweep-scope.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
