@@ -128,7 +128,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     random,
     events,
     baseUrl: origins.baseUrl,
-    // cross-area: codeHash (identity's signing key, still read from the store).
+    // cross-area: codeHash, sameHash, PartnerUnavailableError (identity; the signing key is
+    // still read from the store).
     hash: (id, value) => codeHash({ store, random }, id, value),
     sameHash,
     partnerUnavailable: (status) => new PartnerUnavailableError(status),

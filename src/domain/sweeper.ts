@@ -5,13 +5,6 @@ import type { SweepScope } from './sweep-scope.js'
 export { isDue, type SweepScope } from './sweep-scope.js'
 
 /**
- * Runs time-driven rules (manual reviews resolving, deposits settling, disputes closing)
- * whenever a clock moves: on every sandbox or partner advance, before the webhook dispatcher
- * delivers what they emit, and once a second while the clock runs on its own. Each row is
- * due on its own partner's clock; a partner's advance sweeps only that partner's rows.
- */
-
-/**
  * A rule of the sweep. Answering true means it left work for the next run (a retention
  * backlog drained a batch at a time), which then comes a second later even while the clock is
  * frozen: a frozen sandbox advanced by a month still drains to its bounds.
@@ -36,6 +29,12 @@ export function waitingRows<K extends 'onboardings' | 'deposits' | 'disputes'>(
     : deps.store.lookup(collection, `${index}_by_partner`, scope.partnerId)
 }
 
+/**
+ * Runs time-driven rules (manual reviews resolving, deposits settling, disputes closing)
+ * whenever a clock moves: on every sandbox or partner advance, before the webhook dispatcher
+ * delivers what they emit, and once a second while the clock runs on its own. Each row is
+ * due on its own partner's clock; a partner's advance sweeps only that partner's rows.
+ */
 export class Sweeper {
   private readonly tasks: SweepTask[] = []
   private readonly timer: NodeJS.Timeout
