@@ -13,7 +13,7 @@ import {
   transactionEvent,
 } from './ledger.js'
 import type { MoneyKernel } from './money-kernel.js'
-import { isDue, type SweepScope, waitingRows } from './sweep-scope.js'
+import { isDue, type SweepScope, waitingRowsOf } from './sweep-scope.js'
 
 /**
  * Disputes on posted purchases: a provisional credit at once, then a resolution by the
@@ -211,7 +211,7 @@ export async function resolveDispute(
 
 /** The disputes under review of the sweep whose review time has come. */
 export async function dueDisputes(reader: StateReader, scope: SweepScope) {
-  return (await waitingRows(reader, 'disputes_under_review', scope)).filter((d) =>
+  return (await waitingRowsOf(reader, 'disputes_under_review', scope)).filter((d) =>
     isDue(scope, d.partner_id, d.resolves_at),
   )
 }

@@ -15,7 +15,7 @@ import {
   transition,
 } from './ledger.js'
 import type { MoneyKernel } from './money-kernel.js'
-import { isDue, type SweepScope, waitingRows } from './sweep-scope.js'
+import { isDue, type SweepScope, waitingRowsOf } from './sweep-scope.js'
 
 /** A funding's amount in cents: positive, at most 2 decimals, up to the scenario's maximum. */
 const fundingCents = (ctx: Pick<MoneyKernel, 'scenarios'>, partner: PartnerRow, amount: number) =>
@@ -171,7 +171,7 @@ export async function requireDeposit(reader: StateReader, userId: string, id: st
 
 /** The pending deposits of the sweep whose settlement time has come, soonest first. */
 export async function dueDeposits(reader: StateReader, scope: SweepScope) {
-  return (await waitingRows(reader, 'deposits_pending', scope))
+  return (await waitingRowsOf(reader, 'deposits_pending', scope))
     .filter((d) => isDue(scope, d.partner_id, d.settles_at))
     .sort((a, b) => a.settles_at.localeCompare(b.settles_at))
 }

@@ -2,7 +2,8 @@ import type { IndexRow } from '../state/indexes.js'
 import type { StateReader } from '../state/seam.js'
 
 /**
- * What one run of the sweep (domain/sweeper.ts) covers, as the rules it runs see it.
+ * What one run of the sweep (domain/sweeper.ts) covers, as the rules it runs see it. Apart
+ * from the Sweeper, which still takes Deps: a service its rules live in need not reach Deps.
  * Each row is due on its own partner's clock; a partner's advance sweeps only that partner's rows.
  */
 export interface SweepScope {
@@ -30,7 +31,7 @@ const byPartner = {
  * The rows of a waiting index (state/indexes.ts) the sweep looks at, through the seam: one
  * partner's, read from the index by partner, or everyone's.
  */
-export function waitingRows<I extends keyof typeof byPartner>(
+export function waitingRowsOf<I extends keyof typeof byPartner>(
   reader: StateReader,
   index: I,
   scope: SweepScope,

@@ -1,7 +1,6 @@
 import type { Deps } from '../deps.js'
 import type { SweepScope } from './sweep-scope.js'
 
-// The rules' side of the sweep lives apart (no Deps), so the services it runs need not reach Deps.
 export { isDue, type SweepScope } from './sweep-scope.js'
 
 /**
