@@ -1,13 +1,15 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { acme, connectBank, onboardedUser, testSandbox } from './helpers.js'
+import { acme, connectBank, offeredBankAccounts, onboardedUser, testSandbox } from './helpers.js'
 
 /**
- * Money under concurrency (issue 20, item 3): the seam runs one transaction at a time, so
- * requests fired together on one card, each reading the balance and writing it back across
- * awaits, lose nothing and overdraw nothing. Every request here is in flight at once.
+ * Money under concurrency beyond fundings and purchases (test/concurrency.test.ts): the seam
+ * runs one transaction at a time, so requests fired together, each reading a row and writing
+ * it back across awaits, never both act on what only one may: a refund, a dispute, a
+ * connect token, a settlement. Every request here is in flight at once.
  */
 
 const API = '/api/v1/partner'
+const CONNECT = '/api/v1/external-bank-account-connect'
 
 async function cardholder() {
   const t = await testSandbox({ rateLimit: 'off' })
@@ -25,43 +27,6 @@ async function cardholder() {
 }
 
 describe('money under concurrency', () => {
-  it('200 simulate-fund of 0.01 at once leave exactly 2.00, one transaction each', async () => {
-    const u = await cardholder()
-    const answers = await Promise.all(
-      Array.from({ length: 200 }, () =>
-        u.as('POST', `${API}/cards/simulate-fund`, { amount: 0.01 }),
-      ),
-    )
-    expect(answers.map((a) => a.status)).toEqual(Array(200).fill(200))
-    expect(await u.balance()).toEqual({ available: 2, ledger: 2 })
-    // Each answer saw its own step: the balances after are 0.01 … 2.00, each once.
-    const after = answers
-      .map((a) => Math.round(a.json.availableBalance * 100))
-      .sort((a, b) => a - b)
-    expect(after).toEqual(Array.from({ length: 200 }, (_, i) => i + 1))
-    const list = await u.as('GET', `${API}/transactions?limit=100&type=funding`)
-    expect(list.json.data.data).toHaveLength(100)
-    expect(list.json.data.has_more).toBe(true)
-  })
-
-  it('purchases fired at a balance that covers some of them: the rest are declined, none overdraws', async () => {
-    const u = await cardholder()
-    expect((await u.as('POST', `${API}/cards/simulate-fund`, { amount: 1 })).status).toBe(200)
-    const answers = await Promise.all(
-      Array.from({ length: 30 }, () =>
-        u.as('POST', `${API}/cards/simulate-purchase`, { amount: 0.1, merchant: { name: 'Shop' } }),
-      ),
-    )
-    expect(answers.map((a) => a.status)).toEqual(Array(30).fill(201))
-    const txns = answers.map((a) => a.json.data)
-    expect(txns.filter((t) => t.status === 'pending')).toHaveLength(10)
-    const declined = txns.filter((t) => t.status === 'declined')
-    expect(declined).toHaveLength(20)
-    for (const t of declined) expect(t.decline_reason).toBe('insufficient_funds')
-    for (const t of txns) expect(t.available_balance_after).toBeGreaterThanOrEqual(0)
-    expect(await u.balance()).toEqual({ available: 0, ledger: 1 })
-  })
-
   it('one posted purchase refunded many times at once is refunded once', async () => {
     const u = await cardholder()
     await u.as('POST', `${API}/cards/simulate-fund`, { amount: 50 })
@@ -77,6 +42,49 @@ describe('money under concurrency', () => {
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1)
     expect(answers.filter((a) => a.status === 409)).toHaveLength(9)
     expect(await u.balance()).toEqual({ available: 50, ledger: 50 })
+  })
+
+  it('refunds and disputes of one purchase fired together never give back more than it cost', async () => {
+    const u = await cardholder()
+    await u.as('POST', `${API}/cards/simulate-fund`, { amount: 50 })
+    const bought = await u.as('POST', `${API}/cards/simulate-purchase`, {
+      amount: 20,
+      merchant: { name: 'Shop' },
+    })
+    const id = bought.json.data.id as string
+    await u.as('POST', `${API}/transactions/${id}/simulate-clearing`)
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        i % 2
+          ? u.as('POST', `${API}/transactions/${id}/simulate-refund`)
+          : u.as('POST', `${API}/disputes`, { transaction_id: id, reason: 'fraudulent' }),
+      ),
+    )
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1)
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(9)
+    // The purchase's 20.00 came back once, by a refund or a dispute's provisional credit.
+    expect(await u.balance()).toEqual({ available: 50, ledger: 50 })
+  })
+
+  it('one connect token enrolled many times at once connects one account', async () => {
+    const u = await cardholder()
+    const token = await u.as('POST', `${CONNECT}/token`)
+    expect(token.status, token.text).toBe(201)
+    const url = new URL(token.json.data.connect_url)
+    const page = await u.call('GET', `${url.pathname}${url.search}`, { creds: null })
+    const [account] = offeredBankAccounts(page.text)
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        u.call('POST', `${CONNECT}/enrollment/public`, {
+          creds: null,
+          body: { token: token.json.data.connect_token, ...account },
+        }),
+      ),
+    )
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1)
+    expect(answers.filter((a) => a.status === 401)).toHaveLength(7)
+    const list = await u.as('GET', `${CONNECT}/accounts`)
+    expect(list.json.data.data).toHaveLength(1)
   })
 
   it('deposits settling while funds arrive: every cent is counted once', async () => {
