@@ -13,8 +13,10 @@ import type { Random } from './random.js'
 import type { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from './scenarios/registry.js'
 import type { Accounts } from './services/accounts.js'
+import type { BankConnect } from './services/bank-connect.js'
 import type { Faults } from './services/faults.js'
 import type { RequestJournal } from './services/journal.js'
+import type { Money } from './services/money.js'
 import type { Onboarding } from './services/onboarding.js'
 import type { Overrides } from './services/overrides.js'
 import type { Partners } from './services/partners.js'
@@ -63,4 +65,6 @@ export interface Deps {
   platform: Platform
   /** Scenarios loaded through the control plane, kept in the state. */
   loadedScenarios: LoadedScenarios
+  money: Money
+  bankConnect: BankConnect
 }

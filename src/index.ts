@@ -7,18 +7,19 @@ import { type SandboxConfig, sandboxOptionsSchema } from './config.js'
 import { createControlClient } from './control/client/index.js'
 import type { Deps } from './deps.js'
 import { CredentialCache } from './domain/credential-cache.js'
-import { resolveDueDisputes } from './domain/disputes.js'
 import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
-import { settleDueDeposits, simulateFund } from './domain/funding.js'
+import { simulateFund } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
+import { PartnerUnavailableError } from './domain/partner-status.js'
 import { setPartnerStatus } from './domain/partners.js'
 import { type MerchantInput, simulatePurchase } from './domain/purchases.js'
 import { Retention } from './domain/retention.js'
 import { SandboxClockRow } from './domain/sandbox-clock-row.js'
 import { listEvents } from './domain/sandbox-events.js'
 import { SessionVerifier } from './domain/sessions.js'
+import { codeHash, sameHash } from './domain/signing-key.js'
 import { Sweeper } from './domain/sweeper.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
 import { requestOrigins } from './http/request-origin.js'
@@ -32,8 +33,10 @@ import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
 import { Accounts } from './services/accounts.js'
+import { BankConnect } from './services/bank-connect.js'
 import { Faults } from './services/faults.js'
 import { RequestJournal } from './services/journal.js'
+import { Money } from './services/money.js'
 import { Onboarding } from './services/onboarding.js'
 import { Overrides } from './services/overrides.js'
 import { Partners } from './services/partners.js'
@@ -140,6 +143,19 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const events = new EventBus(random, clocks, store, (writer, event) =>
     fanOut(deliveryCtx, writer, event),
   )
+  const money = new Money({ state, clocks, random, events, scenarios })
+  const bankConnect = new BankConnect({
+    state,
+    clocks,
+    random,
+    events,
+    baseUrl: origins.baseUrl,
+    // cross-area: codeHash, sameHash, PartnerUnavailableError (identity; the signing key is
+    // still read from the store).
+    hash: (id, value) => codeHash({ store, random }, id, value),
+    sameHash,
+    partnerUnavailable: (status) => new PartnerUnavailableError(status),
+  })
   const inbox = new Inbox({ state })
   const sessions = new SessionVerifier({ state, clocks })
   const files = new FileStore(config.data)
@@ -192,10 +208,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     logger,
     tasks: [
       (scope) => onboarding.resolveDueReviews(scope),
-      // cross-area: settleDueDeposits, resolveDueDisputes take the whole Deps until their
-      // area moves to the seam.
-      (scope) => settleDueDeposits(deps, scope),
-      (scope) => resolveDueDisputes(deps, scope),
+      (scope) => money.settleDueDeposits(scope),
+      (scope) => money.resolveDueDisputes(scope),
       // Whatever it removed, more may be due: the next second's run looks again.
       async (scope) => (await retention.run(scope)) > 0,
     ],
@@ -269,6 +283,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     partners,
     platform,
     loadedScenarios,
+    money,
+    bankConnect,
   }
   const app = createApp(deps)
   // Seeded from fixtures (or already primed while reading: the check is shared, not rerun).

@@ -1,13 +1,12 @@
 import { z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { publicDispute, resolveDispute } from '../domain/disputes.js'
-import { ApiError } from '../errors.js'
+import { publicDispute } from '../domain/disputes.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { Dispute } from '../schemas/money.js'
+import type { Money } from '../services/money.js'
 import { controlRoute, controlRouter } from './router.js'
 
 /** Control-plane money routes: resolve a dispute now instead of waiting for the clock. */
-export function controlMoneyRoutes(deps: Deps) {
+export function controlMoneyRoutes(s: { money: Money }) {
   const app = controlRouter()
   app.openapi(
     controlRoute({
@@ -24,14 +23,10 @@ export function controlMoneyRoutes(deps: Deps) {
         ...errorResponses(400, 401, 404, 409),
       },
     }),
-    (c) => {
+    async (c) => {
       const { id } = c.req.valid('param')
-      const dispute = deps.store.get('disputes', id)
-      if (!dispute) throw new ApiError('not_found', `No dispute ${id}.`)
-      return c.json(
-        { dispute: publicDispute(resolveDispute(deps, dispute, c.req.valid('json').outcome)) },
-        200,
-      )
+      const dispute = await s.money.resolveDispute(id, c.req.valid('json').outcome)
+      return c.json({ dispute: publicDispute(dispute) }, 200)
     },
   )
   return app

@@ -1,9 +1,9 @@
-import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { UserRow } from '../store/records.js'
 import type { BankAccountRow, ConnectTokenRow } from '../store/records-money.js'
-import { assertPartnerActive } from './partner-status.js'
-import { codeHash, sameHash } from './signing-key.js'
+import type { MoneyKernel } from './money-kernel.js'
+import { newestFirst } from './pagination.js'
 
 /**
  * External bank accounts: an Org + User call makes a short-lived, single-use connect token
@@ -11,6 +11,18 @@ import { codeHash, sameHash } from './signing-key.js'
  * faker seeded by the session, so the same link always offers the same accounts); the
  * public enrollment call turns the choice into a connected account.
  */
+
+/** What bank connect works with besides the transaction it writes in. */
+export interface BankConnectKernel extends Pick<MoneyKernel, 'clocks' | 'random' | 'events'> {
+  /** The base URL of the links the sandbox hands out. */
+  baseUrl(): string
+  /** The HMAC a token is kept as, bound to its row id (identity's codeHash). */
+  hash(id: string, value: string): string
+  /** Whether two hashes are equal, in constant time (identity's sameHash). */
+  sameHash(a: string, b: string): boolean
+  /** The error of a partner that is not active (identity's PartnerUnavailableError, a 403). */
+  partnerUnavailable(status: string): Error
+}
 
 export const CONNECT_TTL_MS = 15 * 60_000
 
@@ -48,27 +60,30 @@ export async function offeredAccounts(session: ConnectTokenRow): Promise<Offered
   )
 }
 
-export function createConnectSession(deps: Deps, user: UserRow) {
-  const now = deps.clocks.forPartner(user.partner_id).now()
-  const id = deps.random.id('bct')
-  const token = deps.random.token(40, 'bctok_')
+/** A new connect session of `user`: its row (the token kept as a hash), token and URL. */
+export function newConnectSession(ctx: BankConnectKernel, user: UserRow) {
+  const now = ctx.clocks.forPartner(user.partner_id).now()
+  const id = ctx.random.id('bct')
+  const token = ctx.random.token(40, 'bctok_')
   const row: ConnectTokenRow = {
     id,
     partner_id: user.partner_id,
     user_id: user.id,
-    token_hash: codeHash(deps, `connect:${id}`, token),
+    token_hash: ctx.hash(`connect:${id}`, token),
     expires_at: new Date(now + CONNECT_TTL_MS).toISOString(),
     used_at: null,
     bank_account_id: null,
     created_at: new Date(now).toISOString(),
   }
-  deps.store.put('connect_tokens', row)
-  const url = new URL('/api/v1/external-bank-account-connect/connect', deps.baseUrl())
+  const url = new URL('/api/v1/external-bank-account-connect/connect', ctx.baseUrl())
   url.searchParams.set('token', `${id}.${token}`)
   return {
-    connect_token: `${id}.${token}`,
-    connect_url: url.toString(),
-    expires_at: row.expires_at,
+    row,
+    session: {
+      connect_token: `${id}.${token}`,
+      connect_url: url.toString(),
+      expires_at: row.expires_at,
+    },
   }
 }
 
@@ -86,7 +101,11 @@ export class ConnectLinkError extends ApiError {
 }
 
 /** The session a connect token opens; a ConnectLinkError with a clear message otherwise. */
-export function openConnectSession(deps: Deps, token: string | undefined): ConnectTokenRow {
+export async function openConnectSession(
+  ctx: BankConnectKernel,
+  reader: StateReader,
+  token: string | undefined,
+): Promise<ConnectTokenRow> {
   if (!token) {
     throw new ConnectLinkError(
       'missing',
@@ -94,22 +113,24 @@ export function openConnectSession(deps: Deps, token: string | undefined): Conne
     )
   }
   const [id, secret] = token.split('.')
-  const row = id ? deps.store.get('connect_tokens', id) : undefined
+  const row = id ? await reader.get('connect_tokens', id) : undefined
   const unknown = () =>
     new ConnectLinkError(
       'unknown',
       'This bank connect link is not valid. Ask the app for a new one.',
     )
   if (!row || !secret) throw unknown()
-  if (!sameHash(row.token_hash, codeHash(deps, `connect:${row.id}`, secret))) throw unknown()
-  assertPartnerActive(deps, row.partner_id)
+  if (!ctx.sameHash(row.token_hash, ctx.hash(`connect:${row.id}`, secret))) throw unknown()
+  // identity's assertPartnerActive, read through the seam: a paused partner's link is a 403.
+  const status = (await reader.get('partners', row.partner_id))?.status ?? 'revoked'
+  if (status !== 'active') throw ctx.partnerUnavailable(status)
   if (row.used_at) {
     throw new ConnectLinkError(
       'used',
       'This bank connect link was already used. Ask the app for a new one.',
     )
   }
-  if (Date.parse(row.expires_at) <= deps.clocks.nowOf(row.partner_id)) {
+  if (Date.parse(row.expires_at) <= ctx.clocks.nowOf(row.partner_id)) {
     throw new ConnectLinkError(
       'expired',
       'This bank connect link has expired. Ask the app for a new one.',
@@ -132,9 +153,12 @@ export function publicBankAccount(b: BankAccountRow) {
   }
 }
 
-/** Public enrollment: the chosen account becomes connected; the token is used up. */
-export async function enroll(deps: Deps, token: string, institutionId: string, accountId: string) {
-  const session = openConnectSession(deps, token)
+/** The account the user chose, if the page offered it for `session`; a 400 otherwise. */
+export async function chosenAccount(
+  session: ConnectTokenRow,
+  institutionId: string,
+  accountId: string,
+): Promise<OfferedAccount> {
   const offered = (await offeredAccounts(session)).find(
     (a) => a.id === accountId && a.institution_id === institutionId,
   )
@@ -153,15 +177,28 @@ export async function enroll(deps: Deps, token: string, institutionId: string, a
       },
     )
   }
-  // Read again after the await: a parallel enrollment with the same token must lose.
-  const current = openConnectSession(deps, token)
-  const now = deps.clocks.forPartner(current.partner_id).iso()
+  return offered
+}
+
+/**
+ * Public enrollment: the chosen account (see chosenAccount) becomes connected and the token
+ * is used up. The token is checked again in `tx`: a parallel enrollment with it must lose.
+ */
+export async function enroll(
+  ctx: BankConnectKernel,
+  tx: StateTx,
+  token: string,
+  offered: OfferedAccount,
+) {
+  const current = await openConnectSession(ctx, tx, token)
+  const now = ctx.clocks.forPartner(current.partner_id).iso()
   const account: BankAccountRow = {
-    id: deps.random.id('bank'),
+    id: ctx.random.id('bank'),
     partner_id: current.partner_id,
     user_id: current.user_id,
-    institution_id: institutionId,
-    institution_name: institutions.find((i) => i.id === institutionId)?.name ?? institutionId,
+    institution_id: offered.institution_id,
+    institution_name:
+      institutions.find((i) => i.id === offered.institution_id)?.name ?? offered.institution_id,
     account_name: offered.name,
     account_type: offered.type,
     account_mask: offered.mask,
@@ -170,29 +207,39 @@ export async function enroll(deps: Deps, token: string, institutionId: string, a
     created_at: now,
     updated_at: now,
   }
-  deps.store.batch((w) => {
-    w.put('bank_accounts', account)
-    w.put('connect_tokens', { ...current, used_at: now, bank_account_id: account.id })
-    deps.events.record(w, current.partner_id, 'external_bank_account.created', {
-      object: 'external_bank_account',
-      user_id: current.user_id,
-      ...publicBankAccount(account),
-    })
+  tx.put('bank_accounts', account)
+  tx.put('connect_tokens', { ...current, used_at: now, bank_account_id: account.id })
+  ctx.events.record(tx, current.partner_id, 'external_bank_account.created', {
+    object: 'external_bank_account',
+    user_id: current.user_id,
+    ...publicBankAccount(account),
   })
   return account
 }
 
+/** The user's connected accounts (not the removed ones), newest first. */
+export async function connectedAccounts(reader: StateReader, userId: string) {
+  return newestFirst(
+    (await reader.lookup('bank_accounts_by_user', userId)).filter((b) => b.status === 'active'),
+  )
+}
+
 /** Removes a connected account of `user` (kept as `removed` for the deposits that used it). */
-export function removeBankAccount(deps: Deps, user: UserRow, id: string) {
-  const row = deps.store.get('bank_accounts', id)
+export async function removeBankAccount(
+  ctx: Pick<MoneyKernel, 'clocks'>,
+  tx: StateTx,
+  user: UserRow,
+  id: string,
+) {
+  const row = await tx.get('bank_accounts', id)
   if (!row || row.user_id !== user.id || row.status !== 'active') {
     throw new ApiError('not_found', `No connected bank account ${id} for this user.`)
   }
   const next = {
     ...row,
     status: 'removed' as const,
-    updated_at: deps.clocks.forPartner(row.partner_id).iso(),
+    updated_at: ctx.clocks.forPartner(row.partner_id).iso(),
   }
-  deps.store.put('bank_accounts', next)
+  tx.put('bank_accounts', next)
   return next
 }

@@ -1,26 +1,28 @@
-import type { Deps } from '../deps.js'
+import type { StateReader } from '../state/seam.js'
 import type { CardRow, OnboardingRow, UserRow } from '../store/records.js'
-import type { Writer } from '../store/store.js'
+import type { Store, Writer } from '../store/store.js'
+import type { MoneyKernel } from './money-kernel.js'
 import { newestFirst } from './pagination.js'
 
 /** Integer cents to the API's decimal dollars (exact for 2 decimals). */
 export const toDollars = (cents: number) => Math.round(cents) / 100
 
+/** Writes only: callable inside any area's transaction (onboarding issues the card). */
 export function issueCard(
-  deps: Deps,
+  ctx: Pick<MoneyKernel, 'clocks' | 'random'>,
   writer: Writer,
   user: UserRow,
   onboarding: OnboardingRow,
   productId: string | null,
 ): CardRow {
-  const now = deps.clocks.forPartner(user.partner_id).date()
+  const now = ctx.clocks.forPartner(user.partner_id).date()
   const card: CardRow = {
-    id: deps.random.id('card'),
+    id: ctx.random.id('card'),
     partner_id: user.partner_id,
     user_id: user.id,
     onboarding_id: onboarding.id,
     brand: 'visa',
-    last4: String(deps.random.int(0, 9999)).padStart(4, '0'),
+    last4: String(ctx.random.int(0, 9999)).padStart(4, '0'),
     exp_month: now.getUTCMonth() + 1,
     exp_year: now.getUTCFullYear() + 3,
     cardholder_name:
@@ -55,9 +57,18 @@ export function publicCard(card: CardRow) {
   }
 }
 
+/** The user's card among `cards`: the newest that is not closed. */
+const current = (cards: CardRow[]) => newestFirst(cards.filter((c) => c.status !== 'closed'))[0]
+
 /** The user's card (the newest that is not closed), if any. */
-export function cardOf(deps: Deps, userId: string): CardRow | undefined {
-  return newestFirst(
-    deps.store.lookup('cards', 'cards_by_user', userId).filter((c) => c.status !== 'closed'),
-  )[0]
+export async function currentCard(reader: StateReader, userId: string) {
+  return current(await reader.lookup('cards_by_user', userId))
+}
+
+/**
+ * @deprecated Sync, straight from the store, for callers not yet on the seam (onboarding's
+ * domain and routes): they move to `currentCard`, then this goes.
+ */
+export function cardOf(legacy: { store: Store }, userId: string): CardRow | undefined {
+  return current(legacy.store.lookup('cards', 'cards_by_user', userId))
 }

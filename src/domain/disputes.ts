@@ -1,12 +1,19 @@
-import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
 import { decideDispute } from '../scenarios/money.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { DisputeRow } from '../store/records-money.js'
 import type { Writer } from '../store/store.js'
 import { toDollars } from './cards.js'
-import { recordTransaction, requireTransaction, toCents, transactionEvent } from './ledger.js'
-import { isDue, type SweepScope, waitingRows } from './sweeper.js'
+import {
+  cardOfTransaction,
+  recordTransaction,
+  requireTransaction,
+  toCents,
+  transactionEvent,
+} from './ledger.js'
+import type { MoneyKernel } from './money-kernel.js'
+import { isDue, type SweepScope, waitingRowsOf } from './sweeper.js'
 
 /**
  * Disputes on posted purchases: a provisional credit at once, then a resolution by the
@@ -45,8 +52,13 @@ export function publicDispute(d: DisputeRow) {
   }
 }
 
-const announce = (deps: Deps, w: Writer, d: DisputeRow, kind: 'created' | 'updated') =>
-  deps.events.record(w, d.partner_id, `dispute.${kind}`, {
+const announce = (
+  ctx: Pick<MoneyKernel, 'events'>,
+  w: Writer,
+  d: DisputeRow,
+  kind: 'created' | 'updated',
+) =>
+  ctx.events.record(w, d.partner_id, `dispute.${kind}`, {
     object: 'dispute',
     user_id: d.user_id,
     ...publicDispute(d),
@@ -59,17 +71,23 @@ export interface DisputeInput {
   description?: string
 }
 
-export function openDispute(deps: Deps, partner: PartnerRow, user: UserRow, input: DisputeInput) {
-  const txn = requireTransaction(deps, user.id, input.transaction_id)
+export async function openDispute(
+  ctx: MoneyKernel,
+  tx: StateTx,
+  partner: PartnerRow,
+  user: UserRow,
+  input: DisputeInput,
+) {
+  const txn = await requireTransaction(tx, user.id, input.transaction_id)
   if (txn.type !== 'purchase' || txn.status !== 'posted') {
     throw new ApiError(
       'conflict',
       `Only a posted purchase can be disputed; ${txn.id} is a ${txn.status} ${txn.type}.`,
     )
   }
-  const open = deps.store
-    .lookup('disputes', 'disputes_by_user', user.id)
-    .find((d) => d.transaction_id === txn.id)
+  const open = (await tx.lookup('disputes_by_user', user.id)).find(
+    (d) => d.transaction_id === txn.id,
+  )
   if (open)
     throw new ApiError('conflict', `Transaction ${txn.id} is already disputed (${open.id}).`)
   const left = txn.amount_cents - txn.refunded_cents
@@ -82,103 +100,118 @@ export function openDispute(deps: Deps, partner: PartnerRow, user: UserRow, inpu
       'amount',
       `must be at most ${toDollars(left)}, the disputable part of the transaction`,
     )
-  const decision = decideDispute(deps.scenarios.forPartner(partner), input.reason)
-  const card = deps.store.get('cards', txn.card_id) as CardRow
-  const now = deps.clocks.forPartner(partner.id).now()
-  const id = deps.random.id('dsp')
-  let dispute!: DisputeRow
-  deps.store.batch((w) => {
-    const credit = recordTransaction(deps, w, card, {
-      type: 'dispute_credit',
-      direction: 'credit',
-      amountCents: cents,
-      status: 'posted',
-      description: `Provisional credit for dispute ${id}`,
-      disputeId: id,
-      originalTransactionId: txn.id,
-    }).txn
-    dispute = {
-      id,
-      partner_id: partner.id,
-      user_id: user.id,
-      card_id: card.id,
-      transaction_id: txn.id,
-      reason: input.reason,
-      description: input.description ?? null,
-      amount_cents: cents,
-      status: 'under_review',
-      evidence: [],
-      provisional_credit_transaction_id: credit.id,
-      reversal_transaction_id: null,
-      decided_outcome: decision.outcome,
-      resolves_at: new Date(now + decision.delay).toISOString(),
-      resolved_at: null,
-      created_at: new Date(now).toISOString(),
-      updated_at: new Date(now).toISOString(),
-    }
-    w.put('disputes', dispute)
-    transactionEvent(deps, w, credit, 'created')
-    announce(deps, w, dispute, 'created')
-  })
+  const decision = decideDispute(ctx.scenarios.forPartner(partner), input.reason)
+  const card = await cardOfTransaction(tx, txn)
+  const now = ctx.clocks.forPartner(partner.id).now()
+  const id = ctx.random.id('dsp')
+  const credit = recordTransaction(ctx, tx, card, {
+    type: 'dispute_credit',
+    direction: 'credit',
+    amountCents: cents,
+    status: 'posted',
+    description: `Provisional credit for dispute ${id}`,
+    disputeId: id,
+    originalTransactionId: txn.id,
+  }).txn
+  const dispute: DisputeRow = {
+    id,
+    partner_id: partner.id,
+    user_id: user.id,
+    card_id: card.id,
+    transaction_id: txn.id,
+    reason: input.reason,
+    description: input.description ?? null,
+    amount_cents: cents,
+    status: 'under_review',
+    evidence: [],
+    provisional_credit_transaction_id: credit.id,
+    reversal_transaction_id: null,
+    decided_outcome: decision.outcome,
+    resolves_at: new Date(now + decision.delay).toISOString(),
+    resolved_at: null,
+    created_at: new Date(now).toISOString(),
+    updated_at: new Date(now).toISOString(),
+  }
+  tx.put('disputes', dispute)
+  transactionEvent(ctx, tx, credit, 'created')
+  announce(ctx, tx, dispute, 'created')
   return dispute
 }
 
-export function requireDispute(deps: Deps, user: UserRow, id: string): DisputeRow {
-  const d = deps.store.get('disputes', id)
+/** A dispute of this user, or 404 (also for another user's or partner's id). */
+export async function requireDispute(
+  reader: StateReader,
+  user: UserRow,
+  id: string,
+): Promise<DisputeRow> {
+  const d = await reader.get('disputes', id)
   if (!d || d.user_id !== user.id)
     throw new ApiError('not_found', `No dispute ${id} for this user.`)
   return d
 }
 
-export function addEvidence(deps: Deps, dispute: DisputeRow, text: string) {
+export async function addEvidence(
+  ctx: Pick<MoneyKernel, 'clocks' | 'random' | 'events'>,
+  tx: StateTx,
+  user: UserRow,
+  id: string,
+  text: string,
+) {
+  const dispute = await requireDispute(tx, user, id)
   if (dispute.status !== 'under_review')
     throw new ApiError(
       'conflict',
       `Dispute ${dispute.id} is ${dispute.status}; evidence is closed.`,
     )
-  const now = deps.clocks.forPartner(dispute.partner_id).iso()
+  const now = ctx.clocks.forPartner(dispute.partner_id).iso()
   const next: DisputeRow = {
     ...dispute,
-    evidence: [...dispute.evidence, { id: deps.random.id('evd'), text, added_at: now }],
+    evidence: [...dispute.evidence, { id: ctx.random.id('evd'), text, added_at: now }],
     updated_at: now,
   }
-  deps.store.batch((w) => {
-    w.put('disputes', next)
-    announce(deps, w, next, 'updated')
-  })
+  tx.put('disputes', next)
+  announce(ctx, tx, next, 'updated')
   return next
 }
 
-/** Ends a dispute: won keeps the provisional credit, lost reverses it with a posted debit. */
-export function resolveDispute(deps: Deps, dispute: DisputeRow, outcome: 'won' | 'lost') {
+/**
+ * Ends dispute `id` (of any user: the control plane's and the sweep's call): won keeps the
+ * provisional credit, lost reverses it with a posted debit. A 404 when there is none.
+ */
+export async function resolveDispute(
+  ctx: MoneyKernel,
+  tx: StateTx,
+  id: string,
+  outcome: 'won' | 'lost',
+) {
+  const dispute = await tx.get('disputes', id)
+  if (!dispute) throw new ApiError('not_found', `No dispute ${id}.`)
   if (dispute.status !== 'under_review')
     throw new ApiError('conflict', `Dispute ${dispute.id} is already ${dispute.status}.`)
-  const now = deps.clocks.forPartner(dispute.partner_id).iso()
+  const now = ctx.clocks.forPartner(dispute.partner_id).iso()
   let next: DisputeRow = { ...dispute, status: outcome, resolved_at: now, updated_at: now }
-  deps.store.batch((w) => {
-    if (outcome === 'lost') {
-      const card = deps.store.get('cards', dispute.card_id) as CardRow
-      const reversal = recordTransaction(deps, w, card, {
-        type: 'dispute_reversal',
-        direction: 'debit',
-        amountCents: dispute.amount_cents,
-        status: 'posted',
-        description: `Provisional credit reversed: dispute ${dispute.id} lost`,
-        disputeId: dispute.id,
-        originalTransactionId: dispute.transaction_id,
-      }).txn
-      next = { ...next, reversal_transaction_id: reversal.id }
-      transactionEvent(deps, w, reversal, 'created')
-    }
-    w.put('disputes', next)
-    announce(deps, w, next, 'updated')
-  })
+  if (outcome === 'lost') {
+    const card = (await tx.get('cards', dispute.card_id)) as CardRow
+    const reversal = recordTransaction(ctx, tx, card, {
+      type: 'dispute_reversal',
+      direction: 'debit',
+      amountCents: dispute.amount_cents,
+      status: 'posted',
+      description: `Provisional credit reversed: dispute ${dispute.id} lost`,
+      disputeId: dispute.id,
+      originalTransactionId: dispute.transaction_id,
+    }).txn
+    next = { ...next, reversal_transaction_id: reversal.id }
+    transactionEvent(ctx, tx, reversal, 'created')
+  }
+  tx.put('disputes', next)
+  announce(ctx, tx, next, 'updated')
   return next
 }
 
-/** Sweep task: disputes whose review time has come end as the scenario decided. */
-export function resolveDueDisputes(deps: Deps, scope: SweepScope): void {
-  for (const d of waitingRows(deps, 'disputes', 'disputes_under_review', scope)) {
-    if (isDue(scope, d.partner_id, d.resolves_at)) resolveDispute(deps, d, d.decided_outcome)
-  }
+/** The disputes under review of the sweep whose review time has come. */
+export async function dueDisputes(reader: StateReader, scope: SweepScope) {
+  return (await waitingRowsOf(reader, 'disputes_under_review', scope)).filter((d) =>
+    isDue(scope, d.partner_id, d.resolves_at),
+  )
 }

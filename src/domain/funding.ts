@@ -1,10 +1,12 @@
-import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { decideDeposit, fundingLimits } from '../scenarios/money.js'
-import type { PartnerRow, UserRow } from '../store/records.js'
+import type { StateReader, StateTx } from '../state/seam.js'
+import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { DepositRow } from '../store/records-money.js'
-import { toDollars } from './cards.js'
+import type { Store, Writer } from '../store/store.js'
+import { cardOf, toDollars } from './cards.js'
 import {
+  assertActiveCard,
   publicTransaction,
   recordTransaction,
   requireActiveCard,
@@ -12,37 +14,70 @@ import {
   transactionEvent,
   transition,
 } from './ledger.js'
-import { isDue, type SweepScope, waitingRows } from './sweeper.js'
+import type { MoneyKernel } from './money-kernel.js'
+import { isDue, type SweepScope, waitingRowsOf } from './sweeper.js'
+
+/** A funding's amount in cents: positive, at most 2 decimals, up to the scenario's maximum. */
+const fundingCents = (ctx: Pick<MoneyKernel, 'scenarios'>, partner: PartnerRow, amount: number) =>
+  toCents(amount, 'amount', fundingLimits(ctx.scenarios.forPartner(partner)).maxCents)
+
+/** The writes of a simulate-fund: a posted credit on `card`, read in the same transaction. */
+function writeFunding(
+  ctx: MoneyKernel,
+  w: Writer,
+  partner: PartnerRow,
+  user: UserRow,
+  card: CardRow,
+  cents: number,
+) {
+  const result = recordTransaction(ctx, w, card, {
+    type: 'funding',
+    direction: 'credit',
+    amountCents: cents,
+    status: 'posted',
+    description: 'Sandbox funding (simulate-fund)',
+  })
+  transactionEvent(ctx, w, result.txn, 'created')
+  ctx.events.record(w, partner.id, 'card.funded', {
+    object: 'card_funding',
+    card_id: card.id,
+    user_id: user.id,
+    amount: toDollars(cents),
+    transaction_id: result.txn.id,
+    available_balance: toDollars(result.card.available_balance_cents),
+  })
+  return result
+}
 
 /** POST /partner/cards/simulate-fund: the sandbox shortcut, a posted credit at once. */
-export function simulateFund(deps: Deps, partner: PartnerRow, user: UserRow, amount: number) {
-  const { maxCents } = fundingLimits(deps.scenarios.forPartner(partner))
-  const cents = toCents(amount, 'amount', maxCents)
-  const card = requireActiveCard(deps, user.id)
-  let result!: ReturnType<typeof recordTransaction>
-  deps.store.batch((w) => {
-    result = recordTransaction(deps, w, card, {
-      type: 'funding',
-      direction: 'credit',
-      amountCents: cents,
-      status: 'posted',
-      description: 'Sandbox funding (simulate-fund)',
-    })
-    transactionEvent(deps, w, result.txn, 'created')
-    deps.events.record(w, partner.id, 'card.funded', {
-      object: 'card_funding',
-      card_id: card.id,
-      user_id: user.id,
-      amount: toDollars(cents),
-      transaction_id: result.txn.id,
-      available_balance: toDollars(result.card.available_balance_cents),
-    })
+export async function fundCard(
+  ctx: MoneyKernel,
+  tx: StateTx,
+  partner: PartnerRow,
+  user: UserRow,
+  amount: number,
+) {
+  const cents = fundingCents(ctx, partner, amount)
+  return writeFunding(ctx, tx, partner, user, await requireActiveCard(tx, user.id), cents)
+}
+
+/**
+ * @deprecated Sync, outside the seam's one-writer-at-a-time order, for webhooks/trigger.ts
+ * until it calls `Money.simulateFund`; then this goes.
+ */
+export function simulateFund(
+  legacy: MoneyKernel & { store: Store },
+  partner: PartnerRow,
+  user: UserRow,
+  amount: number,
+) {
+  const cents = fundingCents(legacy, partner, amount)
+  const card = assertActiveCard(cardOf(legacy, user.id))
+  let result!: ReturnType<typeof writeFunding>
+  legacy.store.batch((w) => {
+    result = writeFunding(legacy, w, partner, user, card, cents)
   })
-  return {
-    message: `Card funded with ${toDollars(cents).toFixed(2)} USD.`,
-    availableBalance: toDollars(result.card.available_balance_cents),
-    transaction: publicTransaction(result.txn),
-  }
+  return { transaction: publicTransaction(result.txn) }
 }
 
 export function publicDeposit(d: DepositRow) {
@@ -62,16 +97,17 @@ export function publicDeposit(d: DepositRow) {
 }
 
 /** A deposit from a connected bank account: pending until the clock reaches settles_at. */
-export function createDeposit(
-  deps: Deps,
+export async function createDeposit(
+  ctx: MoneyKernel,
+  tx: StateTx,
   partner: PartnerRow,
   user: UserRow,
   amount: number,
   bankAccountId: string,
 ) {
-  const scenario = deps.scenarios.forPartner(partner)
-  const cents = toCents(amount, 'amount', fundingLimits(scenario).maxCents)
-  const bank = deps.store.get('bank_accounts', bankAccountId)
+  const scenario = ctx.scenarios.forPartner(partner)
+  const cents = fundingCents(ctx, partner, amount)
+  const bank = await tx.get('bank_accounts', bankAccountId)
   if (!bank || bank.user_id !== user.id || bank.status !== 'active') {
     throw new ApiError(
       'validation_error',
@@ -87,72 +123,79 @@ export function createDeposit(
       },
     )
   }
-  const card = requireActiveCard(deps, user.id)
+  const card = await requireActiveCard(tx, user.id)
   const decision = decideDeposit(scenario, cents)
-  const now = deps.clocks.forPartner(partner.id).now()
-  const id = deps.random.id('dep')
-  let deposit!: DepositRow
-  deps.store.batch((w) => {
-    const { txn } = recordTransaction(deps, w, card, {
-      type: 'deposit',
-      direction: 'credit',
-      amountCents: cents,
-      status: 'pending',
-      description: `Deposit from ${bank.institution_name} ••${bank.account_mask}`,
-      depositId: id,
-    })
-    deposit = {
-      id,
-      partner_id: partner.id,
-      user_id: user.id,
-      card_id: card.id,
-      external_bank_account_id: bank.id,
-      amount_cents: cents,
-      status: 'pending',
-      failure_reason: null,
-      decided_outcome: decision.outcome,
-      decided_reason: decision.reason,
-      transaction_id: txn.id,
-      settles_at: new Date(now + decision.delay).toISOString(),
-      created_at: new Date(now).toISOString(),
-      updated_at: new Date(now).toISOString(),
-    }
-    w.put('deposits', deposit)
-    transactionEvent(deps, w, txn, 'created')
-    deps.events.record(w, partner.id, 'deposit.created', {
-      object: 'deposit',
-      user_id: user.id,
-      ...publicDeposit(deposit),
-    })
+  const now = ctx.clocks.forPartner(partner.id).now()
+  const id = ctx.random.id('dep')
+  const { txn } = recordTransaction(ctx, tx, card, {
+    type: 'deposit',
+    direction: 'credit',
+    amountCents: cents,
+    status: 'pending',
+    description: `Deposit from ${bank.institution_name} ••${bank.account_mask}`,
+    depositId: id,
+  })
+  const deposit: DepositRow = {
+    id,
+    partner_id: partner.id,
+    user_id: user.id,
+    card_id: card.id,
+    external_bank_account_id: bank.id,
+    amount_cents: cents,
+    status: 'pending',
+    failure_reason: null,
+    decided_outcome: decision.outcome,
+    decided_reason: decision.reason,
+    transaction_id: txn.id,
+    settles_at: new Date(now + decision.delay).toISOString(),
+    created_at: new Date(now).toISOString(),
+    updated_at: new Date(now).toISOString(),
+  }
+  tx.put('deposits', deposit)
+  transactionEvent(ctx, tx, txn, 'created')
+  ctx.events.record(tx, partner.id, 'deposit.created', {
+    object: 'deposit',
+    user_id: user.id,
+    ...publicDeposit(deposit),
   })
   return deposit
 }
 
-/** Sweep task: pending deposits whose settlement time has come succeed or fail. */
-export function settleDueDeposits(deps: Deps, scope: SweepScope): void {
-  const due = waitingRows(deps, 'deposits', 'deposits_pending', scope)
+/** A deposit of this user, or 404 (also for another user's or partner's id). */
+export async function requireDeposit(reader: StateReader, userId: string, id: string) {
+  const row = await reader.get('deposits', id)
+  if (!row || row.user_id !== userId)
+    throw new ApiError('not_found', `No deposit ${id} for this user.`)
+  return row
+}
+
+/** The pending deposits of the sweep whose settlement time has come, soonest first. */
+export async function dueDeposits(reader: StateReader, scope: SweepScope) {
+  return (await waitingRowsOf(reader, 'deposits_pending', scope))
     .filter((d) => isDue(scope, d.partner_id, d.settles_at))
     .sort((a, b) => a.settles_at.localeCompare(b.settles_at))
-  for (const deposit of due) {
-    const txn = deps.store.get('transactions', deposit.transaction_id)
-    if (!txn) continue
-    deps.store.batch((w) => {
-      const ok = deposit.decided_outcome === 'succeeded'
-      const moved = transition(deps, w, txn, ok ? 'posted' : 'failed')
-      const settled: DepositRow = {
-        ...deposit,
-        status: ok ? 'succeeded' : 'failed',
-        failure_reason: ok ? null : deposit.decided_reason,
-        updated_at: deps.clocks.forPartner(deposit.partner_id).iso(),
-      }
-      w.put('deposits', settled)
-      transactionEvent(deps, w, moved.txn, 'updated')
-      deps.events.record(w, deposit.partner_id, ok ? 'deposit.succeeded' : 'deposit.failed', {
-        object: 'deposit',
-        user_id: deposit.user_id,
-        ...publicDeposit(settled),
-        available_balance: toDollars(moved.card.available_balance_cents),
-      })
-    })
+}
+
+/** Settles a due deposit: it succeeds or fails as decided; read again, so it settles once. */
+export async function settleDeposit(ctx: MoneyKernel, tx: StateTx, id: string) {
+  const deposit = await tx.get('deposits', id)
+  if (deposit?.status !== 'pending') return
+  const txn = await tx.get('transactions', deposit.transaction_id)
+  if (!txn) return
+  const ok = deposit.decided_outcome === 'succeeded'
+  const moved = await transition(ctx, tx, txn, ok ? 'posted' : 'failed')
+  const settled: DepositRow = {
+    ...deposit,
+    status: ok ? 'succeeded' : 'failed',
+    failure_reason: ok ? null : deposit.decided_reason,
+    updated_at: ctx.clocks.forPartner(deposit.partner_id).iso(),
   }
+  tx.put('deposits', settled)
+  transactionEvent(ctx, tx, moved.txn, 'updated')
+  ctx.events.record(tx, deposit.partner_id, ok ? 'deposit.succeeded' : 'deposit.failed', {
+    object: 'deposit',
+    user_id: deposit.user_id,
+    ...publicDeposit(settled),
+    available_balance: toDollars(moved.card.available_balance_cents),
+  })
 }

@@ -1,18 +1,21 @@
-import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { CardRow } from '../store/records.js'
 import type { Merchant, TransactionRow, TransactionType } from '../store/records-money.js'
-import type { Writer } from '../store/store.js'
-import { cardOf, toDollars } from './cards.js'
-import { indexPage } from './pagination.js'
+import type { Store, Writer } from '../store/store.js'
+import { currentCard, toDollars } from './cards.js'
+import type { MoneyKernel } from './money-kernel.js'
+import { statePage } from './state-page.js'
 
 /**
  * The one ledger. A card's ledger balance is the sum of its posted credits minus its posted
  * debits; its available balance is that minus the holds of pending debits. Every change
- * writes the transaction and the card in one store batch, synchronously (no await between
- * reading a balance and writing it), so parallel requests on one card are serialized by
- * the event loop: none is lost and none overdraws.
+ * writes the transaction and the card in the transaction that read the card's balance: the
+ * seam runs one writer at a time, so parallel requests on one card are serialized whatever
+ * they await in between: none is lost and none overdraws.
  */
+
+type Ctx = Pick<MoneyKernel, 'clocks' | 'random'>
 
 /** Decimal dollars (at most 2 places) to integer cents, or a 400 naming the field. */
 export function toCents(amount: number, field = 'amount', maxCents?: number): number {
@@ -27,16 +30,22 @@ export function toCents(amount: number, field = 'amount', maxCents?: number): nu
   return cents
 }
 
-/** The user's active card, or a 409 that says what to do. */
-export function requireActiveCard(deps: Deps, userId: string): CardRow {
-  const card = cardOf(deps, userId)
-  if (!card) {
-    throw new ApiError('conflict', 'This user has no card yet: complete card onboarding first.')
-  }
+/** A 409 that says what to do when the user has no card. */
+export const noCardYet = () =>
+  new ApiError('conflict', 'This user has no card yet: complete card onboarding first.')
+
+/** `card` when it is there and active, or a 409 that says what to do. */
+export function assertActiveCard(card: CardRow | undefined): CardRow {
+  if (!card) throw noCardYet()
   if (card.status !== 'active') {
     throw new ApiError('conflict', `The card ${card.id} is ${card.status}; it must be active.`)
   }
   return card
+}
+
+/** The user's active card, or a 409 that says what to do. */
+export async function requireActiveCard(reader: StateReader, userId: string): Promise<CardRow> {
+  return assertActiveCard(await currentCard(reader, userId))
 }
 
 export interface NewTransaction {
@@ -67,27 +76,28 @@ function effect(
   return { available: 0, ledger: 0 }
 }
 
-function applyToCard(deps: Deps, w: Writer, card: CardRow, delta: Effect): CardRow {
+function applyToCard(ctx: Ctx, w: Writer, card: CardRow, delta: Effect): CardRow {
   const next = {
     ...card,
     available_balance_cents: card.available_balance_cents + delta.available,
     ledger_balance_cents: card.ledger_balance_cents + delta.ledger,
-    updated_at: deps.clocks.forPartner(card.partner_id).iso(),
+    updated_at: ctx.clocks.forPartner(card.partner_id).iso(),
   }
   w.put('cards', next)
   return next
 }
 
-export function recordTransaction(deps: Deps, w: Writer, card: CardRow, input: NewTransaction) {
-  const now = deps.clocks.forPartner(card.partner_id).iso()
+/** Writes a transaction of `card` and its balances; `card` must be read in the same transaction. */
+export function recordTransaction(ctx: Ctx, w: Writer, card: CardRow, input: NewTransaction) {
+  const now = ctx.clocks.forPartner(card.partner_id).iso()
   const nextCard = applyToCard(
-    deps,
+    ctx,
     w,
     card,
     effect(input.direction, input.status, input.amountCents),
   )
   const txn: TransactionRow = {
-    id: deps.random.id('txn'),
+    id: ctx.random.id('txn'),
     partner_id: card.partner_id,
     user_id: card.user_id,
     card_id: card.id,
@@ -113,21 +123,26 @@ export function recordTransaction(deps: Deps, w: Writer, card: CardRow, input: N
   return { card: nextCard, txn }
 }
 
+/** The card a transaction is on, read in `tx` (every transaction has one). */
+export async function cardOfTransaction(tx: StateReader, txn: TransactionRow): Promise<CardRow> {
+  return (await tx.get('cards', txn.card_id)) as CardRow
+}
+
 /** Moves a pending transaction to posted, reversed or failed, adjusting the balances. */
-export function transition(
-  deps: Deps,
-  w: Writer,
+export async function transition(
+  ctx: Ctx,
+  tx: StateTx,
   txn: TransactionRow,
   status: 'posted' | 'reversed' | 'failed',
 ) {
-  const card = deps.store.get('cards', txn.card_id) as CardRow
+  const card = await cardOfTransaction(tx, txn)
   const before = effect(txn.direction, txn.status, txn.amount_cents)
   const after = effect(txn.direction, status, txn.amount_cents)
-  const nextCard = applyToCard(deps, w, card, {
+  const nextCard = applyToCard(ctx, tx, card, {
     available: after.available - before.available,
     ledger: after.ledger - before.ledger,
   })
-  const now = deps.clocks.forPartner(txn.partner_id).iso()
+  const now = ctx.clocks.forPartner(txn.partner_id).iso()
   const next: TransactionRow = {
     ...txn,
     status,
@@ -136,7 +151,7 @@ export function transition(
     updated_at: now,
     posted_at: status === 'posted' ? now : txn.posted_at,
   }
-  w.put('transactions', next)
+  tx.put('transactions', next)
   return { card: nextCard, txn: next }
 }
 
@@ -164,49 +179,43 @@ export function publicTransaction(t: TransactionRow) {
   }
 }
 
-/** Every transaction of the user's cards, newest first (the dashboard's full list). */
-export function transactionsOf(deps: Deps, userId: string): TransactionRow[] {
-  return [...deps.store.scan('transactions', 'transactions_by_user', userId, { reverse: true })]
+/**
+ * @deprecated Sync, straight from the store, for the dashboard (control/pages/partner-view.ts)
+ * until it reads through the seam (`reader.range('transactions_by_user', id, { reverse: true })`).
+ */
+export function transactionsOf(legacy: { store: Store }, userId: string): TransactionRow[] {
+  return [...legacy.store.scan('transactions', 'transactions_by_user', userId, { reverse: true })]
 }
 
-/** A page of the user's transactions, newest first, reading only the page (see indexPage). */
+/** A page of the user's transactions, newest first, reading only the page (see statePage). */
 export function transactionPage(
-  deps: Deps,
+  reader: StateReader,
   userId: string,
   query: { limit: number; starting_after?: string },
   keep?: (row: TransactionRow) => boolean,
 ) {
-  const { store } = deps
-  return indexPage(
-    store,
-    'transactions',
-    'transactions_by_user',
-    userId,
-    query,
-    publicTransaction,
-    keep,
-  )
+  return statePage(reader, 'transactions_by_user', userId, query, keep)
 }
 
-/** The store version of the user's last transaction change: their pages are current until it moves. */
-export const transactionsVersion = (deps: Deps, userId: string) =>
-  deps.store.keyVersion('transactions', 'transactions_by_user', userId)
-
 /** A transaction of this user, or 404 (also for another user's or partner's id). */
-export function requireTransaction(deps: Deps, userId: string, id: string): TransactionRow {
-  const txn = deps.store.get('transactions', id)
+export async function requireTransaction(
+  reader: StateReader,
+  userId: string,
+  id: string,
+): Promise<TransactionRow> {
+  const txn = await reader.get('transactions', id)
   if (!txn || txn.user_id !== userId)
     throw new ApiError('not_found', `No transaction ${id} for this user.`)
   return txn
 }
 
 export function transactionEvent(
-  deps: Deps,
+  ctx: Pick<MoneyKernel, 'events'>,
   w: Writer,
   txn: TransactionRow,
   kind: 'created' | 'updated',
 ) {
-  deps.events.record(w, txn.partner_id, `card_transaction.${kind}`, {
+  ctx.events.record(w, txn.partner_id, `card_transaction.${kind}`, {
     object: 'card_transaction',
     user_id: txn.user_id,
     ...publicTransaction(txn),

@@ -1,17 +1,21 @@
-import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
 import { purchaseDecline } from '../scenarios/money.js'
 import { emailMatches } from '../scenarios/otp.js'
+import type { StateTx } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { TransactionRow } from '../store/records-money.js'
-import { cardOf, publicCard } from './cards.js'
+import type { Store, Writer } from '../store/store.js'
+import { cardOf, currentCard } from './cards.js'
 import {
+  cardOfTransaction,
+  noCardYet,
   recordTransaction,
   requireTransaction,
   toCents,
   transactionEvent,
   transition,
 } from './ledger.js'
+import type { MoneyKernel } from './money-kernel.js'
 
 /**
  * Card spending, sandbox only: an authorization at a merchant (approved as a hold, or
@@ -25,20 +29,19 @@ export interface MerchantInput {
   country?: string
 }
 
-export function simulatePurchase(
-  deps: Deps,
+/** The writes of an authorization on `card`, read in the same transaction. */
+function writePurchase(
+  ctx: MoneyKernel,
+  w: Writer,
   partner: PartnerRow,
-  user: UserRow,
-  amount: number,
+  card: CardRow | undefined,
+  cents: number,
   merchant: MerchantInput,
-) {
-  const cents = toCents(amount)
-  const card = cardOf(deps, user.id)
-  if (!card)
-    throw new ApiError('conflict', 'This user has no card yet: complete card onboarding first.')
+): TransactionRow {
+  if (!card) throw noCardYet()
   if (card.status === 'closed') throw new ApiError('conflict', `The card ${card.id} is closed.`)
   const scenarioReason = purchaseDecline(
-    deps.scenarios.forPartner(partner),
+    ctx.scenarios.forPartner(partner),
     merchant.name,
     cents,
     emailMatches,
@@ -47,35 +50,65 @@ export function simulatePurchase(
     card.status === 'frozen'
       ? 'card_frozen'
       : (scenarioReason ?? (cents > card.available_balance_cents ? 'insufficient_funds' : null))
+  const { txn } = recordTransaction(ctx, w, card, {
+    type: 'purchase',
+    direction: 'debit',
+    amountCents: cents,
+    status: declineReason ? 'declined' : 'pending',
+    description: `Purchase at ${merchant.name}`,
+    merchant: {
+      name: merchant.name,
+      category: merchant.category ?? 'general_merchandise',
+      city: merchant.city ?? null,
+      country: merchant.country ?? 'US',
+    },
+    declineReason,
+  })
+  transactionEvent(ctx, w, txn, 'created')
+  return txn
+}
+
+/** An authorization: a hold when the balance covers it, else declined (never negative). */
+export async function authorizePurchase(
+  ctx: MoneyKernel,
+  tx: StateTx,
+  partner: PartnerRow,
+  user: UserRow,
+  amount: number,
+  merchant: MerchantInput,
+) {
+  const cents = toCents(amount)
+  return writePurchase(ctx, tx, partner, await currentCard(tx, user.id), cents, merchant)
+}
+
+/**
+ * @deprecated Sync, outside the seam's one-writer-at-a-time order, for webhooks/trigger.ts
+ * until it calls `Money.simulatePurchase`; then this goes.
+ */
+export function simulatePurchase(
+  legacy: MoneyKernel & { store: Store },
+  partner: PartnerRow,
+  user: UserRow,
+  amount: number,
+  merchant: MerchantInput,
+) {
+  const cents = toCents(amount)
+  const card = cardOf(legacy, user.id)
   let txn!: TransactionRow
-  deps.store.batch((w) => {
-    txn = recordTransaction(deps, w, card, {
-      type: 'purchase',
-      direction: 'debit',
-      amountCents: cents,
-      status: declineReason ? 'declined' : 'pending',
-      description: `Purchase at ${merchant.name}`,
-      merchant: {
-        name: merchant.name,
-        category: merchant.category ?? 'general_merchandise',
-        city: merchant.city ?? null,
-        country: merchant.country ?? 'US',
-      },
-      declineReason,
-    }).txn
-    transactionEvent(deps, w, txn, 'created')
+  legacy.store.batch((w) => {
+    txn = writePurchase(legacy, w, partner, card, cents, merchant)
   })
   return txn
 }
 
-function requirePurchase(
-  deps: Deps,
+async function requirePurchase(
+  tx: StateTx,
   user: UserRow,
   id: string,
   status: TransactionRow['status'],
   action: string,
 ) {
-  const txn = requireTransaction(deps, user.id, id)
+  const txn = await requireTransaction(tx, user.id, id)
   if (txn.type !== 'purchase')
     throw new ApiError('conflict', `Only a purchase can be ${action}; ${id} is a ${txn.type}.`)
   if (txn.status !== status) {
@@ -88,33 +121,40 @@ function requirePurchase(
 }
 
 /** Clearing posts a pending authorization (the hold becomes a ledger debit). */
-export function clearPurchase(deps: Deps, user: UserRow, id: string) {
-  const txn = requirePurchase(deps, user, id, 'pending', 'cleared')
-  return moveAndAnnounce(deps, txn, 'posted')
+export async function clearPurchase(ctx: MoneyKernel, tx: StateTx, user: UserRow, id: string) {
+  const txn = await requirePurchase(tx, user, id, 'pending', 'cleared')
+  return moveAndAnnounce(ctx, tx, txn, 'posted')
 }
 
 /** Reversal releases a pending authorization's hold. */
-export function reversePurchase(deps: Deps, user: UserRow, id: string) {
-  const txn = requirePurchase(deps, user, id, 'pending', 'reversed')
-  return moveAndAnnounce(deps, txn, 'reversed')
+export async function reversePurchase(ctx: MoneyKernel, tx: StateTx, user: UserRow, id: string) {
+  const txn = await requirePurchase(tx, user, id, 'pending', 'reversed')
+  return moveAndAnnounce(ctx, tx, txn, 'reversed')
 }
 
-function moveAndAnnounce(deps: Deps, txn: TransactionRow, status: 'posted' | 'reversed') {
-  let next!: TransactionRow
-  deps.store.batch((w) => {
-    next = transition(deps, w, txn, status).txn
-    transactionEvent(deps, w, next, 'updated')
-  })
+async function moveAndAnnounce(
+  ctx: MoneyKernel,
+  tx: StateTx,
+  txn: TransactionRow,
+  status: 'posted' | 'reversed',
+) {
+  const next = (await transition(ctx, tx, txn, status)).txn
+  transactionEvent(ctx, tx, next, 'updated')
   return next
 }
 
 /** A refund of a posted purchase (all of what is left of it, or part): a posted credit. */
-export function refundPurchase(deps: Deps, user: UserRow, id: string, amount?: number) {
-  const txn = requirePurchase(deps, user, id, 'posted', 'refunded')
+export async function refundPurchase(
+  ctx: MoneyKernel,
+  tx: StateTx,
+  user: UserRow,
+  id: string,
+  amount?: number,
+) {
+  const txn = await requirePurchase(tx, user, id, 'posted', 'refunded')
   // A dispute that is open or won has already given the money back (its provisional
   // credit); refunding that part too would pay the cardholder twice.
-  const disputed = deps.store
-    .lookup('disputes', 'disputes_by_user', user.id)
+  const disputed = (await tx.lookup('disputes_by_user', user.id))
     .filter((d) => d.transaction_id === txn.id && d.status !== 'lost')
     .reduce((sum, d) => sum + d.amount_cents, 0)
   const left = txn.amount_cents - txn.refunded_cents - disputed
@@ -126,39 +166,41 @@ export function refundPurchase(deps: Deps, user: UserRow, id: string, amount?: n
   const cents = amount === undefined ? left : toCents(amount)
   if (cents > left)
     throw validationError('amount', `must be at most ${left / 100}, what is left of the purchase`)
-  const card = deps.store.get('cards', txn.card_id) as CardRow
-  let refund!: TransactionRow
-  deps.store.batch((w) => {
-    refund = recordTransaction(deps, w, card, {
-      type: 'refund',
-      direction: 'credit',
-      amountCents: cents,
-      status: 'posted',
-      description: `Refund from ${txn.merchant?.name ?? 'merchant'}`,
-      merchant: txn.merchant,
-      originalTransactionId: txn.id,
-    }).txn
-    const purchase = {
-      ...txn,
-      refunded_cents: txn.refunded_cents + cents,
-      updated_at: deps.clocks.forPartner(txn.partner_id).iso(),
-    }
-    w.put('transactions', purchase)
-    transactionEvent(deps, w, refund, 'created')
-    transactionEvent(deps, w, purchase, 'updated')
-  })
+  const card = await cardOfTransaction(tx, txn)
+  const refund = recordTransaction(ctx, tx, card, {
+    type: 'refund',
+    direction: 'credit',
+    amountCents: cents,
+    status: 'posted',
+    description: `Refund from ${txn.merchant?.name ?? 'merchant'}`,
+    merchant: txn.merchant,
+    originalTransactionId: txn.id,
+  }).txn
+  const purchase = {
+    ...txn,
+    refunded_cents: txn.refunded_cents + cents,
+    updated_at: ctx.clocks.forPartner(txn.partner_id).iso(),
+  }
+  tx.put('transactions', purchase)
+  transactionEvent(ctx, tx, refund, 'created')
+  transactionEvent(ctx, tx, purchase, 'updated')
   return refund
 }
 
-export function setCardFrozen(deps: Deps, user: UserRow, frozen: boolean) {
-  const card = cardOf(deps, user.id)
-  if (!card)
-    throw new ApiError('conflict', 'This user has no card yet: complete card onboarding first.')
+/** Freezes or unfreezes the user's card: a frozen card's purchases are declined. */
+export async function setCardFrozen(
+  ctx: Pick<MoneyKernel, 'clocks'>,
+  tx: StateTx,
+  user: UserRow,
+  frozen: boolean,
+): Promise<CardRow> {
+  const card = await currentCard(tx, user.id)
+  if (!card) throw noCardYet()
   const next = {
     ...card,
     status: frozen ? ('frozen' as const) : ('active' as const),
-    updated_at: deps.clocks.forPartner(card.partner_id).iso(),
+    updated_at: ctx.clocks.forPartner(card.partner_id).iso(),
   }
-  deps.store.put('cards', next)
-  return publicCard(next)
+  tx.put('cards', next)
+  return next
 }

@@ -45,21 +45,6 @@ export function waitingRowsOf<I extends WaitingIndex>(
   return reader.lookup(byPartner, scope.partnerId) as Promise<IndexRow<I>[]>
 }
 
-/**
- * The synchronous read of the areas not yet moved to the seam (their sweep rules still read
- * the store); `waitingRowsOf` is its replacement.
- */
-export function waitingRows<K extends 'onboardings' | 'deposits' | 'disputes'>(
-  deps: { store: Store },
-  collection: K,
-  index: string,
-  scope: SweepScope,
-) {
-  return scope.partnerId === undefined
-    ? deps.store.lookup(collection, index, 'waiting')
-    : deps.store.lookup(collection, `${index}_by_partner`, scope.partnerId)
-}
-
 /** Whether a row of `partnerId` is in the sweep and its due time `at` (ISO) has come. */
 export function isDue(scope: SweepScope, partnerId: string, at: string | null): boolean {
   if (at === null) return false

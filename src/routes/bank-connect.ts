@@ -3,15 +3,11 @@ import type { Deps } from '../deps.js'
 import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
 import {
   ConnectLinkError,
-  createConnectSession,
-  enroll,
   institutions,
   offeredAccounts,
-  openConnectSession,
   publicBankAccount,
-  removeBankAccount,
 } from '../domain/bank-connect.js'
-import { ListQuery, newestFirst, pageOf, paginate } from '../domain/pagination.js'
+import { ListQuery, pageOf, paginate } from '../domain/pagination.js'
 import { PartnerUnavailableError, unavailablePage } from '../domain/partner-status.js'
 import { bankConnectPage, bankConnectPageExample } from '../hosted/bank-connect-page.js'
 import { warnIfFramingRefused } from '../hosted/frame-check.js'
@@ -25,9 +21,12 @@ import { attributeToPartner } from '../hosted/partner-attribution.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
+import type { Random } from '../random.js'
 import { envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { BankAccount, EnrollBody } from '../schemas/money.js'
+import type { BankConnect } from '../services/bank-connect.js'
+import type { ConnectTokenRow } from '../store/records-money.js'
 
 const tags = ['External bank accounts']
 
@@ -43,7 +42,12 @@ const connectTokenParam = z.string().min(1).openapi({
   example: 'bct_5kq2m9x4r8t1.bctok_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc8Hf5Jg0Ae',
 })
 
-export function bankConnectRoutes(deps: Deps) {
+/**
+ * `hosted` is for the hosted-page helpers (partner attribution, the framing warning), which
+ * still take the whole Deps: cross-area: attributeToPartner, warnIfFramingRefused.
+ */
+export function bankConnectRoutes(s: { bankConnect: BankConnect; random: Random }, hosted: Deps) {
+  const { bankConnect } = s
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.openapi(
@@ -74,7 +78,8 @@ export function bankConnectRoutes(deps: Deps) {
         ...errorResponses(...orgErrors),
       },
     }),
-    (c) => c.json({ success: true as const, data: createConnectSession(deps, c.get('user')) }, 201),
+    async (c) =>
+      c.json({ success: true as const, data: await bankConnect.createSession(c.get('user')) }, 201),
   )
 
   // The public hosted page (spec section 4: no credentials): its failures are HTML pages a
@@ -108,9 +113,9 @@ export function bankConnectRoutes(deps: Deps) {
     }),
     async (c) => {
       const token = c.req.valid('query').token
-      let session: ReturnType<typeof openConnectSession>
+      let session: ConnectTokenRow
       try {
-        session = openConnectSession(deps, token)
+        session = await bankConnect.openSession(token)
       } catch (error) {
         if (error instanceof PartnerUnavailableError) {
           return hostedErrorPage(c, unavailablePage.title, unavailablePage.message, 403)
@@ -119,10 +124,10 @@ export function bankConnectRoutes(deps: Deps) {
         const [title, status] = linkPages[error.reason]
         return hostedErrorPage(c, title, error.message, status)
       }
-      const partner = attributeToPartner(deps, c, session.partner_id)
+      const partner = attributeToPartner(hosted, c, session.partner_id)
       const origins = partnerOrigins(partner?.allowed_origins)
-      warnIfFramingRefused(c, deps, 'hosted bank connect page', partner, origins)
-      const nonce = deps.random.token(22)
+      warnIfFramingRefused(c, hosted, 'hosted bank connect page', partner, origins)
+      const nonce = s.random.token(22)
       setHostedPageHeaders(c, nonce, origins)
       return c.html(
         bankConnectPage(
@@ -170,8 +175,8 @@ export function bankConnectRoutes(deps: Deps) {
     }),
     async (c) => {
       const { token, institution_id, account_id } = c.req.valid('json')
-      const account = await enroll(deps, token, institution_id, account_id)
-      attributeToPartner(deps, c, account.partner_id)
+      const account = await bankConnect.enroll(token, institution_id, account_id)
+      attributeToPartner(hosted, c, account.partner_id)
       return c.json({ success: true as const, data: publicBankAccount(account) }, 201)
     },
   )
@@ -190,12 +195,8 @@ export function bankConnectRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors),
       },
     }),
-    (c) => {
-      const rows = newestFirst(
-        deps.store
-          .lookup('bank_accounts', 'bank_accounts_by_user', c.get('user').id)
-          .filter((b) => b.status === 'active'),
-      )
+    async (c) => {
+      const rows = await bankConnect.accounts(c.get('user'))
       const page = paginate(rows, c.req.valid('query'), publicBankAccount)
       return c.json({ success: true as const, data: page }, 200)
     },
@@ -218,8 +219,8 @@ export function bankConnectRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404),
       },
     }),
-    (c) => {
-      const removed = removeBankAccount(deps, c.get('user'), c.req.valid('param').id)
+    async (c) => {
+      const removed = await bankConnect.remove(c.get('user'), c.req.valid('param').id)
       return c.json({ success: true as const, data: publicBankAccount(removed) }, 200)
     },
   )

@@ -1,18 +1,19 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { addEvidence, openDispute, publicDispute, requireDispute } from '../domain/disputes.js'
-import { indexPage, ListQuery, pageOf } from '../domain/pagination.js'
+import { publicDispute } from '../domain/disputes.js'
+import { ListQuery, pageOf } from '../domain/pagination.js'
 import { routeFactory } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { Dispute, DisputeBody, EvidenceBody } from '../schemas/money.js'
+import type { Money } from '../services/money.js'
 
 const route = routeFactory(['Disputes'], 'session')
 const DisputeParam = z.object({ id: z.string().startsWith('dsp_', 'must be a dispute id (dsp_…)') })
 
-export function disputeRoutes(deps: Deps) {
+export function disputeRoutes(s: { money: Money }) {
+  const { money } = s
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.openapi(
@@ -29,16 +30,10 @@ export function disputeRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404, 409, 413, 415),
       },
     }),
-    (c) =>
-      c.json(
-        {
-          success: true as const,
-          data: publicDispute(
-            openDispute(deps, c.get('partner'), c.get('user'), c.req.valid('json')),
-          ),
-        },
-        201,
-      ),
+    async (c) => {
+      const dispute = await money.openDispute(c.get('partner'), c.get('user'), c.req.valid('json'))
+      return c.json({ success: true as const, data: publicDispute(dispute) }, 201)
+    },
   )
 
   app.openapi(
@@ -53,17 +48,10 @@ export function disputeRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors),
       },
     }),
-    (c) => {
-      const user = c.get('user').id
-      const page = indexPage(
-        deps.store,
-        'disputes',
-        'disputes_by_user',
-        user,
-        c.req.valid('query'),
-        publicDispute,
-      )
-      return c.json({ success: true as const, data: page }, 200)
+    async (c) => {
+      const page = await money.disputes(c.get('user'), c.req.valid('query'))
+      const data = { data: page.data.map(publicDispute), has_more: page.has_more }
+      return c.json({ success: true as const, data }, 200)
     },
   )
 
@@ -79,14 +67,10 @@ export function disputeRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404),
       },
     }),
-    (c) =>
-      c.json(
-        {
-          success: true as const,
-          data: publicDispute(requireDispute(deps, c.get('user'), c.req.valid('param').id)),
-        },
-        200,
-      ),
+    async (c) => {
+      const dispute = await money.dispute(c.get('user'), c.req.valid('param').id)
+      return c.json({ success: true as const, data: publicDispute(dispute) }, 200)
+    },
   )
 
   app.openapi(
@@ -101,15 +85,10 @@ export function disputeRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404, 409, 413, 415),
       },
     }),
-    (c) => {
-      const dispute = requireDispute(deps, c.get('user'), c.req.valid('param').id)
-      return c.json(
-        {
-          success: true as const,
-          data: publicDispute(addEvidence(deps, dispute, c.req.valid('json').text)),
-        },
-        200,
-      )
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const dispute = await money.addEvidence(c.get('user'), id, c.req.valid('json').text)
+      return c.json({ success: true as const, data: publicDispute(dispute) }, 200)
     },
   )
 

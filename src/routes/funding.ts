@@ -1,10 +1,8 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { createDeposit, publicDeposit, simulateFund } from '../domain/funding.js'
-import { publicTransaction, transactionPage, transactionsVersion } from '../domain/ledger.js'
-import { indexPage, ListQuery, pageOf } from '../domain/pagination.js'
-import { setCardFrozen, simulatePurchase } from '../domain/purchases.js'
-import { ApiError } from '../errors.js'
+import { publicCard, toDollars } from '../domain/cards.js'
+import { publicDeposit } from '../domain/funding.js'
+import { publicTransaction } from '../domain/ledger.js'
+import { ListQuery, pageOf } from '../domain/pagination.js'
 import { routeFactory } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { serializedCache } from '../http/serialized-json.js'
@@ -20,14 +18,16 @@ import {
   Transaction,
   TransactionPage,
 } from '../schemas/money.js'
+import type { Money } from '../services/money.js'
 
 const route = routeFactory(['Funding and cards'], 'session')
 const bodyErrors = [400, ...orgErrors, 409, 413, 415] as const
 
 /** The card group's money routes: simulate-fund, deposits, card transactions, purchases, freeze. */
-export function fundingRoutes(deps: Deps) {
+export function fundingRoutes(s: { money: Money }) {
+  const { money } = s
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  const transactionPages = serializedCache(() => deps.store.version)
+  const transactionPages = serializedCache(() => money.version)
 
   app.openapi(
     route({
@@ -43,14 +43,18 @@ export function fundingRoutes(deps: Deps) {
         ...errorResponses(...bodyErrors),
       },
     }),
-    (c) => {
-      const result = simulateFund(deps, c.get('partner'), c.get('user'), c.req.valid('json').amount)
+    async (c) => {
+      const { card, txn } = await money.simulateFund(
+        c.get('partner'),
+        c.get('user'),
+        c.req.valid('json').amount,
+      )
       return c.json(
         {
           success: true as const,
-          message: result.message,
-          availableBalance: result.availableBalance,
-          data: { transaction: result.transaction },
+          message: `Card funded with ${toDollars(txn.amount_cents).toFixed(2)} USD.`,
+          availableBalance: toDollars(card.available_balance_cents),
+          data: { transaction: publicTransaction(txn) },
         },
         200,
       )
@@ -71,10 +75,9 @@ export function fundingRoutes(deps: Deps) {
         ...errorResponses(...bodyErrors),
       },
     }),
-    (c) => {
+    async (c) => {
       const { amount, external_bank_account_id } = c.req.valid('json')
-      const deposit = createDeposit(
-        deps,
+      const deposit = await money.createDeposit(
         c.get('partner'),
         c.get('user'),
         amount,
@@ -96,17 +99,10 @@ export function fundingRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors),
       },
     }),
-    (c) => {
-      const user = c.get('user').id
-      const page = indexPage(
-        deps.store,
-        'deposits',
-        'deposits_by_user',
-        user,
-        c.req.valid('query'),
-        publicDeposit,
-      )
-      return c.json({ success: true as const, data: page }, 200)
+    async (c) => {
+      const page = await money.deposits(c.get('user'), c.req.valid('query'))
+      const data = { data: page.data.map(publicDeposit), has_more: page.has_more }
+      return c.json({ success: true as const, data }, 200)
     },
   )
 
@@ -124,11 +120,8 @@ export function fundingRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404),
       },
     }),
-    (c) => {
-      const { id } = c.req.valid('param')
-      const row = deps.store.get('deposits', id)
-      if (!row || row.user_id !== c.get('user').id)
-        throw new ApiError('not_found', `No deposit ${id} for this user.`)
+    async (c) => {
+      const row = await money.deposit(c.get('user'), c.req.valid('param').id)
       return c.json({ success: true as const, data: publicDeposit(row) }, 200)
     },
   )
@@ -147,16 +140,22 @@ export function fundingRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors),
       },
     }),
-    (c) => {
-      const userId = c.get('user').id
+    async (c) => {
+      const user = c.get('user')
       const query = c.req.valid('query')
       // Read far more often than written: the serialized page is kept until the user's
-      // transactions next change (other users' writes leave it current).
+      // transactions next change (other users' writes leave it current). The version is
+      // taken before the rows are read, so a kept page is never older than its version.
+      const version = money.transactionsVersion(user)
+      const rows = await money.transactions(user, query)
       const page = transactionPages(
-        `${userId}\n${query.limit}\n${query.starting_after ?? ''}`,
-        () => ({ success: true as const, data: transactionPage(deps, userId, query) }),
+        `${user.id}\n${query.limit}\n${query.starting_after ?? ''}`,
+        () => ({
+          success: true as const,
+          data: { data: rows.data.map(publicTransaction), has_more: rows.has_more },
+        }),
         undefined,
-        transactionsVersion(deps, userId),
+        version,
       )
       return c.json(page, 200)
     },
@@ -176,9 +175,9 @@ export function fundingRoutes(deps: Deps) {
         ...errorResponses(...bodyErrors),
       },
     }),
-    (c) => {
+    async (c) => {
       const { amount, merchant } = c.req.valid('json')
-      const txn = simulatePurchase(deps, c.get('partner'), c.get('user'), amount, merchant)
+      const txn = await money.simulatePurchase(c.get('partner'), c.get('user'), amount, merchant)
       return c.json({ success: true as const, data: publicTransaction(txn) }, 201)
     },
   )
@@ -198,8 +197,10 @@ export function fundingRoutes(deps: Deps) {
           ...errorResponses(...orgErrors, 409),
         },
       }),
-      (c) =>
-        c.json({ success: true as const, data: setCardFrozen(deps, c.get('user'), frozen) }, 200),
+      async (c) => {
+        const card = await money.setCardFrozen(c.get('user'), frozen)
+        return c.json({ success: true as const, data: publicCard(card) }, 200)
+      },
     )
   }
 

@@ -1,20 +1,20 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
-import { publicTransaction, requireTransaction, transactionPage } from '../domain/ledger.js'
+import { publicTransaction } from '../domain/ledger.js'
 import { ListQuery } from '../domain/pagination.js'
-import { clearPurchase, refundPurchase, reversePurchase } from '../domain/purchases.js'
 import { routeFactory } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import { errorResponses, jsonResponse, orgErrors } from '../schemas/common.js'
 import { RefundBody, Transaction, TransactionPage, TransactionQuery } from '../schemas/money.js'
+import type { Money } from '../services/money.js'
 
 const route = routeFactory(['Transactions'], 'session')
 const TxnParam = z.object({ id: z.string().startsWith('txn_', 'must be a transaction id (txn_…)') })
 
 /** /partner/transactions/*: list with filters, get one, and the sandbox's purchase lifecycle. */
-export function transactionRoutes(deps: Deps) {
+export function transactionRoutes(s: { money: Money }) {
+  const { money } = s
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
   app.openapi(
@@ -29,15 +29,16 @@ export function transactionRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors),
       },
     }),
-    (c) => {
+    async (c) => {
       const q = c.req.valid('query')
       const keep =
         q.type || q.status
           ? (t: { type: string; status: string }) =>
               (!q.type || t.type === q.type) && (!q.status || t.status === q.status)
           : undefined
-      const page = transactionPage(deps, c.get('user').id, q, keep)
-      return c.json({ success: true as const, data: page }, 200)
+      const page = await money.transactions(c.get('user'), q, keep)
+      const data = { data: page.data.map(publicTransaction), has_more: page.has_more }
+      return c.json({ success: true as const, data }, 200)
     },
   )
 
@@ -53,30 +54,24 @@ export function transactionRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404),
       },
     }),
-    (c) =>
-      c.json(
-        {
-          success: true as const,
-          data: publicTransaction(
-            requireTransaction(deps, c.get('user').id, c.req.valid('param').id),
-          ),
-        },
-        200,
-      ),
+    async (c) => {
+      const txn = await money.transaction(c.get('user'), c.req.valid('param').id)
+      return c.json({ success: true as const, data: publicTransaction(txn) }, 200)
+    },
   )
 
   const lifecycle = [
     [
       'simulate-clearing',
       'Clear a pending purchase (sandbox only): the hold becomes a ledger debit',
-      clearPurchase,
+      'clearPurchase',
       'simulateClearing',
       'TransactionCleared',
     ],
     [
       'simulate-reversal',
       'Reverse a pending purchase (sandbox only): the hold is released',
-      reversePurchase,
+      'reversePurchase',
       'simulateReversal',
       'TransactionReversed',
     ],
@@ -94,14 +89,10 @@ export function transactionRoutes(deps: Deps) {
           ...errorResponses(400, ...orgErrors, 404, 409),
         },
       }),
-      (c) =>
-        c.json(
-          {
-            success: true as const,
-            data: publicTransaction(run(deps, c.get('user'), c.req.valid('param').id)),
-          },
-          200,
-        ),
+      async (c) => {
+        const txn = await money[run](c.get('user'), c.req.valid('param').id)
+        return c.json({ success: true as const, data: publicTransaction(txn) }, 200)
+      },
     )
   }
 
@@ -120,9 +111,8 @@ export function transactionRoutes(deps: Deps) {
         ...errorResponses(400, ...orgErrors, 404, 409),
       },
     }),
-    (c) => {
-      const refund = refundPurchase(
-        deps,
+    async (c) => {
+      const refund = await money.refundPurchase(
         c.get('user'),
         c.req.valid('param').id,
         c.req.valid('json').amount,

@@ -1,0 +1,64 @@
+import {
+  type BankConnectKernel,
+  chosenAccount,
+  connectedAccounts,
+  enroll,
+  newConnectSession,
+  openConnectSession,
+  removeBankAccount,
+} from '../domain/bank-connect.js'
+import type { EventBus } from '../domain/events.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
+import type { Random } from '../random.js'
+import type { State } from '../state/seam.js'
+import type { UserRow } from '../store/records.js'
+
+/**
+ * External bank accounts: connect sessions (a single-use token and the hosted page's URL),
+ * the public enrollment that turns the user's choice into a connected account, the list and
+ * removal. Each method that writes is one transaction of the seam.
+ */
+export class BankConnect {
+  private readonly state: State
+  private readonly kernel: BankConnectKernel
+
+  constructor(
+    parts: {
+      state: State
+      clocks: PartnerClocks
+      random: Random
+      events: EventBus
+    } & Pick<BankConnectKernel, 'baseUrl' | 'hash' | 'sameHash' | 'partnerUnavailable'>,
+  ) {
+    const { state, ...kernel } = parts
+    this.state = state
+    this.kernel = kernel
+  }
+
+  async createSession(user: UserRow) {
+    // The hash is made before the transaction: only the seam is awaited inside one.
+    const { row, session } = newConnectSession(this.kernel, user)
+    await this.state.transaction(async (tx) => tx.put('connect_tokens', row))
+    return session
+  }
+
+  /** The session a token opens, or a ConnectLinkError / PartnerUnavailableError saying why not. */
+  openSession(token: string | undefined) {
+    return openConnectSession(this.kernel, this.state, token)
+  }
+
+  async enroll(token: string, institutionId: string, accountId: string) {
+    // Checked, and the offered accounts made (faker), before the transaction; the token is
+    // checked again inside it.
+    const offered = await chosenAccount(await this.openSession(token), institutionId, accountId)
+    return this.state.transaction((tx) => enroll(this.kernel, tx, token, offered))
+  }
+
+  accounts(user: UserRow) {
+    return connectedAccounts(this.state, user.id)
+  }
+
+  remove(user: UserRow, id: string) {
+    return this.state.transaction((tx) => removeBankAccount(this.kernel, tx, user, id))
+  }
+}

@@ -1,0 +1,164 @@
+import { currentCard } from '../domain/cards.js'
+import {
+  addEvidence,
+  type DisputeInput,
+  dueDisputes,
+  openDispute,
+  requireDispute,
+  resolveDispute,
+} from '../domain/disputes.js'
+import type { EventBus } from '../domain/events.js'
+import {
+  createDeposit,
+  dueDeposits,
+  fundCard,
+  requireDeposit,
+  settleDeposit,
+} from '../domain/funding.js'
+import { requireTransaction, transactionPage } from '../domain/ledger.js'
+import type { MoneyKernel } from '../domain/money-kernel.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
+import {
+  authorizePurchase,
+  clearPurchase,
+  type MerchantInput,
+  refundPurchase,
+  reversePurchase,
+  setCardFrozen,
+} from '../domain/purchases.js'
+import { statePage } from '../domain/state-page.js'
+import type { SweepScope } from '../domain/sweeper.js'
+import type { Random } from '../random.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { State } from '../state/seam.js'
+import type { PartnerRow, UserRow } from '../store/records.js'
+import type { TransactionRow } from '../store/records-money.js'
+
+type ListQuery = { limit: number; starting_after?: string }
+
+/**
+ * The card's money: funding, deposits, purchases and their lifecycle, disputes, and the
+ * time-driven settlement of deposits and disputes. Each method that writes is one
+ * transaction of the seam (the seam runs one at a time, so balances are exact under any
+ * concurrency); reads go to the state directly. Answers are rows: the routes present them.
+ */
+export class Money {
+  private readonly state: State
+  private readonly kernel: MoneyKernel
+
+  constructor(parts: {
+    state: State
+    clocks: PartnerClocks
+    random: Random
+    events: EventBus
+    scenarios: ScenarioRegistry
+  }) {
+    const { state, ...kernel } = parts
+    this.state = state
+    this.kernel = kernel
+  }
+
+  /** Rises with every commit (the fallback version of a kept answer). */
+  get version(): number {
+    return this.state.version
+  }
+
+  simulateFund(partner: PartnerRow, user: UserRow, amount: number) {
+    return this.state.transaction((tx) => fundCard(this.kernel, tx, partner, user, amount))
+  }
+
+  createDeposit(partner: PartnerRow, user: UserRow, amount: number, bankAccountId: string) {
+    return this.state.transaction((tx) =>
+      createDeposit(this.kernel, tx, partner, user, amount, bankAccountId),
+    )
+  }
+
+  deposits(user: UserRow, query: ListQuery) {
+    return statePage(this.state, 'deposits_by_user', user.id, query)
+  }
+
+  deposit(user: UserRow, id: string) {
+    return requireDeposit(this.state, user.id, id)
+  }
+
+  /** The user's current card (the newest not closed), if any. */
+  card(user: UserRow) {
+    return currentCard(this.state, user.id)
+  }
+
+  transactions(user: UserRow, query: ListQuery, keep?: (row: TransactionRow) => boolean) {
+    return transactionPage(this.state, user.id, query, keep)
+  }
+
+  /** The version of the user's last transaction change: their pages stand until it moves. */
+  transactionsVersion(user: UserRow): number {
+    return this.state.keyVersion('transactions_by_user', user.id)
+  }
+
+  transaction(user: UserRow, id: string) {
+    return requireTransaction(this.state, user.id, id)
+  }
+
+  simulatePurchase(partner: PartnerRow, user: UserRow, amount: number, merchant: MerchantInput) {
+    return this.state.transaction((tx) =>
+      authorizePurchase(this.kernel, tx, partner, user, amount, merchant),
+    )
+  }
+
+  clearPurchase(user: UserRow, id: string) {
+    return this.state.transaction((tx) => clearPurchase(this.kernel, tx, user, id))
+  }
+
+  reversePurchase(user: UserRow, id: string) {
+    return this.state.transaction((tx) => reversePurchase(this.kernel, tx, user, id))
+  }
+
+  refundPurchase(user: UserRow, id: string, amount?: number) {
+    return this.state.transaction((tx) => refundPurchase(this.kernel, tx, user, id, amount))
+  }
+
+  setCardFrozen(user: UserRow, frozen: boolean) {
+    return this.state.transaction((tx) => setCardFrozen(this.kernel, tx, user, frozen))
+  }
+
+  openDispute(partner: PartnerRow, user: UserRow, input: DisputeInput) {
+    return this.state.transaction((tx) => openDispute(this.kernel, tx, partner, user, input))
+  }
+
+  disputes(user: UserRow, query: ListQuery) {
+    return statePage(this.state, 'disputes_by_user', user.id, query)
+  }
+
+  dispute(user: UserRow, id: string) {
+    return requireDispute(this.state, user, id)
+  }
+
+  addEvidence(user: UserRow, id: string, text: string) {
+    return this.state.transaction((tx) => addEvidence(this.kernel, tx, user, id, text))
+  }
+
+  /** The control plane's resolution of any dispute, now. */
+  resolveDispute(id: string, outcome: 'won' | 'lost') {
+    return this.state.transaction((tx) => resolveDispute(this.kernel, tx, id, outcome))
+  }
+
+  /** Sweep task: pending deposits whose settlement time has come succeed or fail. */
+  async settleDueDeposits(scope: SweepScope): Promise<void> {
+    // One transaction each, as each settles on its own; each reads its deposit again.
+    for (const deposit of await dueDeposits(this.state, scope)) {
+      await this.state.transaction((tx) => settleDeposit(this.kernel, tx, deposit.id))
+    }
+  }
+
+  /** Sweep task: disputes whose review time has come end as the scenario decided. */
+  async resolveDueDisputes(scope: SweepScope): Promise<void> {
+    for (const due of await dueDisputes(this.state, scope)) {
+      await this.state.transaction(async (tx) => {
+        // Read again: the control plane may have resolved it meanwhile.
+        const dispute = await tx.get('disputes', due.id)
+        if (dispute?.status === 'under_review')
+          await resolveDispute(this.kernel, tx, dispute.id, dispute.decided_outcome)
+      })
+    }
+  }
+}
