@@ -9,12 +9,11 @@ import type { Deps } from './deps.js'
 import { CredentialCache } from './domain/credential-cache.js'
 import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
-import { simulateFund } from './domain/funding.js'
+import { fundCard } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
 import { PartnerUnavailableError } from './domain/partner-status.js'
-import { setPartnerStatus } from './domain/partners.js'
-import { type MerchantInput, simulatePurchase } from './domain/purchases.js'
+import { authorizePurchase, type MerchantInput } from './domain/purchases.js'
 import { Retention } from './domain/retention.js'
 import { SandboxClockRow } from './domain/sandbox-clock-row.js'
 import { listEvents } from './domain/sandbox-events.js'
@@ -141,7 +140,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const events = new EventBus(random, clocks, store, (writer, event) =>
     fanOut(deliveryCtx, writer, event),
   )
-  const money = new Money({ state, clocks, random, events, scenarios })
+  const moneyKernel = { clocks, random, events, scenarios }
+  const money = new Money({ state, ...moneyKernel })
   const bankConnect = new BankConnect({
     state,
     clocks,
@@ -165,8 +165,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     events,
     config,
     logger,
-    // cross-area: the functions of other areas onboarding still calls take the whole bag.
-    legacy: () => deps,
+    baseUrl: origins.baseUrl,
   })
   const accounts = new Accounts({
     state,
@@ -179,16 +178,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     files,
     config,
     baseUrl: origins.baseUrl,
-  })
-  // `legacy` reads the bag only when a cross-area call runs, long after it is built.
-  const partners = new Partners({
-    state,
-    random,
-    clocks,
-    events,
-    scenarios,
-    credentials,
-    legacy: () => deps,
   })
   const retention = new Retention({ state, logger })
   events.subscribe((event) => void retention.capPartner(event.partner_id))
@@ -216,6 +205,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   })
   // A delivery attempt may finish a delivery the per-partner cap can now remove.
   dispatcher.onAttempt((delivery) => void retention.capPartner(delivery.partner_id))
+  const partners = new Partners({
+    state,
+    random,
+    clocks,
+    events,
+    scenarios,
+    credentials,
+    directory,
+    deliveryStats: dispatcher,
+  })
   const webhooks = new Webhooks({
     state,
     clocks,
@@ -224,11 +223,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     events,
     directory,
     dispatcher,
-    // cross-area: simulateFund and simulatePurchase still take the whole wiring.
+    // A trigger's money is made by the money area's own operations, in the trigger's
+    // transaction.
     money: {
-      fund: (partner, user, amount) => simulateFund(deps, partner, user, amount).transaction,
-      purchase: (partner, user, amount, merchant) =>
-        simulatePurchase(deps, partner, user, amount, merchant as MerchantInput),
+      fund: async (tx, partner, user, amount) =>
+        (await fundCard(moneyKernel, tx, partner, user, amount)).txn,
+      purchase: (tx, partner, user, amount, merchant) =>
+        authorizePurchase(moneyKernel, tx, partner, user, amount, merchant as MerchantInput),
     },
     listEvents: (filter) => listEvents(state, filter),
   })
@@ -239,13 +240,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     clocks,
     scenarios,
     files,
-    inbox,
     credentials,
-    legacy: {
-      // cross-area: setPartnerStatus (identity) is still a write of its own.
-      setPartnerStatus: (id, status) => void setPartnerStatus(deps, id, status),
-      reloadDeliveries: (id) => dispatcher.reload(id),
-    },
+    deliveries: dispatcher,
   })
   const deps: Deps = {
     config,
