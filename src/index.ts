@@ -12,13 +12,11 @@ import { FileStore } from './domain/file-store.js'
 import { fundCard } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
-import { PartnerUnavailableError } from './domain/partner-status.js'
 import { authorizePurchase, type MerchantInput } from './domain/purchases.js'
 import { Retention } from './domain/retention.js'
 import { SandboxClockRow } from './domain/sandbox-clock-row.js'
 import { listEvents } from './domain/sandbox-events.js'
 import { SessionVerifier } from './domain/sessions.js'
-import { codeHash, sameHash } from './domain/signing-key.js'
 import { Sweeper } from './domain/sweeper.js'
 import { FaultInjector } from './http/faults.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
@@ -148,11 +146,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     random,
     events,
     baseUrl: origins.baseUrl,
-    // cross-area: codeHash, sameHash, PartnerUnavailableError (identity; the signing key is
-    // still read from the store).
-    hash: (id, value) => codeHash({ store, random }, id, value),
-    sameHash,
-    partnerUnavailable: (status) => new PartnerUnavailableError(status),
   })
   const inbox = new Inbox({ state })
   const sessions = new SessionVerifier({ state, clocks })
