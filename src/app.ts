@@ -80,7 +80,7 @@ export function createApp(deps: Deps) {
   app.route('/api/v1', fundingRoutes(deps))
   app.route('/api/v1', transactionRoutes(deps))
   app.route('/api/v1', disputeRoutes(deps))
-  app.route('/api/v1', bankConnectRoutes(deps, deps))
+  app.route('/api/v1', bankConnectRoutes(deps))
   // Response overrides are checked against the API's routes, all mounted by their first use.
   const operations = operationIndex(() => app.openAPIRegistry.definitions)
   app.route('/_sandbox', controlPlane(deps, operations))

@@ -9,17 +9,14 @@ import type { Deps } from './deps.js'
 import { CredentialCache } from './domain/credential-cache.js'
 import { EventBus } from './domain/events.js'
 import { FileStore } from './domain/file-store.js'
-import { simulateFund } from './domain/funding.js'
+import { fundCard } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
-import { PartnerUnavailableError } from './domain/partner-status.js'
-import { setPartnerStatus } from './domain/partners.js'
-import { type MerchantInput, simulatePurchase } from './domain/purchases.js'
+import { authorizePurchase, type MerchantInput } from './domain/purchases.js'
 import { Retention } from './domain/retention.js'
 import { SandboxClockRow } from './domain/sandbox-clock-row.js'
 import { listEvents } from './domain/sandbox-events.js'
 import { SessionVerifier } from './domain/sessions.js'
-import { codeHash, sameHash } from './domain/signing-key.js'
 import { Sweeper } from './domain/sweeper.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
 import { requestOrigins } from './http/request-origin.js'
@@ -143,18 +140,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const events = new EventBus(random, clocks, store, (writer, event) =>
     fanOut(deliveryCtx, writer, event),
   )
-  const money = new Money({ state, clocks, random, events, scenarios })
+  const moneyKernel = { clocks, random, events, scenarios }
+  const money = new Money({ state, ...moneyKernel })
   const bankConnect = new BankConnect({
     state,
     clocks,
     random,
     events,
     baseUrl: origins.baseUrl,
-    // cross-area: codeHash, sameHash, PartnerUnavailableError (identity; the signing key is
-    // still read from the store).
-    hash: (id, value) => codeHash({ store, random }, id, value),
-    sameHash,
-    partnerUnavailable: (status) => new PartnerUnavailableError(status),
   })
   const inbox = new Inbox({ state })
   const sessions = new SessionVerifier({ state, clocks })
@@ -167,8 +160,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     events,
     config,
     logger,
-    // cross-area: the functions of other areas onboarding still calls take the whole bag.
-    legacy: () => deps,
+    baseUrl: origins.baseUrl,
   })
   const accounts = new Accounts({
     state,
@@ -181,16 +173,6 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     files,
     config,
     baseUrl: origins.baseUrl,
-  })
-  // `legacy` reads the bag only when a cross-area call runs, long after it is built.
-  const partners = new Partners({
-    state,
-    random,
-    clocks,
-    events,
-    scenarios,
-    credentials,
-    legacy: () => deps,
   })
   const journal = new RequestJournal({
     state,
@@ -224,6 +206,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   })
   // A delivery attempt may finish a delivery the per-partner cap can now remove.
   dispatcher.onAttempt((delivery) => void retention.capPartner(delivery.partner_id))
+  const partners = new Partners({
+    state,
+    random,
+    clocks,
+    events,
+    scenarios,
+    credentials,
+    directory,
+    deliveryStats: dispatcher,
+  })
   const webhooks = new Webhooks({
     state,
     clocks,
@@ -232,11 +224,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     events,
     directory,
     dispatcher,
-    // cross-area: simulateFund and simulatePurchase still take the whole wiring.
+    // A trigger's money is made by the money area's own operations, in the trigger's
+    // transaction.
     money: {
-      fund: (partner, user, amount) => simulateFund(deps, partner, user, amount).transaction,
-      purchase: (partner, user, amount, merchant) =>
-        simulatePurchase(deps, partner, user, amount, merchant as MerchantInput),
+      fund: async (tx, partner, user, amount) =>
+        (await fundCard(moneyKernel, tx, partner, user, amount)).txn,
+      purchase: (tx, partner, user, amount, merchant) =>
+        authorizePurchase(moneyKernel, tx, partner, user, amount, merchant as MerchantInput),
     },
     listEvents: (filter) => listEvents(state, filter),
   })
@@ -247,13 +241,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     clocks,
     scenarios,
     files,
-    inbox,
     credentials,
-    legacy: {
-      // cross-area: setPartnerStatus (identity) is still a write of its own.
-      setPartnerStatus: (id, status) => void setPartnerStatus(deps, id, status),
-      reloadDeliveries: (id) => dispatcher.reload(id),
-    },
+    deliveries: dispatcher,
   })
   const deps: Deps = {
     config,

@@ -4,6 +4,8 @@ import type { UserRow } from '../store/records.js'
 import type { BankAccountRow, ConnectTokenRow } from '../store/records-money.js'
 import type { MoneyKernel } from './money-kernel.js'
 import { newestFirst } from './pagination.js'
+import { requireActivePartner } from './partner-status.js'
+import { existingSigningKey, hashWithKey, sameHash } from './signing-key.js'
 
 /**
  * External bank accounts: an Org + User call makes a short-lived, single-use connect token
@@ -16,12 +18,6 @@ import { newestFirst } from './pagination.js'
 export interface BankConnectKernel extends Pick<MoneyKernel, 'clocks' | 'random' | 'events'> {
   /** The base URL of the links the sandbox hands out. */
   baseUrl(): string
-  /** The HMAC a token is kept as, bound to its row id (identity's codeHash). */
-  hash(id: string, value: string): string
-  /** Whether two hashes are equal, in constant time (identity's sameHash). */
-  sameHash(a: string, b: string): boolean
-  /** The error of a partner that is not active (identity's PartnerUnavailableError, a 403). */
-  partnerUnavailable(status: string): Error
 }
 
 export const CONNECT_TTL_MS = 15 * 60_000
@@ -60,8 +56,11 @@ export async function offeredAccounts(session: ConnectTokenRow): Promise<Offered
   )
 }
 
-/** A new connect session of `user`: its row (the token kept as a hash), token and URL. */
-export function newConnectSession(ctx: BankConnectKernel, user: UserRow) {
+/**
+ * A new connect session of `user`: its row (the token kept as an HMAC under the sandbox's
+ * signing `key`), token and URL.
+ */
+export function newConnectSession(ctx: BankConnectKernel, user: UserRow, key: Buffer) {
   const now = ctx.clocks.forPartner(user.partner_id).now()
   const id = ctx.random.id('bct')
   const token = ctx.random.token(40, 'bctok_')
@@ -69,7 +68,7 @@ export function newConnectSession(ctx: BankConnectKernel, user: UserRow) {
     id,
     partner_id: user.partner_id,
     user_id: user.id,
-    token_hash: ctx.hash(`connect:${id}`, token),
+    token_hash: hashWithKey(key, `connect:${id}`, token),
     expires_at: new Date(now + CONNECT_TTL_MS).toISOString(),
     used_at: null,
     bank_account_id: null,
@@ -119,11 +118,12 @@ export async function openConnectSession(
       'unknown',
       'This bank connect link is not valid. Ask the app for a new one.',
     )
-  if (!row || !secret) throw unknown()
-  if (!ctx.sameHash(row.token_hash, ctx.hash(`connect:${row.id}`, secret))) throw unknown()
-  // identity's assertPartnerActive, read through the seam: a paused partner's link is a 403.
-  const status = (await reader.get('partners', row.partner_id))?.status ?? 'revoked'
-  if (status !== 'active') throw ctx.partnerUnavailable(status)
+  // No signing key yet: no token was ever issued.
+  const key = await existingSigningKey(reader)
+  if (!row || !secret || !key) throw unknown()
+  if (!sameHash(row.token_hash, hashWithKey(key, `connect:${row.id}`, secret))) throw unknown()
+  // A paused partner's link is a 403.
+  await requireActivePartner(reader, row.partner_id)
   if (row.used_at) {
     throw new ConnectLinkError(
       'used',

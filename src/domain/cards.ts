@@ -1,6 +1,6 @@
 import type { StateReader } from '../state/seam.js'
 import type { CardRow, OnboardingRow, UserRow } from '../store/records.js'
-import type { Store, Writer } from '../store/store.js'
+import type { Writer } from '../store/store.js'
 import type { MoneyKernel } from './money-kernel.js'
 import { newestFirst } from './pagination.js'
 
@@ -63,12 +63,4 @@ const current = (cards: CardRow[]) => newestFirst(cards.filter((c) => c.status !
 /** The user's card (the newest that is not closed), if any. */
 export async function currentCard(reader: StateReader, userId: string) {
   return current(await reader.lookup('cards_by_user', userId))
-}
-
-/**
- * @deprecated Sync, straight from the store, for callers not yet on the seam (onboarding's
- * domain and routes): they move to `currentCard`, then this goes.
- */
-export function cardOf(legacy: { store: Store }, userId: string): CardRow | undefined {
-  return current(legacy.store.lookup('cards', 'cards_by_user', userId))
 }

@@ -93,14 +93,16 @@ export class EventBus {
    * Runs `fn` with the object of every `type` event it records rewritten by `patch`, inside the
    * batch that records it: a patch that throws leaves the whole batch (and its change) undone.
    */
-  patching<T>(
+  async patching<T>(
     type: EventType,
     patch: (object: Record<string, unknown>) => Record<string, unknown>,
-    fn: () => T,
-  ): T {
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    // Held until `fn` settles: call it inside a transaction, where writers are serialized,
+    // so no other request records an event while the patch is set.
     this.patches.set(type, patch)
     try {
-      return fn()
+      return await fn()
     } finally {
       this.patches.delete(type)
     }

@@ -4,7 +4,7 @@ import type { OnboardingRow } from '../store/records.js'
 import { currentStep, type OnboardingCtx } from './onboarding.js'
 import { flowResult } from './onboarding-flow.js'
 import { type Completion, completeOnboarding } from './onboarding-outcome.js'
-import { requirePartner } from './partners.js'
+import { partnerById } from './partners.js'
 
 /**
  * Completing an onboarding whose hosted flow ended, on the partner's behalf: the dashboard's
@@ -27,8 +27,7 @@ export async function completeFromFlow(
         : `Onboarding ${row.id} is ${row.status}; there is no finished flow to complete.`,
     )
   }
-  // cross-area: requirePartner (identity) reads the synchronous store.
-  const partner = requirePartner(ctx.legacy(), row.partner_id)
+  const partner = await partnerById(tx, row.partner_id)
   const user = await tx.get('users', row.user_id)
   if (!user) throw new ApiError('not_found', `The user of onboarding ${row.id} no longer exists.`)
   const message = flowResult(row)

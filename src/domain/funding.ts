@@ -3,11 +3,9 @@ import { decideDeposit, fundingLimits } from '../scenarios/money.js'
 import type { StateReader, StateTx } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { DepositRow } from '../store/records-money.js'
-import type { Store, Writer } from '../store/store.js'
-import { cardOf, toDollars } from './cards.js'
+import type { Writer } from '../store/store.js'
+import { toDollars } from './cards.js'
 import {
-  assertActiveCard,
-  publicTransaction,
   recordTransaction,
   requireActiveCard,
   toCents,
@@ -59,25 +57,6 @@ export async function fundCard(
 ) {
   const cents = fundingCents(ctx, partner, amount)
   return writeFunding(ctx, tx, partner, user, await requireActiveCard(tx, user.id), cents)
-}
-
-/**
- * @deprecated Sync, outside the seam's one-writer-at-a-time order, for webhooks/trigger.ts
- * until it calls `Money.simulateFund`; then this goes.
- */
-export function simulateFund(
-  legacy: MoneyKernel & { store: Store },
-  partner: PartnerRow,
-  user: UserRow,
-  amount: number,
-) {
-  const cents = fundingCents(legacy, partner, amount)
-  const card = assertActiveCard(cardOf(legacy, user.id))
-  let result!: ReturnType<typeof writeFunding>
-  legacy.store.batch((w) => {
-    result = writeFunding(legacy, w, partner, user, card, cents)
-  })
-  return { transaction: publicTransaction(result.txn) }
 }
 
 export function publicDeposit(d: DepositRow) {

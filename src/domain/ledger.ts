@@ -2,7 +2,7 @@ import { ApiError, validationError } from '../errors.js'
 import type { StateReader, StateTx } from '../state/seam.js'
 import type { CardRow } from '../store/records.js'
 import type { Merchant, TransactionRow, TransactionType } from '../store/records-money.js'
-import type { Store, Writer } from '../store/store.js'
+import type { Writer } from '../store/store.js'
 import { currentCard, toDollars } from './cards.js'
 import type { MoneyKernel } from './money-kernel.js'
 import { statePage } from './state-page.js'
@@ -177,14 +177,6 @@ export function publicTransaction(t: TransactionRow) {
     updated_at: t.updated_at,
     posted_at: t.posted_at,
   }
-}
-
-/**
- * @deprecated Sync, straight from the store, for the dashboard (control/pages/partner-view.ts)
- * until it reads through the seam (`reader.range('transactions_by_user', id, { reverse: true })`).
- */
-export function transactionsOf(legacy: { store: Store }, userId: string): TransactionRow[] {
-  return [...legacy.store.scan('transactions', 'transactions_by_user', userId, { reverse: true })]
 }
 
 /** A page of the user's transactions, newest first, reading only the page (see statePage). */

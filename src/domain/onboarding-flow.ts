@@ -2,7 +2,7 @@ import { ApiError, validationError } from '../errors.js'
 import type { StateReader, StateTx } from '../state/seam.js'
 import type { OnboardingRow } from '../store/records.js'
 import { currentStep, type OnboardingCtx } from './onboarding.js'
-import { codeHash, sameHash } from './signing-key.js'
+import { existingSigningKey, hashWithKey, sameHash } from './signing-key.js'
 
 /**
  * The hosted embedded flow's side of an onboarding: each step the page posts, checked with
@@ -27,15 +27,17 @@ export class EmbedLinkError extends Error {
 
 /** The onboarding an access token opens, or an EmbedLinkError saying why not. */
 export async function openWithToken(
-  ctx: Pick<OnboardingCtx, 'clocks' | 'legacy'>,
+  ctx: Pick<OnboardingCtx, 'clocks'>,
   reader: StateReader,
   id: string | undefined,
   token: string | undefined,
 ): Promise<OnboardingRow> {
   const row = id ? await reader.get('onboardings', id) : undefined
   if (!row || !token) throw new EmbedLinkError('unknown')
-  // cross-area: codeHash (identity) may write the signing key to the store on first use.
-  const given = codeHash(ctx.legacy(), `embed:${row.id}`, token)
+  // No key yet: no token was ever issued, so none can match.
+  const key = await existingSigningKey(reader)
+  if (!key) throw new EmbedLinkError('invalid_token')
+  const given = hashWithKey(key, `embed:${row.id}`, token)
   if (!sameHash(row.access_token_hash, given)) {
     const replaced = (row.superseded_token_hashes ?? []).some((old) => sameHash(old, given))
     throw new EmbedLinkError(replaced ? 'superseded' : 'invalid_token')

@@ -138,16 +138,14 @@ async function approve(
   productId: string | null,
 ): Promise<OnboardingRow> {
   const now = ctx.clocks.forPartner(row.partner_id).iso()
-  // cross-area: issueCard (money) writes through this transaction.
-  const card = issueCard(ctx.legacy(), tx, user, row, productId)
+  const card = issueCard(ctx, tx, user, row, productId)
   const partner = await tx.get('partners', row.partner_id)
   const { initialCents } = fundingLimits(
     partner ? ctx.scenarios.forPartner(partner) : ctx.scenarios.default,
   )
   if (initialCents > 0) {
     // The scenario's starting balance is a posted credit like any other, so the ledger adds up.
-    // cross-area: recordTransaction (money) writes through this transaction.
-    recordTransaction(ctx.legacy(), tx, card, {
+    recordTransaction(ctx, tx, card, {
       type: 'funding',
       direction: 'credit',
       amountCents: initialCents,
@@ -178,8 +176,7 @@ async function approve(
     user_id: user.id,
     ...publicCard(card),
   })
-  // cross-area: publicUser (identity) reads only the base URL.
-  ctx.events.record(tx, row.partner_id, 'user.updated', publicUser(ctx.legacy(), approvedUser))
+  ctx.events.record(tx, row.partner_id, 'user.updated', publicUser(ctx, approvedUser))
   return next
 }
 

@@ -1,5 +1,4 @@
 import type { SandboxConfig } from '../config.js'
-import type { Deps } from '../deps.js'
 import { ApiError, validationError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Random } from '../random.js'
@@ -8,12 +7,12 @@ import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { StateReader, StateTx } from '../state/seam.js'
 import type { OnboardingRow, PartnerRow, UserRow } from '../store/records.js'
 import { assertAdult } from './age.js'
-import { cardOf } from './cards.js'
+import { currentCard } from './cards.js'
 import type { EventBus } from './events.js'
 import { newestFirst } from './pagination.js'
 import type { PartnerClocks } from './partner-clocks.js'
 import { redirectUriProblem } from './redirect-uri.js'
-import { codeHash } from './signing-key.js'
+import { hashWithKey, signingKey } from './signing-key.js'
 import { publicUser } from './users.js'
 
 /** Lifetime of the embed access token, in seconds (the spec's sample `expiresIn`). */
@@ -30,11 +29,8 @@ export interface OnboardingCtx {
   /** The sandbox-wide completion defaults. */
   config: Pick<SandboxConfig, 'defaultInquiryId' | 'defaultProductId'>
   logger: Logger
-  /**
-   * The whole bag, only for other areas' functions that still take it (each call is marked
-   * `cross-area`); it goes once those areas run on the state seam.
-   */
-  legacy: () => Deps
+  /** Where links (a user's picture URL in its events) point. */
+  baseUrl(): string
 }
 
 export interface OnboardingInput {
@@ -71,14 +67,6 @@ export async function onboardingHistory(
 }
 
 /**
- * The same, read from the synchronous store. cross-area: control/pages/partner-view.ts (the
- * dashboard, platform) still calls it; it goes once that page reads through the seam.
- */
-export function onboardingsOf(deps: Pick<Deps, 'store'>, userId: string): OnboardingRow[] {
-  return newestFirst(deps.store.lookup('onboardings', 'onboardings_by_user', userId))
-}
-
-/**
  * Starts an onboarding, or resumes the user's pending/in-progress one: same onboardingId, a
  * fresh access token (the previous one stops working), and its progress kept unless the
  * applicant details changed, in which case the steps start over with a new decision.
@@ -96,8 +84,7 @@ export async function startOnboarding(
     ? redirectUriProblem(input.redirect_uri, partner.allowed_origins)
     : null
   if (redirectProblem) throw validationError('redirect_uri', redirectProblem)
-  // cross-area: cardOf (money) reads the synchronous store, which holds this transaction's writes.
-  const card = cardOf(ctx.legacy(), user.id)
+  const card = await currentCard(tx, user.id)
   if (card)
     throw new ApiError('conflict', `This user is already onboarded and holds card ${card.id}.`)
   const history = await onboardingHistory(tx, user.id)
@@ -128,9 +115,9 @@ export async function startOnboarding(
   // Tells a resume with the same details from changed ones. It covers what the SSN decides
   // (the outcome) and its last four digits, never the full SSN: the key is in the data file,
   // so an HMAC of the full SSN could be brute-forced from it.
-  // cross-area: codeHash (identity) may write the signing key to the store on first use.
-  const fingerprint = codeHash(
-    ctx.legacy(),
+  const key = await signingKey(ctx, tx)
+  const fingerprint = hashWithKey(
+    key,
     `applicant:${user.id}`,
     JSON.stringify({ ...applicant, outcome: decision.outcome }),
   )
@@ -144,7 +131,7 @@ export async function startOnboarding(
     consumer_id: existing?.consumer_id ?? ctx.random.id('cons'),
     status: existing && sameApplicant ? existing.status : 'pending',
     consumer_kyc_status: 'pending',
-    access_token_hash: codeHash(ctx.legacy(), `embed:${id}`, token),
+    access_token_hash: hashWithKey(key, `embed:${id}`, token),
     access_token_expires_at: new Date(nowMs + EMBED_TOKEN_TTL_S * 1000).toISOString(),
     ...(existing
       ? {
@@ -176,7 +163,7 @@ export async function startOnboarding(
   if (fresh.kyc_status !== 'pending') {
     const next = { ...fresh, kyc_status: 'pending', updated_at: now }
     tx.put('users', next)
-    ctx.events.record(tx, partner.id, 'user.updated', publicUser(ctx.legacy(), next))
+    ctx.events.record(tx, partner.id, 'user.updated', publicUser(ctx, next))
   }
   if (!existing) ctx.events.record(tx, partner.id, 'onboarding.started', onboardingEventObject(row))
   return { onboarding: row, accessToken: token, resumed: Boolean(existing) }

@@ -1,7 +1,6 @@
 import type { StateReader } from '../state/seam.js'
 import { PartnerUnavailableError } from './partner-unavailable.js'
 
-export { assertPartnerActive } from './identity-legacy.js'
 export { PartnerUnavailableError, unavailablePage } from './partner-unavailable.js'
 
 /**

@@ -4,8 +4,8 @@ import { emailMatches } from '../scenarios/otp.js'
 import type { StateTx } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { TransactionRow } from '../store/records-money.js'
-import type { Store, Writer } from '../store/store.js'
-import { cardOf, currentCard } from './cards.js'
+import type { Writer } from '../store/store.js'
+import { currentCard } from './cards.js'
 import {
   cardOfTransaction,
   noCardYet,
@@ -79,26 +79,6 @@ export async function authorizePurchase(
 ) {
   const cents = toCents(amount)
   return writePurchase(ctx, tx, partner, await currentCard(tx, user.id), cents, merchant)
-}
-
-/**
- * @deprecated Sync, outside the seam's one-writer-at-a-time order, for webhooks/trigger.ts
- * until it calls `Money.simulatePurchase`; then this goes.
- */
-export function simulatePurchase(
-  legacy: MoneyKernel & { store: Store },
-  partner: PartnerRow,
-  user: UserRow,
-  amount: number,
-  merchant: MerchantInput,
-) {
-  const cents = toCents(amount)
-  const card = cardOf(legacy, user.id)
-  let txn!: TransactionRow
-  legacy.store.batch((w) => {
-    txn = writePurchase(legacy, w, partner, card, cents, merchant)
-  })
-  return txn
 }
 
 async function requirePurchase(

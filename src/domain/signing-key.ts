@@ -4,8 +4,6 @@ import type { StateReader, StateTx } from '../state/seam.js'
 
 type CryptoKey = webcrypto.CryptoKey
 
-export { codeHash } from './identity-legacy.js'
-
 /**
  * The sandbox's own key for session JWTs and code HMACs. It lives in the state (so sessions
  * survive a restart with a data file) and is made anew after a reset, which also ends every

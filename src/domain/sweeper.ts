@@ -2,7 +2,6 @@ import type { Clock } from '../clock.js'
 import type { Logger } from '../logger.js'
 import type { IndexName, IndexRow } from '../state/indexes.js'
 import type { StateReader } from '../state/seam.js'
-import type { Store } from '../store/store.js'
 import type { PartnerClocks } from './partner-clocks.js'
 
 /**

@@ -1,5 +1,4 @@
 import type { Context } from 'hono'
-import type { Deps } from '../deps.js'
 import type { AppEnv } from '../http/app-env.js'
 import type { PartnerRow } from '../store/records.js'
 
@@ -10,19 +9,4 @@ import type { PartnerRow } from '../store/records.js'
  */
 export function attributePartner(c: Context<AppEnv>, partner: PartnerRow): void {
   c.set('partner', partner)
-}
-
-/**
- * The same, reading the partner from the synchronous store; answers the partner row.
- * cross-area: routes/bank-connect.ts (money) still calls it; it goes once that route reads the
- * partner through its service and calls `attributePartner`.
- */
-export function attributeToPartner(
-  deps: Pick<Deps, 'store'>,
-  c: Context<AppEnv>,
-  partnerId: string,
-): PartnerRow | undefined {
-  const partner = deps.store.get('partners', partnerId)
-  if (partner) attributePartner(c, partner)
-  return partner
 }

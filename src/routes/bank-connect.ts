@@ -1,5 +1,4 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
 import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
 import {
   ConnectLinkError,
@@ -17,10 +16,11 @@ import {
   htmlResponse,
   setHostedPageHeaders,
 } from '../hosted/page-headers.js'
-import { attributeToPartner } from '../hosted/partner-attribution.js'
+import { attributePartner } from '../hosted/partner-attribution.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
+import type { Logger } from '../logger.js'
 import type { Random } from '../random.js'
 import { envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
@@ -42,11 +42,7 @@ const connectTokenParam = z.string().min(1).openapi({
   example: 'bct_5kq2m9x4r8t1.bctok_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc8Hf5Jg0Ae',
 })
 
-/**
- * `hosted` is for the hosted-page helpers (partner attribution, the framing warning), which
- * still take the whole Deps: cross-area: attributeToPartner, warnIfFramingRefused.
- */
-export function bankConnectRoutes(s: { bankConnect: BankConnect; random: Random }, hosted: Deps) {
+export function bankConnectRoutes(s: { bankConnect: BankConnect; random: Random; logger: Logger }) {
   const { bankConnect } = s
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
@@ -124,9 +120,10 @@ export function bankConnectRoutes(s: { bankConnect: BankConnect; random: Random 
         const [title, status] = linkPages[error.reason]
         return hostedErrorPage(c, title, error.message, status)
       }
-      const partner = attributeToPartner(hosted, c, session.partner_id)
+      const partner = await bankConnect.partnerOf(session.partner_id)
+      if (partner) attributePartner(c, partner)
       const origins = partnerOrigins(partner?.allowed_origins)
-      warnIfFramingRefused(c, hosted, 'hosted bank connect page', partner, origins)
+      warnIfFramingRefused(c, s, 'hosted bank connect page', partner, origins)
       const nonce = s.random.token(22)
       setHostedPageHeaders(c, nonce, origins)
       return c.html(
@@ -176,7 +173,8 @@ export function bankConnectRoutes(s: { bankConnect: BankConnect; random: Random 
     async (c) => {
       const { token, institution_id, account_id } = c.req.valid('json')
       const account = await bankConnect.enroll(token, institution_id, account_id)
-      attributeToPartner(hosted, c, account.partner_id)
+      const partner = await bankConnect.partnerOf(account.partner_id)
+      if (partner) attributePartner(c, partner)
       return c.json({ success: true as const, data: publicBankAccount(account) }, 201)
     },
   )

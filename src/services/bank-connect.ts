@@ -9,6 +9,7 @@ import {
 } from '../domain/bank-connect.js'
 import type { EventBus } from '../domain/events.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
+import { signingKey } from '../domain/signing-key.js'
 import type { Random } from '../random.js'
 import type { State } from '../state/seam.js'
 import type { UserRow } from '../store/records.js'
@@ -28,7 +29,7 @@ export class BankConnect {
       clocks: PartnerClocks
       random: Random
       events: EventBus
-    } & Pick<BankConnectKernel, 'baseUrl' | 'hash' | 'sameHash' | 'partnerUnavailable'>,
+    } & Pick<BankConnectKernel, 'baseUrl'>,
   ) {
     const { state, ...kernel } = parts
     this.state = state
@@ -36,10 +37,20 @@ export class BankConnect {
   }
 
   async createSession(user: UserRow) {
-    // The hash is made before the transaction: only the seam is awaited inside one.
-    const { row, session } = newConnectSession(this.kernel, user)
-    await this.state.transaction(async (tx) => tx.put('connect_tokens', row))
-    return session
+    return this.state.transaction(async (tx) => {
+      const { row, session } = newConnectSession(
+        this.kernel,
+        user,
+        await signingKey(this.kernel, tx),
+      )
+      tx.put('connect_tokens', row)
+      return session
+    })
+  }
+
+  /** The partner a hosted request belongs to, for the request journal. */
+  partnerOf(partnerId: string) {
+    return this.state.get('partners', partnerId)
   }
 
   /** The session a token opens, or a ConnectLinkError / PartnerUnavailableError saying why not. */

@@ -1,5 +1,5 @@
 import { partnerOrigins } from '../domain/allowed-origins.js'
-import { cardOf } from '../domain/cards.js'
+import { currentCard } from '../domain/cards.js'
 import { autoCompleteIfAsked, completeFromFlow } from '../domain/flow-completion.js'
 import {
   type OnboardingCtx,
@@ -15,7 +15,7 @@ import {
   completeOnboarding,
   resolveReview,
 } from '../domain/onboarding-outcome.js'
-import { assertPartnerActive } from '../domain/partner-status.js'
+import { requireActivePartner } from '../domain/partner-status.js'
 import { redirectUriProblem } from '../domain/redirect-uri.js'
 import { isDue, type SweepScope } from '../domain/sweeper.js'
 import { ApiError } from '../errors.js'
@@ -65,8 +65,7 @@ export class Onboarding {
   /** The user's latest onboarding and card, for the card status. */
   async cardStatus(userId: string): Promise<{ onboarding?: OnboardingRow; card?: CardRow }> {
     const onboarding = await this.latest(userId)
-    // cross-area: cardOf (money) reads the synchronous store.
-    return { onboarding, card: cardOf(this.ctx.legacy(), userId) }
+    return { onboarding, card: await currentCard(this.state, userId) }
   }
 
   complete(
@@ -155,8 +154,7 @@ export class Onboarding {
     onPartner: OnPartner,
   ) {
     const onboarding = await openWithToken(this.ctx, reader, id, token)
-    // cross-area: assertPartnerActive (identity) reads the synchronous store.
-    assertPartnerActive(this.ctx.legacy(), onboarding.partner_id)
+    await requireActivePartner(reader, onboarding.partner_id)
     const partner = await reader.get('partners', onboarding.partner_id)
     if (partner) onPartner(partner)
     return { onboarding, partner }

@@ -1,4 +1,3 @@
-import type { Deps } from '../deps.js'
 import type { CredentialCache } from '../domain/credential-cache.js'
 import type { EventBus } from '../domain/events.js'
 import { authenticatePartner } from '../domain/partner-auth.js'
@@ -18,6 +17,8 @@ import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
+import type { WebhookDirectory } from '../webhooks/directory.js'
+import type { Dispatcher } from '../webhooks/dispatcher.js'
 import { syncPrimaryEndpoint } from '../webhooks/subscriptions.js'
 
 export interface PartnersParts {
@@ -27,17 +28,20 @@ export interface PartnersParts {
   events: EventBus
   scenarios: ScenarioRegistry
   credentials: CredentialCache
-  /**
-   * The bag, ONLY for the cross-area calls marked `// cross-area:` below (webhooks' primary
-   * endpoint and delivery counts, the platform's sandbox settings) until the lead reconnects
-   * them; read when called, since the bag is built after this service.
-   */
-  legacy: () => Deps
+  /** Its endpoints as committed (the primary endpoint follows `webhook_url`). */
+  directory: WebhookDirectory
+  /** Deliveries finished since a time, for the usage report. */
+  deliveryStats: Pick<Dispatcher, 'stats'>
 }
 
 /** Partner organizations: their credentials, their record, and the control plane's partners. */
 export class Partners {
-  constructor(private readonly s: PartnersParts) {}
+  /** What the primary endpoint's upkeep reads. */
+  private readonly endpoints: Parameters<typeof syncPrimaryEndpoint>[0]
+
+  constructor(private readonly s: PartnersParts) {
+    this.endpoints = { clocks: s.clocks, random: s.random, webhooks: { directory: s.directory } }
+  }
 
   /** Layer 1 of spec section 5: the organization credentials of a request. */
   authenticate(
@@ -50,8 +54,7 @@ export class Partners {
   update(partner: PartnerRow, patch: PartnerPatch): Promise<PartnerRow> {
     return this.s.state.transaction(async (tx) => {
       const next = await patchPartner(this.s, tx, partner, patch)
-      // cross-area: syncPrimaryEndpoint (webhooks), on the store this transaction writes
-      syncPrimaryEndpoint(this.s.legacy(), tx, next)
+      syncPrimaryEndpoint(this.endpoints, tx, next)
       return next
     })
   }
@@ -68,8 +71,7 @@ export class Partners {
 
   async usage(partner: PartnerRow) {
     const since = usageSince(this.s, partner.id)
-    // cross-area: dispatcher.stats (webhooks)
-    const deliveries = this.s.legacy().dispatcher.stats(partner.id, since)
+    const deliveries = this.s.deliveryStats.stats(partner.id, since)
     return usage(this.s.state, partner, deliveries)
   }
 
@@ -79,8 +81,7 @@ export class Partners {
     const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
     return this.s.state.transaction(async (tx) => {
       const partner = await insertPartner(this.s, tx, input, { api_key, api_secret_hash })
-      // cross-area: syncPrimaryEndpoint (webhooks), on the store this transaction writes
-      const webhook_secret = syncPrimaryEndpoint(this.s.legacy(), tx, partner)
+      const webhook_secret = syncPrimaryEndpoint(this.endpoints, tx, partner)
       return { partner, api_key, api_secret, webhook_secret }
     })
   }

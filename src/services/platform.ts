@@ -2,7 +2,6 @@ import type { SandboxConfig } from '../config.js'
 import type { CredentialCache } from '../domain/credential-cache.js'
 import { exportState } from '../domain/export.js'
 import type { FileStore } from '../domain/file-store.js'
-import type { Inbox } from '../domain/inbox.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import {
   deletePartner,
@@ -11,6 +10,7 @@ import {
   resetPartner,
   restorePartner,
 } from '../domain/partner-state.js'
+import { changePartnerStatus } from '../domain/partners.js'
 import {
   checkSandboxPartnerPatch,
   type SandboxPartnerPatch,
@@ -21,7 +21,8 @@ import { packageVersion } from '../package-root.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State, StateTx } from '../state/seam.js'
-import type { PartnerRow, PartnerStatus } from '../store/records.js'
+import type { PartnerRow } from '../store/records.js'
+import type { Dispatcher } from '../webhooks/dispatcher.js'
 
 export interface PlatformParts {
   config: Pick<SandboxConfig, 'data'>
@@ -30,18 +31,9 @@ export interface PlatformParts {
   clocks: PartnerClocks
   scenarios: ScenarioRegistry
   files: FileStore
-  inbox: Inbox
   credentials: CredentialCache
-  /**
-   * cross-area: what other areas do to a partner outside this service's transactions until
-   * they move to the seam (wired in index.ts); goes with them.
-   */
-  legacy: {
-    /** identity's setPartnerStatus, which still writes through the store. */
-    setPartnerStatus(partnerId: string, status: PartnerStatus): void
-    /** webhooks' Dispatcher.reload: its schedule rebuilt from the partner's rows. */
-    reloadDeliveries(partnerId: string): void
-  }
+  /** The webhook schedule, rebuilt from a partner's rows after they were replaced. */
+  deliveries: Pick<Dispatcher, 'reload'>
 }
 
 /**
@@ -114,12 +106,10 @@ export class Platform {
   async updatePartner(partnerId: string, patch: SandboxPartnerPatch): Promise<PartnerRow> {
     checkSandboxPartnerPatch(this.parts, patch)
     const { status, ...settings } = patch
-    // cross-area: setPartnerStatus (identity) still writes through the store; the lead
-    // moves it into the transaction below.
-    if (status) this.parts.legacy.setPartnerStatus(partnerId, status)
-    return this.parts.state.transaction((tx) =>
-      updateSandboxPartnerSettings(this.parts, tx, partnerId, settings),
-    )
+    return this.parts.state.transaction(async (tx) => {
+      if (status) await changePartnerStatus(this.parts, tx, partnerId, status)
+      return updateSandboxPartnerSettings(this.parts, tx, partnerId, settings)
+    })
   }
 
   /** One transaction over a partner's rows, then what lives beside the state follows. */
@@ -129,10 +119,7 @@ export class Platform {
   ): Promise<void> {
     const { removedFiles } = await this.parts.state.transaction(change)
     for (const id of removedFiles) this.parts.files.remove(id)
-    // cross-area: the inbox (identity) is still in process; as an ephemeral collection its
-    // rows go in the transaction above.
-    this.parts.inbox.removePartner(partnerId)
-    // cross-area: Dispatcher.reload (webhooks) rebuilds its schedule from the rows.
-    this.parts.legacy.reloadDeliveries(partnerId)
+    // (The partner's inbox messages, ephemeral rows, went in the transaction with the rest.)
+    await this.parts.deliveries.reload(partnerId)
   }
 }

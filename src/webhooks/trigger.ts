@@ -1,7 +1,7 @@
 import { type EventBus, type EventType, eventEnvelope } from '../domain/events.js'
 import { newestFirst } from '../domain/pagination.js'
 import { ApiError } from '../errors.js'
-import type { State, StateReader } from '../state/seam.js'
+import type { State, StateReader, StateTx } from '../state/seam.js'
 import type { EventRow, PartnerRow, UserRow } from '../store/records.js'
 import {
   applyOverrides,
@@ -17,15 +17,16 @@ const TRIGGER_PURCHASE = 4.2
 
 /** The money a trigger makes for real: the money area's own operations, as partners call them. */
 export interface TriggerMoney {
-  /** A funding of the user's card; the funding transaction. */
-  fund(partner: PartnerRow, user: UserRow, amount: number): { id: string }
-  /** A purchase on the user's card at `merchant`; the purchase transaction. */
+  /** A funding of the user's card, written by `tx`; the funding transaction. */
+  fund(tx: StateTx, partner: PartnerRow, user: UserRow, amount: number): Promise<{ id: string }>
+  /** A purchase on the user's card at `merchant`, written by `tx`; the purchase transaction. */
   purchase(
+    tx: StateTx,
     partner: PartnerRow,
     user: UserRow,
     amount: number,
     merchant: { name: string } & Record<string, unknown>,
-  ): { id: string }
+  ): Promise<{ id: string }>
 }
 
 export interface TriggerCtx {
@@ -94,16 +95,19 @@ async function makeReal(
   const holder = await cardholder(ctx.state, partner)
   const amount = overrides['data.object.amount'] as number | undefined
   try {
-    // The patch applies to the event the money function records, inside its own write.
-    const id = ctx.events.patching(type, patched, () => {
-      if (type === 'card.funded') return ctx.money.fund(partner, holder, amount ?? TRIGGER_FUND).id
-      const merchant = {
-        name: 'Sandbox Trigger Store',
-        ...(overrides['data.object.merchant'] as object | undefined),
-        ...merchantFields(overrides),
-      }
-      return ctx.money.purchase(partner, holder, amount ?? TRIGGER_PURCHASE, merchant).id
-    })
+    // The patch applies to the event the money operation records, inside its transaction.
+    const { id } = await ctx.state.transaction((tx) =>
+      ctx.events.patching(type, patched, () => {
+        if (type === 'card.funded')
+          return ctx.money.fund(tx, partner, holder, amount ?? TRIGGER_FUND)
+        const merchant = {
+          name: 'Sandbox Trigger Store',
+          ...(overrides['data.object.merchant'] as object | undefined),
+          ...merchantFields(overrides),
+        }
+        return ctx.money.purchase(tx, partner, holder, amount ?? TRIGGER_PURCHASE, merchant)
+      }),
+    )
     const event = (await newestEvent(ctx.state, partner.id, type)) as EventRow
     return { event, made: [{ object: 'card_transaction', id }] }
   } catch (error) {
