@@ -66,8 +66,8 @@ async function main() {
       version: packageVersion,
       readyMs: performance.now() - started,
       url: sandbox.url,
-      config: sandbox.deps.config,
-      scenario: sandbox.deps.scenarios.default.name,
+      config: sandbox.services.config,
+      scenario: sandbox.services.scenarios.default.name,
       credentials: sandbox.defaultCredentials(),
     }),
   )
@@ -79,7 +79,7 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    sandbox.deps.logger.info(`${signal}: stopping`)
+    sandbox.services.logger.info(`${signal}: stopping`)
     // close() also writes out the log lines still queued (log-destination.ts), this one too.
     await sandbox.close()
     process.exit(0)

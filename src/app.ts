@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
+import type { SandboxParts } from './compose.js'
 import { adminGuard } from './control/admin-guard.js'
 import { controlPlane } from './control/index.js'
-import type { Deps } from './deps.js'
 import { mountDocs } from './docs/routes.js'
 import { ApiError } from './errors.js'
 import { mountFavicon } from './hosted/favicon.js'
@@ -39,7 +39,7 @@ const description = [
 ].join(' ')
 
 /** Composes middleware and routers. Never listens: `startSandbox` or the CLI binds a port. */
-export function createApp(deps: Deps) {
+export function createApp(deps: SandboxParts) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, router: new CachedRouter() })
   // Request ids: a per-run random prefix and a counter, cheap on the hot path. The prefix
   // comes from its own stream so that --seed keeps entity ids independent of request counts.

@@ -2,54 +2,18 @@ import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import type { z } from 'zod'
 import { createApp } from './app.js'
-import { createClock } from './clock.js'
+import { compose } from './compose.js'
 import { type SandboxConfig, sandboxOptionsSchema } from './config.js'
 import { createControlClient } from './control/client/index.js'
-import type { Deps } from './deps.js'
-import { CredentialCache } from './domain/credential-cache.js'
-import { EventBus } from './domain/events.js'
-import { FileStore } from './domain/file-store.js'
-import { fundCard } from './domain/funding.js'
-import { Inbox } from './domain/inbox.js'
-import { PartnerClocks } from './domain/partner-clocks.js'
-import { authorizePurchase, type MerchantInput } from './domain/purchases.js'
-import { Retention } from './domain/retention.js'
-import { SandboxClockRow } from './domain/sandbox-clock-row.js'
-import { listEvents } from './domain/sandbox-events.js'
-import { SessionVerifier } from './domain/sessions.js'
-import { Sweeper } from './domain/sweeper.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
-import { requestOrigins } from './http/request-origin.js'
+import { hostForUrl } from './http/request-origin.js'
 import { guardSlowBodies, slowClientServerOptions } from './http/slow-clients.js'
 import { flushLogs } from './log-destination.js'
 import { createLogger } from './logger.js'
-import { createRandom } from './random.js'
 import type { SandboxOptions } from './sandbox-options.js'
 import type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
-import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
-import { describeIssues, loadScenario, parseScenario } from './scenarios/loader.js'
-import { ScenarioRegistry } from './scenarios/registry.js'
-import { Accounts } from './services/accounts.js'
-import { BankConnect } from './services/bank-connect.js'
-import { Faults } from './services/faults.js'
-import { RequestJournal } from './services/journal.js'
-import { Money } from './services/money.js'
-import { Onboarding } from './services/onboarding.js'
-import { Overrides } from './services/overrides.js'
-import { Partners } from './services/partners.js'
-import { Platform } from './services/platform.js'
-import { Webhooks } from './services/webhooks.js'
-import { MemoryState } from './state/memory-state.js'
+import { describeIssues } from './scenarios/loader.js'
 import { DEFAULT_PARTNER } from './store/default-credentials.js'
-import { fixtureSeed } from './store/fixture-seed.js'
-import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
-import { defineIndexes } from './store/indexes.js'
-import { ephemeralCollections, keptOnReplace, type PartnerRow } from './store/records.js'
-import { Store } from './store/store.js'
-import { WebhookDirectory } from './webhooks/directory.js'
-import { Dispatcher } from './webhooks/dispatcher.js'
-import { fanOut } from './webhooks/fan-out.js'
-import { SinkRegistry } from './webhooks/sink.js'
 
 export type { Clock, ClockState } from './clock.js'
 export * from './control/client/index.js'
@@ -69,9 +33,6 @@ export class ConfigError extends Error {
     super(message)
   }
 }
-
-/** An IPv6 address in a URL needs brackets. */
-const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)
 
 /** @internal Validates options into the config (the CLI and tests use it). */
 export function parseOptions(options: SandboxOptions): SandboxConfig {
@@ -99,191 +60,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     color: !config.onLog && Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
     write: config.onLog,
   })
-  const random = createRandom(config.seed)
-  const scenario =
-    typeof config.scenario === 'string'
-      ? loadScenario(config.scenario)
-      : parseScenario(config.scenario, 'options.scenario')
-  const clock = createClock({ start: scenario.clock?.start, frozen: scenario.clock?.frozen })
-  const fixtures = await loadFixtures(config.fixtures ?? defaultFixturesPath, random, clock.iso())
-  const credentials = new CredentialCache()
-  const store = await Store.open({
-    file: config.data,
-    seed: fixtureSeed(fixtures),
-    fsync: config.fsync,
-    now: clock.iso,
-    onWarning: logger.warn,
-    ephemeral: ephemeralCollections,
-    keepOnReplace: keptOnReplace,
-    // From a data file, the default partner's scrypt check runs while the users are read.
-    onCollectionRead: (name, rows) => {
-      if (name !== 'partners') return
-      for (const id in rows) primeDefaultPartner(credentials, rows[id] as PartnerRow)
-    },
-  })
-  defineIndexes(store)
-
-  const origins = requestOrigins(
-    config.publicUrl,
-    `http://${hostForUrl(config.host)}:${config.port}`,
-  )
-  const state = new MemoryState(store)
-  await SandboxClockRow.open({ state, clock, logger })
-  // First of all that listens to the sandbox clock: frozen partners have moved with it by the
-  // time the sweeper and the dispatcher look at their due work.
-  const clocks = await PartnerClocks.open(state, clock)
-  const scenarios = new ScenarioRegistry(scenario, logger.error)
-  const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
-  // Webhooks: the fan-out reads the directory; the dispatcher hears deliveries from commits.
-  const directory = await WebhookDirectory.open(state)
-  const deliveryCtx = { directory, clocks, random, scenarios }
-  const events = new EventBus(random, clocks, store, (writer, event) =>
-    fanOut(deliveryCtx, writer, event),
-  )
-  const moneyKernel = { clocks, random, events, scenarios }
-  const money = new Money({ state, ...moneyKernel })
-  const bankConnect = new BankConnect({
-    state,
-    clocks,
-    random,
-    events,
-    baseUrl: origins.baseUrl,
-  })
-  const inbox = new Inbox({ state })
-  const sessions = new SessionVerifier({ state, clocks })
-  const files = new FileStore(config.data)
-  const onboarding = new Onboarding({
-    state,
-    clocks,
-    random,
-    scenarios,
-    events,
-    config,
-    logger,
-    baseUrl: origins.baseUrl,
-  })
-  const accounts = new Accounts({
-    state,
-    random,
-    clocks,
-    events,
-    scenarios,
-    inbox,
-    sessions,
-    files,
-    config,
-    baseUrl: origins.baseUrl,
-  })
-  const journal = new RequestJournal({
-    state,
-    onError: (error) => logger.warn(`the request journal lost a request: ${error}`),
-  })
-  const faults = new Faults({ state, random, scenarios })
-  const overrides = new Overrides({ state, random, clock, clocks })
-  const retention = new Retention({ state, logger })
-  events.subscribe((event) => void retention.capPartner(event.partner_id))
-  // Built before the dispatcher, so it hears a clock advance first: the events its rules
-  // emit on the way exist when the dispatcher runs.
-  const sweeper = new Sweeper({
-    clock,
-    clocks,
-    logger,
-    tasks: [
-      (scope) => onboarding.resolveDueReviews(scope),
-      (scope) => money.settleDueDeposits(scope),
-      (scope) => money.resolveDueDisputes(scope),
-      // Whatever it removed, more may be due: the next second's run looks again.
-      async (scope) => (await retention.run(scope)) > 0,
-    ],
-  })
-  const dispatcher = new Dispatcher({ ...deliveryCtx, state, clock, logger })
-  // After the sweeper: on a clock advance its rules emit events before the dispatcher runs.
-  clock.onAdvance(async () => {
-    await dispatcher.runDue()
-  })
-  clocks.onAdvance(async (partnerId) => {
-    await dispatcher.runDue(partnerId)
-  })
-  // A delivery attempt may finish a delivery the per-partner cap can now remove.
-  dispatcher.onAttempt((delivery) => void retention.capPartner(delivery.partner_id))
-  const partners = new Partners({
-    state,
-    random,
-    clocks,
-    events,
-    scenarios,
-    credentials,
-    directory,
-    deliveryStats: dispatcher,
-  })
-  const webhooks = new Webhooks({
-    state,
-    clocks,
-    random,
-    scenarios,
-    events,
-    directory,
-    dispatcher,
-    // A trigger's money is made by the money area's own operations, in the trigger's
-    // transaction.
-    money: {
-      fund: async (tx, partner, user, amount) =>
-        (await fundCard(moneyKernel, tx, partner, user, amount)).txn,
-      purchase: (tx, partner, user, amount, merchant) =>
-        authorizePurchase(moneyKernel, tx, partner, user, amount, merchant as MerchantInput),
-    },
-    listEvents: (filter) => listEvents(state, filter),
-  })
-  const platform = new Platform({
-    config,
-    state,
-    random,
-    clocks,
-    scenarios,
-    files,
-    credentials,
-    deliveries: dispatcher,
-  })
-  const deps: Deps = {
-    config,
-    store,
-    state,
-    clock,
-    clocks,
-    random,
-    scenarios,
-    logger,
-    credentials,
-    events,
-    inbox,
-    sessions,
-    files,
-    dispatcher,
-    journal,
-    faults,
-    overrides,
-    sweeper,
-    sinks: new SinkRegistry(state),
-    webhooks,
-    origins,
-    onboarding,
-    baseUrl: origins.baseUrl,
-    accounts,
-    partners,
-    platform,
-    loadedScenarios,
-    money,
-    bankConnect,
-  }
-  const app = createApp(deps)
-  // Seeded from fixtures (or already primed while reading: the check is shared, not rerun).
-  primeDefaultPartner(
-    credentials,
-    store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key)[0],
-  )
+  const parts = await compose(config, logger)
+  const { store, clock } = parts
+  const app = createApp(parts)
   return {
     app,
-    deps,
+    services: parts,
     clock,
     store,
     // Promise-wrapped for the public type; the server's bindings (the node request and
@@ -294,9 +76,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         ...bindings,
       ),
     request: async (input: string | URL | Request, init?: RequestInit) => app.request(input, init),
-    control: inProcessControl(app, deps.baseUrl(), config.adminToken),
+    control: inProcessControl(app, parts.baseUrl(), config.adminToken),
     setBaseUrl(url: string) {
-      origins.setListenUrl(url)
+      parts.origins.setListenUrl(url)
     },
     defaultCredentials() {
       const partner = store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key)[0]
@@ -305,8 +87,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         : undefined
     },
     close: async () => {
-      dispatcher.stop()
-      deps.sweeper.stop()
+      parts.dispatcher.stop()
+      parts.sweeper.stop()
       await store.close()
       // Lines on stderr are written asynchronously: the last ones are out before close resolves.
       if (!config.onLog) await flushLogs()
@@ -320,22 +102,10 @@ const inProcessControl = (
   adminToken: string | undefined,
 ) => createControlClient(url, { adminToken, fetch: (request) => app.fetch(request) })
 
-/**
- * The bundled default partner's secret is public (README, banner), so its scrypt check can
- * run in the background at start-up instead of inside the first request. Any other row (or
- * none) is left alone.
- */
-function primeDefaultPartner(credentials: CredentialCache, partner: PartnerRow | undefined): void {
-  if (partner?.api_key !== DEFAULT_PARTNER.api_key) return
-  credentials
-    .verify(partner.id, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
-    .catch(() => {})
-}
-
 /** Creates a sandbox and listens (port 0 picks a free one). Resolves once it accepts connections. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const sandbox = await createSandbox(options)
-  const { host, port } = sandbox.deps.config
+  const { host, port } = sandbox.services.config
   const server = await new Promise<Server>((resolve, reject) => {
     // Without a createServer option, serve() makes a node:http Server.
     const s = serve(
@@ -345,12 +115,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         fetch: sandbox.app.fetch as Parameters<typeof serve>[0]['fetch'],
         hostname: host,
         port,
-        serverOptions: slowClientServerOptions(sandbox.deps.config),
+        serverOptions: slowClientServerOptions(sandbox.services.config),
       },
       () => resolve(s as Server),
     )
     s.once('error', reject)
-    guardSlowBodies(s as Server, sandbox.deps.config)
+    guardSlowBodies(s as Server, sandbox.services.config)
   })
   const address = server.address()
   const boundPort = typeof address === 'object' && address ? address.port : port
@@ -358,7 +128,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   sandbox.setBaseUrl(url)
   return {
     ...sandbox,
-    control: inProcessControl(sandbox.app, url, sandbox.deps.config.adminToken),
+    control: inProcessControl(sandbox.app, url, sandbox.services.config.adminToken),
     url,
     port: boundPort,
     server,

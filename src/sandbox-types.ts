@@ -1,7 +1,7 @@
 import type { Server } from 'node:http'
 import type { Clock } from './clock.js'
+import type { SandboxParts } from './compose.js'
 import type { ControlClient } from './control/client/index.js'
-import type { Deps } from './deps.js'
 import type { Store } from './store/store.js'
 
 // The public shape of a sandbox, written as plain interfaces so the published declarations
@@ -39,8 +39,8 @@ export interface Sandbox {
   defaultCredentials(): { apiKey: string; apiSecret: string } | undefined
   /** Stops timers and flushes the data file. */
   close(): Promise<void>
-  /** @internal The wiring (config, store, clocks, dispatcher) for the sandbox's own tests. */
-  deps: Deps
+  /** @internal What the sandbox is built of (services, state, clocks), for its own tests. */
+  services: SandboxParts
   /** @internal The state itself; change it through `control` instead. */
   store: Store
 }

@@ -158,7 +158,7 @@ describe(`events and deliveries: ${HISTORY_CAP_PER_PARTNER} per partner at all t
     expect(t.sandbox.store.get('events', 'evt_full00004')).toBeUndefined()
     expect(t.sandbox.store.get('events', 'evt_full00005')).toBeDefined()
     expect(t.sandbox.store.get('webhook_deliveries', 'dlv_full00004')).toBeUndefined()
-    await t.sandbox.deps.dispatcher.runDue()
+    await t.sandbox.services.dispatcher.runDue()
     expect(receiver.requests.length).toBeGreaterThanOrEqual(5)
     expect(deliveries()).toBe(HISTORY_CAP_PER_PARTNER)
     await t.sandbox.close()

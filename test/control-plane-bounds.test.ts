@@ -192,7 +192,7 @@ describe('sinks', () => {
       expect(res.status).toBe(200)
       expect(res.json.data).toEqual([])
     }
-    expect(await sandbox.deps.sinks.size()).toBe(0)
+    expect(await sandbox.services.sinks.size()).toBe(0)
   })
 
   it('refuse names that are too long or unsafe', async () => {

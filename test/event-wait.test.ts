@@ -46,7 +46,7 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
     const { wait, trigger, sandbox } = await setup()
     const pending = wait({ type: 'card.funded', timeout: '10s' })
     await tick()
-    expect(sandbox.deps.webhooks.waits.size).toBe(1)
+    expect(sandbox.services.webhooks.waits.size).toBe(1)
     await trigger('card.created')
     await trigger('card.funded', { amount: 25 })
     const res = await pending
@@ -70,12 +70,12 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
 
   it('answers status timeout, without an event, at its timeout', async () => {
     const { wait, sandbox } = await setup()
-    const before = sandbox.deps.webhooks.waits.size
+    const before = sandbox.services.webhooks.waits.size
     const res = await wait({ type: 'dispute.created', timeout: '50ms' })
     expect(res.status).toBe(200)
     expect(res.json).toMatchObject({ status: 'timeout', event: null, delivery: null })
     expect(res.json.waited_ms).toBeGreaterThanOrEqual(45)
-    expect(sandbox.deps.webhooks.waits.size).toBe(before)
+    expect(sandbox.services.webhooks.waits.size).toBe(before)
     // A generated client validates this answer against the published schema: null must fit.
     const doc = await (await sandbox.app.request('/openapi.json')).json()
     const schema = responseSchema(doc, 'get', '/_sandbox/partners/{id}/events/wait', 200)
@@ -96,15 +96,15 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
 
   it('drops the waiter as soon as the client goes away', async () => {
     const { wait, sandbox } = await setup()
-    const before = sandbox.deps.webhooks.waits.size
+    const before = sandbox.services.webhooks.waits.size
     const controller = new AbortController()
     const pending = wait({ type: 'card.created', timeout: '30s' }, { signal: controller.signal })
     await tick()
-    expect(sandbox.deps.webhooks.waits.size).toBe(before + 1)
+    expect(sandbox.services.webhooks.waits.size).toBe(before + 1)
     controller.abort()
     await pending.catch(() => undefined)
     await tick()
-    expect(sandbox.deps.webhooks.waits.size).toBe(before)
+    expect(sandbox.services.webhooks.waits.size).toBe(before)
   })
 
   it('with delivered=true, waits until the partner endpoint got the event', async () => {

@@ -15,7 +15,7 @@ describe('identity under concurrent requests', () => {
     const statuses = answers.map((a) => a.status).sort()
     expect(statuses.filter((s) => s === 201)).toHaveLength(1)
     expect(statuses.filter((s) => s === 409)).toHaveLength(19)
-    const users = await sandbox.deps.state.lookup('users_by_email', 'race@example.com')
+    const users = await sandbox.services.state.lookup('users_by_email', 'race@example.com')
     expect(users).toHaveLength(1)
   })
 
@@ -32,7 +32,7 @@ describe('identity under concurrent requests', () => {
       ),
     )
     expect(logins.map((l) => l.status)).toEqual(Array(10).fill(200))
-    const open = await sandbox.deps.state.lookup(
+    const open = await sandbox.services.state.lookup(
       'open_codes_by_user',
       openCodeKey(registered.json.userId, 'login'),
     )
@@ -42,7 +42,7 @@ describe('identity under concurrent requests', () => {
     })
     expect(inbox.json.data).toHaveLength(10)
     // Every earlier code was replaced by the next one, none lost between two awaits.
-    const codes = await sandbox.deps.state.lookup('codes_by_user', registered.json.userId)
+    const codes = await sandbox.services.state.lookup('codes_by_user', registered.json.userId)
     expect(codes.map((c) => c.ended_reason).sort()).toEqual([null, ...Array(9).fill('replaced')])
     const [newest] = inbox.json.data as { code: string }[]
     const verified = await call('POST', '/api/v1/partner/auth/verify-otp', {

@@ -104,9 +104,9 @@ describe('links follow the request without --public-url', () => {
 
   it('outside a request use the latest caller origin, and before any request a loopback one', async () => {
     const { sandbox, call } = await testSandbox({ host: '0.0.0.0', port: 4010 })
-    expect(sandbox.deps.baseUrl()).toBe('http://127.0.0.1:4010')
+    expect(sandbox.services.baseUrl()).toBe('http://127.0.0.1:4010')
     await call('GET', '/api/v1/partner/me', { headers: { host: 'sandbox.ci.internal:9000' } })
-    expect(sandbox.deps.baseUrl()).toBe('http://sandbox.ci.internal:9000')
+    expect(sandbox.services.baseUrl()).toBe('http://sandbox.ci.internal:9000')
   })
 })
 

@@ -25,32 +25,32 @@ async function sandbox() {
 
 /** Waits for the transactions queued so far: the seam runs them in arrival order. */
 const settled = (t: Awaited<ReturnType<typeof sandbox>>) =>
-  t.sandbox.deps.state.transaction(async () => {})
+  t.sandbox.services.state.transaction(async () => {})
 
 describe('the sandbox clock through the seam', () => {
   it('keeps its setting as a row, and a reset leaves the time as it stands', async () => {
     const t = await sandbox()
     await settled(t)
-    expect(await t.sandbox.deps.state.get('clocks', 'sandbox')).toEqual({
+    expect(await t.sandbox.services.state.get('clocks', 'sandbox')).toEqual({
       id: 'sandbox',
       offset_ms: 0,
       frozen_at: T0,
     })
     await t.call('POST', '/_sandbox/clock/advance', { creds: null, body: { by: '1h' } })
-    expect((await t.sandbox.deps.state.get('clocks', 'sandbox'))?.frozen_at).toBe(T0 + 3_600_000)
+    expect((await t.sandbox.services.state.get('clocks', 'sandbox'))?.frozen_at).toBe(T0 + 3_600_000)
 
     expect((await t.call('POST', '/_sandbox/reset', { creds: null })).status).toBe(200)
     const clock = (await t.call('GET', '/_sandbox/clock', { creds: null })).json
     expect(clock).toMatchObject({ now: new Date(T0 + 3_600_000).toISOString(), frozen: true })
     await settled(t)
-    expect((await t.sandbox.deps.state.get('clocks', 'sandbox'))?.frozen_at).toBe(T0 + 3_600_000)
+    expect((await t.sandbox.services.state.get('clocks', 'sandbox'))?.frozen_at).toBe(T0 + 3_600_000)
   })
 
   it('takes a setting another process stored', async () => {
     const t = await sandbox()
     await settled(t)
     const later = T0 + 86_400_000
-    await t.sandbox.deps.state.transaction(async (tx) =>
+    await t.sandbox.services.state.transaction(async (tx) =>
       tx.put('clocks', { id: 'sandbox', offset_ms: 0, frozen_at: later }),
     )
     expect(t.sandbox.clock.now()).toBe(later)
@@ -87,7 +87,7 @@ describe('partner clocks through the seam', () => {
     const saved = (await t.call('GET', '/_sandbox/snapshot', { creds: null })).json
 
     const frozenAt = T0 - 7 * 86_400_000
-    await t.sandbox.deps.state.transaction(async (tx) => {
+    await t.sandbox.services.state.transaction(async (tx) => {
       const row = await tx.get('partners', id)
       if (row) tx.put('partners', { ...row, clock: { offset_ms: 0, frozen_at: frozenAt } })
     })
@@ -106,7 +106,7 @@ describe('loaded scenarios through the seam', () => {
   it('are in force once their row is committed, by whichever writer', async () => {
     const t = await sandbox()
     const document = { name: 'from-elsewhere', description: 'Loaded by another process.' }
-    await t.sandbox.deps.state.transaction(async (tx) =>
+    await t.sandbox.services.state.transaction(async (tx) =>
       tx.put('scenarios', { id: document.name, document, loaded_at: new Date(T0).toISOString() }),
     )
     const list = await t.call('GET', '/_sandbox/scenarios', { creds: null })
@@ -130,7 +130,7 @@ describe('the sweeper', () => {
     const errors: string[] = []
     const sweeper = new Sweeper({
       clock: createClock({ frozen: true }),
-      clocks: t.sandbox.deps.clocks,
+      clocks: t.sandbox.services.clocks,
       logger: { error: (message: string) => errors.push(message) },
       tasks: [
         async (scope) => {

@@ -128,7 +128,7 @@ describe('events and deliveries', () => {
       body: { amount: 12.5 },
     })
     expect(funded.status, funded.text).toBe(200)
-    await t.sandbox.deps.dispatcher.runDue()
+    await t.sandbox.services.dispatcher.runDue()
     const events = () => t.sandbox.store.lookup('events', 'events_by_partner', partner.id)
     const deliveries = () =>
       t.sandbox.store.lookup('webhook_deliveries', 'deliveries_by_partner', partner.id)
@@ -200,7 +200,7 @@ describe('events and deliveries', () => {
     const t = await frozenSandbox()
     const { partner } = await partnerWithEndpoint(t.call)
     await registerAndLogin(t.call, {}, partner.creds)
-    await t.sandbox.deps.dispatcher.runDue()
+    await t.sandbox.services.dispatcher.runDue()
     const hooks = await t.call('GET', '/api/v1/partner/webhooks', { creds: partner.creds })
     const hookId = hooks.json.data[0].id
     const list = `/api/v1/partner/webhooks/${hookId}/deliveries`
@@ -241,11 +241,11 @@ describe('events and deliveries', () => {
     // Retention looks at partners that emitted an event: this one registers a user.
     await registerAndLogin(t.call, {}, chatty.creds)
     expect(count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1)
-    await t.sandbox.deps.sweeper.run()
+    await t.sandbox.services.sweeper.run()
     // One run removes one batch: a backlog never stalls the event loop in one go.
     expect(count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1 - BATCH)
-    await t.sandbox.deps.sweeper.run()
-    await t.sandbox.deps.sweeper.run()
+    await t.sandbox.services.sweeper.run()
+    await t.sandbox.services.sweeper.run()
     expect(count()).toBe(HISTORY_CAP_PER_PARTNER)
     expect(t.sandbox.store.get('events', 'evt_cap000000')).toBeUndefined()
     expect(
@@ -267,10 +267,10 @@ describe('incremental pruning', () => {
     })
     t.sandbox.clock.freeze(t.sandbox.clock.now() + 2 * DAY)
     const left = () => codesOf(t, userId).length
-    await t.sandbox.deps.sweeper.run()
+    await t.sandbox.services.sweeper.run()
     expect(left()).toBe(BATCH + 8)
-    await t.sandbox.deps.sweeper.run()
-    await t.sandbox.deps.sweeper.run()
+    await t.sandbox.services.sweeper.run()
+    await t.sandbox.services.sweeper.run()
     expect(left()).toBe(0)
   })
 })
@@ -291,10 +291,10 @@ describe('in-memory caps', () => {
       created_at: sandbox.clock.iso(),
       expires_at: sandbox.clock.iso(),
     })
-    for (let n = 0; n < 5_010; n++) await sandbox.deps.inbox.add(message(n))
-    expect(await sandbox.deps.inbox.list({ limit: 10_000 })).toHaveLength(5_000)
-    expect(await sandbox.deps.inbox.list({ email: 'user9@example.test' })).toHaveLength(0)
-    expect(await sandbox.deps.inbox.list({ email: 'user10@example.test' })).toHaveLength(1)
+    for (let n = 0; n < 5_010; n++) await sandbox.services.inbox.add(message(n))
+    expect(await sandbox.services.inbox.list({ limit: 10_000 })).toHaveLength(5_000)
+    expect(await sandbox.services.inbox.list({ email: 'user9@example.test' })).toHaveLength(0)
+    expect(await sandbox.services.inbox.list({ email: 'user10@example.test' })).toHaveLength(1)
   })
 
   it('the request journal keeps the first 2,048 characters of a long path', async () => {

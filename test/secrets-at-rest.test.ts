@@ -43,7 +43,7 @@ describe('file modes', () => {
   it('the data file, its journal and the pictures are readable by the owner only', async () => {
     const t = await onFile()
     await createEndpoint(t.call)
-    t.sandbox.deps.files.write('file_abc', Buffer.from('picture bytes'))
+    t.sandbox.services.files.write('file_abc', Buffer.from('picture bytes'))
     expect(mode(file)).toBe(0o600)
     expect(mode(`${file}.journal`)).toBe(0o600)
     expect(mode(`${file}.files`)).toBe(0o700)

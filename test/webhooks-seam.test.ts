@@ -21,7 +21,7 @@ describe('webhooks over the state seam', () => {
     const receiver = await startReceiver()
     onTestFinished(() => receiver.close())
     const p = await createPartner(call, { name: 'Seam Hooks', webhook_url: receiver.url })
-    const { state, events } = sandbox.deps
+    const { state, events } = sandbox.services
     const object = { object: 'webhook_test', message: 'from a transaction' }
 
     await expect(
@@ -56,7 +56,7 @@ describe('webhooks over the state seam', () => {
     expect(first.status).toBe(500)
     const second = await call('POST', '/_sandbox/sink/seam', { creds: null, body: { n: 2 } })
     expect(second.status).toBe(200)
-    const rows = await sandbox.deps.state.lookup('sink_requests_by_sink', 'seam')
+    const rows = await sandbox.services.state.lookup('sink_requests_by_sink', 'seam')
     expect(rows.map((r) => [r.number, r.body, r.responded_status])).toEqual([
       [1, '{"n":1}', 500],
       [2, '{"n":2}', 200],
@@ -66,6 +66,6 @@ describe('webhooks over the state seam', () => {
     expect((await call('POST', '/_sandbox/reset', { creds: null })).status).toBe(200)
     const after = await call('GET', '/_sandbox/sink/seam', { creds: null })
     expect(after.json).toMatchObject({ data: [], has_more: false, config: { fail_next: 0 } })
-    expect(await sandbox.deps.sinks.size()).toBe(0)
+    expect(await sandbox.services.sinks.size()).toBe(0)
   })
 })

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.js'
+import type { SandboxParts } from '../compose.js'
 import type { OperationIndex } from '../openapi/operations.js'
 import { clockRoutes } from './clock-routes.js'
 import { controlDeliveryRoutes } from './delivery-routes.js'
@@ -23,7 +23,7 @@ import { controlWebhookRoutes } from './webhook-routes.js'
  * The sandbox control plane (DESIGN.md section 4), mounted at /_sandbox: a product for test
  * suites, kept apart from the partner API. Its routes, schemas and guard live in this folder.
  */
-export function controlPlane(deps: Deps, operations: OperationIndex) {
+export function controlPlane(deps: SandboxParts, operations: OperationIndex) {
   const app = controlRouter()
   app.route('/', dashboardRoutes(deps))
   app.route('/', stateRoutes(deps))

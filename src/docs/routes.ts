@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import type { Deps } from '../deps.js'
 import { withAccess } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
+import type { StateReader } from '../state/seam.js'
 import { DEFAULT_PARTNER } from '../store/default-credentials.js'
 import { docsAsset, docsAssetTypes } from './assets.js'
 import { docsInitScript } from './init-script.js'
@@ -11,7 +11,7 @@ import { docsPage } from './page.js'
  * The API reference: Swagger UI rendering /openapi.json, every file served by this sandbox.
  * The CSP is the proof nothing else is fetched: only 'self' for scripts, styles and requests.
  */
-export function mountDocs(app: OpenAPIHono<AppEnv>, deps: Deps): void {
+export function mountDocs(app: OpenAPIHono<AppEnv>, deps: { state: StateReader }): void {
   const csp = [
     "default-src 'none'",
     "script-src 'self'",
@@ -26,10 +26,10 @@ export function mountDocs(app: OpenAPIHono<AppEnv>, deps: Deps): void {
   ].join('; ')
   app.get(
     '/docs',
-    withAccess('public', (c) => {
+    withAccess('public', async (c) => {
       // The default partner's credentials, if it still exists with its fixture secret.
       const known =
-        deps.store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key).length > 0
+        (await deps.state.lookupOne('partners_by_api_key', DEFAULT_PARTNER.api_key)) !== undefined
       c.header('Content-Security-Policy', csp)
       c.header('Cache-Control', 'no-store')
       return c.html(

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler, Next } from 'hono'
-import type { Deps } from '../deps.js'
-import { authenticatePartner } from '../domain/partner-auth.js'
 import { ApiError } from '../errors.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { Partners } from '../services/partners.js'
 import type { PartnerRow } from '../store/records.js'
 import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
@@ -21,7 +21,17 @@ import { attachSession } from './user-session.js'
  * (http/access.ts). One middleware calling plain functions rather than six middlewares: each
  * hono layer costs a promise and a dispatch on every request.
  */
-export function apiGate(deps: Deps, access: AccessTable): MiddlewareHandler<AppEnv> {
+/** What the gate runs on: the parts each of its steps takes. */
+export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
+  Parameters<typeof applyFault>[0] &
+  Parameters<typeof pickOverride>[0] &
+  Parameters<typeof attachSession>[0] &
+  Parameters<typeof requestedScenario>[0] & {
+    partners: Pick<Partners, 'authenticate'>
+    scenarios: Pick<ScenarioRegistry, 'requireOwnScenario' | 'withRequestScenario'>
+  }
+
+export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHandler<AppEnv> {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
   // Each step answers a promise only when it has something to wait for (a first scrypt, a
   // first JWT check, an injected latency), and no step is an async function of its own: on
@@ -89,8 +99,7 @@ export function apiGate(deps: Deps, access: AccessTable): MiddlewareHandler<AppE
     const needs = access.of(c.req.method, c.req.path) ?? 'org'
     if (needs === 'public') return next()
     const session = needs === 'session'
-    const authenticated = authenticatePartner(
-      deps,
+    const authenticated = deps.partners.authenticate(
       requestHeader(c, 'x-partner-key'),
       requestHeader(c, 'x-partner-secret'),
     )

@@ -11,7 +11,9 @@ import type { Result, Router } from 'hono/router'
 import { RegExpRouter } from 'hono/router/reg-exp-router'
 import { SmartRouter } from 'hono/router/smart-router'
 import { TrieRouter } from 'hono/router/trie-router'
-import type { Deps } from '../deps.js'
+import type { Clock } from '../clock.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { RequestJournal } from '../services/journal.js'
 import type { AppEnv } from './app-env.js'
 import { capture } from './journal-view.js'
 import { chooseRequestId, REQUEST_ID_HEADER } from './request-id.js'
@@ -83,7 +85,11 @@ export interface FrontDoor {
  * the log see the answer the client gets.
  */
 export function frontDoor(
-  deps: Deps,
+  deps: {
+    journal: Pick<RequestJournal, 'add'>
+    clock: Pick<Clock, 'now'>
+    scenarios: Pick<ScenarioRegistry, 'forPartner'>
+  },
   generateId: () => string,
   door: FrontDoor,
 ): MiddlewareHandler<AppEnv> {

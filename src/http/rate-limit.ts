@@ -1,5 +1,7 @@
-import type { Deps } from '../deps.js'
+import type { SandboxConfig } from '../config.js'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { ApiError } from '../errors.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { PartnerRow } from '../store/records.js'
 
 const WINDOW_MS = 60_000
@@ -11,7 +13,11 @@ const WINDOW_MS = 60_000
  * Headers: X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (unix seconds at
  * which the window resets); over the limit: 429 with Retry-After (seconds).
  */
-export function createRateLimiter(deps: Deps) {
+export function createRateLimiter(deps: {
+  config: Pick<SandboxConfig, 'rateLimit'>
+  scenarios: Pick<ScenarioRegistry, 'forPartner'>
+  clocks: Pick<PartnerClocks, 'nowOf'>
+}) {
   const windows = new Map<string, { start: number; count: number }>()
   /** Counts the request; answers the headers to send, or throws the 429. */
   return (partner: PartnerRow): Record<string, string> => {

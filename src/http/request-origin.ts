@@ -149,3 +149,6 @@ export function requestOrigins(publicUrl: string | undefined, listenUrl: string)
     run: (origin, rest) => current.run(origin, rest),
   }
 }
+
+/** An IPv6 address in a URL needs brackets. */
+export const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
-import type { Deps } from '../deps.js'
 import { ApiError } from '../errors.js'
 import { describeIssues } from '../scenarios/loader.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { type Scenario, scenarioSchema } from '../scenarios/schema.js'
 import type { AppEnv } from './app-env.js'
 import { requestHeader } from './request-headers.js'
@@ -17,7 +17,10 @@ const headerError = (message: string) =>
  * `X-Sandbox-Scenario` (as Prism's `Prefer` header): a scenario name, or a JSON object of
  * sections laid over the partner's scenario, for this one request only.
  */
-export function requestedScenario(deps: Deps, c: Context<AppEnv>): Scenario | undefined {
+export function requestedScenario(
+  deps: { scenarios: Pick<ScenarioRegistry, 'forPartner' | 'resolve'> },
+  c: Context<AppEnv>,
+): Scenario | undefined {
   {
     const value = requestHeader(c, HEADER)
     const partner = c.get('partner')

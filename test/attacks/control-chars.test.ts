@@ -157,7 +157,7 @@ describe('control characters in a person’s text', () => {
         if (allowed) continue
         const label = `${c.name} with U+${bad.charCodeAt(0).toString(16).padStart(4, '0')}`
         const before = JSON.stringify(sandbox.store.export().collections)
-        const inboxBefore = await sandbox.deps.inbox.size()
+        const inboxBefore = await sandbox.services.inbox.size()
         const res = await call(c.method, c.path, { ...auth({ body: c.body(bad) }), creds: c.creds })
         expect(res.status, `${label}: ${res.text}`).toBe(400)
         expect(res.json.error.code, label).toBe('validation_error')
@@ -166,7 +166,7 @@ describe('control characters in a person’s text', () => {
           .map((d: { message: string }) => d.message)
         expect(messages.join('; '), label).toMatch(/control characters/)
         expect(JSON.stringify(sandbox.store.export().collections), label).toBe(before)
-        expect(await sandbox.deps.inbox.size(), label).toBe(inboxBefore)
+        expect(await sandbox.services.inbox.size(), label).toBe(inboxBefore)
       }
     }
   })

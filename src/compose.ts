@@ -1,0 +1,246 @@
+import { createClock } from './clock.js'
+import type { SandboxConfig } from './config.js'
+import { CredentialCache } from './domain/credential-cache.js'
+import { EventBus } from './domain/events.js'
+import { FileStore } from './domain/file-store.js'
+import { fundCard } from './domain/funding.js'
+import { Inbox } from './domain/inbox.js'
+import { PartnerClocks } from './domain/partner-clocks.js'
+import { authorizePurchase, type MerchantInput } from './domain/purchases.js'
+import { Retention } from './domain/retention.js'
+import { SandboxClockRow } from './domain/sandbox-clock-row.js'
+import { listEvents } from './domain/sandbox-events.js'
+import { SessionVerifier } from './domain/sessions.js'
+import { Sweeper } from './domain/sweeper.js'
+import { hostForUrl, requestOrigins } from './http/request-origin.js'
+import type { Logger } from './logger.js'
+import { createRandom } from './random.js'
+import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
+import { loadScenario, parseScenario } from './scenarios/loader.js'
+import { ScenarioRegistry } from './scenarios/registry.js'
+import { Accounts } from './services/accounts.js'
+import { BankConnect } from './services/bank-connect.js'
+import { Faults } from './services/faults.js'
+import { RequestJournal } from './services/journal.js'
+import { Money } from './services/money.js'
+import { Onboarding } from './services/onboarding.js'
+import { Overrides } from './services/overrides.js'
+import { Partners } from './services/partners.js'
+import { Platform } from './services/platform.js'
+import { Webhooks } from './services/webhooks.js'
+import { MemoryState } from './state/memory-state.js'
+import { DEFAULT_PARTNER } from './store/default-credentials.js'
+import { fixtureSeed } from './store/fixture-seed.js'
+import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
+import { defineIndexes } from './store/indexes.js'
+import { ephemeralCollections, keptOnReplace, type PartnerRow } from './store/records.js'
+import { Store } from './store/store.js'
+import { WebhookDirectory } from './webhooks/directory.js'
+import { Dispatcher } from './webhooks/dispatcher.js'
+import { fanOut } from './webhooks/fan-out.js'
+import { SinkRegistry } from './webhooks/sink.js'
+
+/**
+ * The composition root: builds every piece of a sandbox once, in dependency order, each from
+ * only what it uses (docs/architecture.md says why this order). Answers what was built, for
+ * `createApp` to mount and for the sandbox's own tests; nothing below is handed this record.
+ */
+export async function compose(config: SandboxConfig, logger: Logger) {
+  const random = createRandom(config.seed)
+  const scenario =
+    typeof config.scenario === 'string'
+      ? loadScenario(config.scenario)
+      : parseScenario(config.scenario, 'options.scenario')
+  const clock = createClock({ start: scenario.clock?.start, frozen: scenario.clock?.frozen })
+  const fixtures = await loadFixtures(config.fixtures ?? defaultFixturesPath, random, clock.iso())
+  const credentials = new CredentialCache()
+  const store = await Store.open({
+    file: config.data,
+    seed: fixtureSeed(fixtures),
+    fsync: config.fsync,
+    now: clock.iso,
+    onWarning: logger.warn,
+    ephemeral: ephemeralCollections,
+    keepOnReplace: keptOnReplace,
+    // From a data file, the default partner's scrypt check runs while the users are read.
+    onCollectionRead: (name, rows) => {
+      if (name !== 'partners') return
+      for (const id in rows) primeDefaultPartner(credentials, rows[id] as PartnerRow)
+    },
+  })
+  defineIndexes(store)
+
+  const origins = requestOrigins(
+    config.publicUrl,
+    `http://${hostForUrl(config.host)}:${config.port}`,
+  )
+  const state = new MemoryState(store)
+  await SandboxClockRow.open({ state, clock, logger })
+  // First of all that listens to the sandbox clock: frozen partners have moved with it by the
+  // time the sweeper and the dispatcher look at their due work.
+  const clocks = await PartnerClocks.open(state, clock)
+  const scenarios = new ScenarioRegistry(scenario, logger.error)
+  const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
+  // Webhooks: the fan-out reads the directory; the dispatcher hears deliveries from commits.
+  const directory = await WebhookDirectory.open(state)
+  const deliveryCtx = { directory, clocks, random, scenarios }
+  const events = new EventBus(random, clocks, store, (writer, event) =>
+    fanOut(deliveryCtx, writer, event),
+  )
+  const moneyKernel = { clocks, random, events, scenarios }
+  const money = new Money({ state, ...moneyKernel })
+  const bankConnect = new BankConnect({
+    state,
+    clocks,
+    random,
+    events,
+    baseUrl: origins.baseUrl,
+  })
+  const inbox = new Inbox({ state })
+  const sessions = new SessionVerifier({ state, clocks })
+  const files = new FileStore(config.data)
+  const onboarding = new Onboarding({
+    state,
+    clocks,
+    random,
+    scenarios,
+    events,
+    config,
+    logger,
+    baseUrl: origins.baseUrl,
+  })
+  const accounts = new Accounts({
+    state,
+    random,
+    clocks,
+    events,
+    scenarios,
+    inbox,
+    sessions,
+    files,
+    config,
+    baseUrl: origins.baseUrl,
+  })
+  const journal = new RequestJournal({
+    state,
+    onError: (error) => logger.warn(`the request journal lost a request: ${error}`),
+  })
+  const faults = new Faults({ state, random, scenarios })
+  const overrides = new Overrides({ state, random, clock, clocks })
+  const retention = new Retention({ state, logger })
+  events.subscribe((event) => void retention.capPartner(event.partner_id))
+  // Built before the dispatcher, so it hears a clock advance first: the events its rules
+  // emit on the way exist when the dispatcher runs.
+  const sweeper = new Sweeper({
+    clock,
+    clocks,
+    logger,
+    tasks: [
+      (scope) => onboarding.resolveDueReviews(scope),
+      (scope) => money.settleDueDeposits(scope),
+      (scope) => money.resolveDueDisputes(scope),
+      // Whatever it removed, more may be due: the next second's run looks again.
+      async (scope) => (await retention.run(scope)) > 0,
+    ],
+  })
+  const dispatcher = new Dispatcher({ ...deliveryCtx, state, clock, logger })
+  // After the sweeper: on a clock advance its rules emit events before the dispatcher runs.
+  clock.onAdvance(async () => {
+    await dispatcher.runDue()
+  })
+  clocks.onAdvance(async (partnerId) => {
+    await dispatcher.runDue(partnerId)
+  })
+  // A delivery attempt may finish a delivery the per-partner cap can now remove.
+  dispatcher.onAttempt((delivery) => void retention.capPartner(delivery.partner_id))
+  const partners = new Partners({
+    state,
+    random,
+    clocks,
+    events,
+    scenarios,
+    credentials,
+    directory,
+    deliveryStats: dispatcher,
+  })
+  const webhooks = new Webhooks({
+    state,
+    clocks,
+    random,
+    scenarios,
+    events,
+    directory,
+    dispatcher,
+    // A trigger's money is made by the money area's own operations, in the trigger's
+    // transaction.
+    money: {
+      fund: async (tx, partner, user, amount) =>
+        (await fundCard(moneyKernel, tx, partner, user, amount)).txn,
+      purchase: (tx, partner, user, amount, merchant) =>
+        authorizePurchase(moneyKernel, tx, partner, user, amount, merchant as MerchantInput),
+    },
+    listEvents: (filter) => listEvents(state, filter),
+  })
+  const sinks = new SinkRegistry(state)
+  const platform = new Platform({
+    config,
+    state,
+    random,
+    clocks,
+    scenarios,
+    files,
+    credentials,
+    deliveries: dispatcher,
+  })
+  // Seeded from fixtures (or already primed while reading: the check is shared, not rerun).
+  primeDefaultPartner(
+    credentials,
+    store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key)[0],
+  )
+  return {
+    config,
+    store,
+    state,
+    clock,
+    clocks,
+    random,
+    scenarios,
+    logger,
+    credentials,
+    events,
+    inbox,
+    sessions,
+    files,
+    dispatcher,
+    journal,
+    faults,
+    overrides,
+    sweeper,
+    sinks,
+    webhooks,
+    origins,
+    onboarding,
+    baseUrl: origins.baseUrl,
+    accounts,
+    partners,
+    platform,
+    loadedScenarios,
+    money,
+    bankConnect,
+  }
+}
+
+/** Every piece of one sandbox, as `compose` built it. */
+export type SandboxParts = Awaited<ReturnType<typeof compose>>
+
+/**
+ * The bundled default partner's secret is public (README, banner), so its scrypt check can
+ * run in the background at start-up instead of inside the first request. Any other row (or
+ * none) is left alone.
+ */
+function primeDefaultPartner(credentials: CredentialCache, partner: PartnerRow | undefined): void {
+  if (partner?.api_key !== DEFAULT_PARTNER.api_key) return
+  credentials
+    .verify(partner.id, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
+    .catch(() => {})
+}
