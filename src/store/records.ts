@@ -426,13 +426,16 @@ export const ephemeralCollections: readonly CollectionName[] = [
 
 /**
  * Ephemeral collections a reset or restore leaves as they are: the requests the sandbox
- * answered and the faults injected into it are its traffic, not its data.
+ * answered, the faults injected into it and what its sinks received are its traffic, not its
+ * data (as when they lived in process beside the state).
  */
 export const keptOnReplace: readonly CollectionName[] = [
   'request_journal',
   'request_captures',
   'runtime_faults',
   'fault_uses',
+  'sinks',
+  'sink_requests',
 ]
 
 export type CollectionsData = { [K in CollectionName]: Record<string, Collections[K]> }
