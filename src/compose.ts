@@ -84,7 +84,7 @@ export async function compose(config: SandboxConfig, logger: Logger) {
   // Webhooks: the fan-out reads the directory; the dispatcher hears deliveries from commits.
   const directory = await WebhookDirectory.open(state)
   const deliveryCtx = { directory, clocks, random, scenarios }
-  const events = new EventBus(random, clocks, store, (writer, event) =>
+  const events = new EventBus(random, clocks, state, (writer, event) =>
     fanOut(deliveryCtx, writer, event),
   )
   const moneyKernel = { clocks, random, events, scenarios }

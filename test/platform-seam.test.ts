@@ -37,13 +37,17 @@ describe('the sandbox clock through the seam', () => {
       frozen_at: T0,
     })
     await t.call('POST', '/_sandbox/clock/advance', { creds: null, body: { by: '1h' } })
-    expect((await t.sandbox.services.state.get('clocks', 'sandbox'))?.frozen_at).toBe(T0 + 3_600_000)
+    expect((await t.sandbox.services.state.get('clocks', 'sandbox'))?.frozen_at).toBe(
+      T0 + 3_600_000,
+    )
 
     expect((await t.call('POST', '/_sandbox/reset', { creds: null })).status).toBe(200)
     const clock = (await t.call('GET', '/_sandbox/clock', { creds: null })).json
     expect(clock).toMatchObject({ now: new Date(T0 + 3_600_000).toISOString(), frozen: true })
     await settled(t)
-    expect((await t.sandbox.services.state.get('clocks', 'sandbox'))?.frozen_at).toBe(T0 + 3_600_000)
+    expect((await t.sandbox.services.state.get('clocks', 'sandbox'))?.frozen_at).toBe(
+      T0 + 3_600_000,
+    )
   })
 
   it('takes a setting another process stored', async () => {

@@ -1,8 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { validationError } from '../errors.js'
 import { limitParam } from '../schemas/limit.js'
-import type { CollectionName, Collections } from '../store/records.js'
-import type { Store } from '../store/store.js'
 
 /** `?limit=` 1–100 (default 20) and `?starting_after=<id>` (DESIGN.md list rules). */
 export const ListQuery = z.object({
@@ -59,26 +57,6 @@ export function paginateInOrder<T extends { id: string }, V>(
   }
   if (!started) throw unknownCursor()
   return { data, has_more: false }
-}
-
-/**
- * A page of the rows under `key` of a time-ordered index (store/indexes.ts), newest first,
- * those `keep` passes: the cursor is found through the index and the walk stops at the page's
- * end, so a page costs the same at 10 and at 10,000 rows (plus the rows `keep` skips).
- */
-export function indexPage<K extends CollectionName, V>(
-  store: Store,
-  collection: K,
-  index: string,
-  key: string,
-  query: { limit: number; starting_after?: string },
-  view: (row: Collections[K]) => V,
-  keep?: (row: Collections[K]) => boolean,
-): { data: V[]; has_more: boolean } {
-  const after = query.starting_after
-  if (after !== undefined && !store.has(collection, index, key, after)) throw unknownCursor()
-  const rows = store.scan(collection, index, key, { reverse: true, after })
-  return paginateInOrder(keep ? filter(rows, keep) : rows, { limit: query.limit }, view)
 }
 
 /**

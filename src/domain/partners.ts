@@ -7,8 +7,6 @@ import type { EventBus } from './events.js'
 import type { PartnerClocks } from './partner-clocks.js'
 import { hashSecret } from './secret-hash.js'
 
-export { requirePartner } from './identity-legacy.js'
-
 /** What the partner functions use of the kernel. */
 export interface PartnersContext {
   random: Random

@@ -9,10 +9,10 @@ import {
   removeOverride,
 } from '../domain/overrides.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
-import { ApiError } from '../errors.js'
+import { partnerById } from '../domain/partners.js'
 import type { OperationIndex } from '../openapi/operations.js'
 import type { Random } from '../random.js'
-import type { State, StateReader } from '../state/seam.js'
+import type { State } from '../state/seam.js'
 import type { OverrideRow } from '../store/records-overrides.js'
 
 const INDEX = 'overrides_by_partner'
@@ -48,7 +48,7 @@ export class Overrides {
   }
 
   async list(partnerId: string | null): Promise<OverrideRow[]> {
-    await requirePartner(this.state, partnerId)
+    if (partnerId !== null) await partnerById(this.state, partnerId)
     return listOverrides(this.state, partnerId)
   }
 
@@ -58,14 +58,14 @@ export class Overrides {
     input: OverrideInput,
   ): Promise<OverrideRow> {
     return this.state.transaction(async (tx) => {
-      await requirePartner(tx, partnerId)
+      if (partnerId !== null) await partnerById(tx, partnerId)
       return createOverride(this.ctx, tx, operations, partnerId, input)
     })
   }
 
   remove(partnerId: string | null, overrideId: string): Promise<void> {
     return this.state.transaction(async (tx) => {
-      await requirePartner(tx, partnerId)
+      if (partnerId !== null) await partnerById(tx, partnerId)
       await removeOverride(tx, partnerId, overrideId)
     })
   }
@@ -104,16 +104,6 @@ export class Overrides {
     this.copies.set(key, { version, rows })
     return rows
   }
-}
-
-/**
- * cross-area: requirePartner. identity's domain/partners.ts `requirePartner(deps, id)` as read
- * through the seam, same answer; the lead swaps in identity's own once it is on the seam.
- */
-async function requirePartner(reader: StateReader, partnerId: string | null): Promise<void> {
-  if (partnerId === null) return
-  if (!(await reader.get('partners', partnerId)))
-    throw new ApiError('not_found', `No partner with id ${partnerId}.`)
 }
 
 const merged = (own: OverrideRow[], global: OverrideRow[]) =>

@@ -76,7 +76,6 @@ export async function partnerView(parts: PartnerViewParts, partner: PartnerRow) 
     transactions,
     deposits,
     disputes,
-    // cross-area: the inbox (identity) is still in process; it becomes a read of the state.
     inbox: parts.inbox.list({ partner_id: partner.id, limit: ROWS }),
     webhooks,
     deliveries,
