@@ -26,16 +26,22 @@ async function cardholder() {
   return { ...t, ...u, as, balance }
 }
 
+/** A cardholder funded with 50 who made a purchase of 20, cleared (posted). */
+async function clearedPurchase() {
+  const u = await cardholder()
+  await u.as('POST', `${API}/cards/simulate-fund`, { amount: 50 })
+  const bought = await u.as('POST', `${API}/cards/simulate-purchase`, {
+    amount: 20,
+    merchant: { name: 'Shop' },
+  })
+  const id = bought.json.data.id as string
+  expect((await u.as('POST', `${API}/transactions/${id}/simulate-clearing`)).status).toBe(200)
+  return { u, id }
+}
+
 describe('money under concurrency', () => {
   it('one posted purchase refunded many times at once is refunded once', async () => {
-    const u = await cardholder()
-    await u.as('POST', `${API}/cards/simulate-fund`, { amount: 50 })
-    const bought = await u.as('POST', `${API}/cards/simulate-purchase`, {
-      amount: 20,
-      merchant: { name: 'Shop' },
-    })
-    const id = bought.json.data.id as string
-    expect((await u.as('POST', `${API}/transactions/${id}/simulate-clearing`)).status).toBe(200)
+    const { u, id } = await clearedPurchase()
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => u.as('POST', `${API}/transactions/${id}/simulate-refund`)),
     )
@@ -45,14 +51,7 @@ describe('money under concurrency', () => {
   })
 
   it('refunds and disputes of one purchase fired together never give back more than it cost', async () => {
-    const u = await cardholder()
-    await u.as('POST', `${API}/cards/simulate-fund`, { amount: 50 })
-    const bought = await u.as('POST', `${API}/cards/simulate-purchase`, {
-      amount: 20,
-      merchant: { name: 'Shop' },
-    })
-    const id = bought.json.data.id as string
-    await u.as('POST', `${API}/transactions/${id}/simulate-clearing`)
+    const { u, id } = await clearedPurchase()
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         i % 2
