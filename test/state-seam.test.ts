@@ -201,4 +201,26 @@ describe('state seam: ephemeral writes outside a transaction', () => {
     expect((await state.all('request_journal')).map((r) => r.id)).toEqual(['jrn_0'])
     expect(await state.all('files')).toEqual([])
   })
+
+  it('numbers journal entries without a gap, whatever only touched memory in between', async () => {
+    const file = join(dir, 'numbered.json')
+    const state = await open(file)
+    await state.transaction(async (tx) => tx.put('users', user(1)))
+    // Only an ephemeral row: nothing to journal, so no number taken.
+    await state.transaction(async (tx) => tx.put('files', { id: 'f-1' } as never))
+    await state
+      .transaction(async (tx) => {
+        tx.put('users', user(2))
+        throw new Error('no')
+      })
+      .catch(() => {})
+    await state.transaction(async (tx) => tx.put('users', user(3)))
+    const numbers = readFileSync(`${file}.journal`, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { s: number }).s)
+    expect(numbers).toEqual(numbers.map((_, i) => (numbers[0] as number) + i))
+    expect(numbers.length).toBeGreaterThanOrEqual(3)
+    await state.close()
+  })
 })

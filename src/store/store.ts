@@ -76,7 +76,13 @@ export interface StoreChange {
 
 export class Store {
   private data: CollectionsData = emptyCollections()
+  /** The number of the last journal entry: durable commits only, with no gaps. */
   private seq = 0
+  /**
+   * Rises with every change of a row, durable or not (what caches are keyed on), and once more
+   * for a transaction's writes before they commit (see begin).
+   */
+  private ver = 0
   private journal?: Journal
   private snapshotFile?: ReturnType<typeof openSnapshotFile>
   private snapshotBytes = 0
@@ -141,7 +147,8 @@ export class Store {
     this.seq = snapshot?.seq ?? 0
     for (const entry of replay.entries) {
       if (entry.s <= this.seq) continue
-      this.apply(entry.o, entry.s)
+      this.ver += 1
+      this.apply(entry.o, this.ver)
       this.seq = entry.s
     }
     this.journal = new Journal(`${file}.journal`)
@@ -173,7 +180,7 @@ export class Store {
    * serialized page) is current for as long as this has not moved.
    */
   get version(): number {
-    return this.seq
+    return this.ver
   }
 
   get<K extends CollectionName>(collection: K, id: string): Collections[K] | undefined {
@@ -270,7 +277,7 @@ export class Store {
    */
   putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): void {
     if (!this.ephemeral.has(collection)) throw new Error(`${collection} is not ephemeral`)
-    this.applyOne(collection, (row as Row).id, row as Row, this.seq)
+    this.applyOne(collection, (row as Row).id, row as Row, this.ver)
   }
 
   /** Several writes as one journal entry: after a crash either all of them are there or none. */
@@ -322,23 +329,28 @@ export class Store {
   }
 
   private commit(ops: JournalOp[]) {
-    const entry: JournalEntry = { s: this.seq + 1, o: ops }
     // Journal first: if the write fails (disk full), memory is unchanged and the caller sees it.
-    this.append(entry)
-    this.apply(ops, entry.s)
-    this.seq = entry.s
+    this.append(ops)
+    this.ver += 1
+    this.apply(ops, this.ver)
     this.notify(ops)
     this.maybeCompact()
   }
 
-  /** Journals the durable ops of `entry` (ephemeral collections are not written). */
-  private append(entry: JournalEntry) {
-    if (!this.journal) return
+  /**
+   * Journals the durable ops of a commit (ephemeral collections are not written) as the next
+   * entry: entries are numbered without gaps, so a reader of the file can tell a complete
+   * journal from one cut by a compaction.
+   */
+  private append(ops: JournalOp[]) {
     const durable =
       this.ephemeral.size === 0
-        ? entry.o
-        : entry.o.filter((op) => op[0] === 'replace' || !this.ephemeral.has(op[1]))
-    if (durable.length > 0) this.journal.append({ s: entry.s, o: durable }, this.options.fsync)
+        ? ops
+        : ops.filter((op) => op[0] === 'replace' || !this.ephemeral.has(op[1]))
+    if (durable.length === 0) return
+    const entry: JournalEntry = { s: this.seq + 1, o: durable }
+    this.journal?.append(entry, this.options.fsync)
+    this.seq = entry.s
   }
 
   /** Hears every committed write (not the undone writes of a rolled-back transaction). */
@@ -388,10 +400,10 @@ export class Store {
     const rows = this.data[collection] as Record<string, Row>
     // The first write takes the number no commit will carry (a transaction that only reads
     // leaves the version, and every cache keyed on it, alone).
-    if (tx.undo.length === 0) this.seq += 1
+    if (tx.undo.length === 0) this.ver += 1
     tx.undo.push({ collection, id, before: Object.hasOwn(rows, id) ? rows[id] : undefined })
     tx.ops.push(op as JournalOp)
-    this.applyOne(collection, id, op[0] === 'put' ? op[2] : undefined, this.seq, tx)
+    this.applyOne(collection, id, op[0] === 'put' ? op[2] : undefined, this.ver, tx)
   }
 
   /** Journals the transaction as one entry (all of it survives a crash, or none). */
@@ -400,16 +412,15 @@ export class Store {
       this.closeTx()
       return
     }
-    const entry: JournalEntry = { s: this.seq + 1, o: tx.ops }
     try {
-      this.append(entry)
+      this.append(tx.ops)
     } catch (error) {
       // Not on disk (disk full): not acknowledged either.
       this.rollbackTx(tx)
       throw error
     }
-    this.seq = entry.s
-    for (const { index, key } of tx.touched) index.touch(key, this.seq)
+    this.ver += 1
+    for (const { index, key } of tx.touched) index.touch(key, this.ver)
     this.closeTx()
     this.notify(tx.ops)
     this.maybeCompact()
@@ -421,17 +432,17 @@ export class Store {
       this.closeTx()
       return
     }
-    this.seq += 1
+    this.ver += 1
     const restore: JournalOp[] = []
     for (let i = tx.undo.length - 1; i >= 0; i--) {
       const { collection, id, before } = tx.undo[i] as OpenTx['undo'][number]
-      this.applyOne(collection, id, before, this.seq)
+      this.applyOne(collection, id, before, this.ver)
       restore.push(before ? ['put', collection, before] : ['del', collection, id])
     }
-    for (const { index, key } of tx.touched) index.touch(key, this.seq)
+    for (const { index, key } of tx.touched) index.touch(key, this.ver)
     // A snapshot being written may have read a row of the transaction: the journal after
     // its seq puts the old rows back, so a restart never brings an undone write back.
-    if (restore.length > 0 && this.journal) this.append({ s: this.seq, o: restore })
+    if (restore.length > 0 && this.journal) this.append(restore)
     this.closeTx()
   }
 
@@ -520,7 +531,7 @@ export class Store {
   private fillCollection(collection: string) {
     this.fillIndexes(
       this.unfilled.filter((index) => index.def.collection === collection),
-      this.seq,
+      this.ver,
     )
   }
 
