@@ -180,14 +180,14 @@ export class Retention {
     // Bounded reading too: rows that must stay (pending, counted in usage) are skipped, and
     // a run gives up after READ_BUDGET of them rather than read a whole partner's history.
     const deliveries = await this.oldestOver(
-      await tx.range('deliveries_done_by_partner', partnerId, { limit: READ_BUDGET }),
+      () => tx.range('deliveries_done_by_partner', partnerId, { limit: READ_BUDGET }),
       await tx.count('deliveries_by_partner', partnerId),
       (d) => d.completed_at !== null,
       smallOnly,
     )
     this.remove(tx, 'webhook_deliveries', deliveries)
     const events = await this.oldestOver(
-      await tx.range('events_by_partner', partnerId, { limit: READ_BUDGET }),
+      () => tx.range('events_by_partner', partnerId, { limit: READ_BUDGET }),
       await tx.count('events_by_partner', partnerId),
       (e) => this.eventMayGo(tx, e.id),
       smallOnly,
@@ -201,9 +201,12 @@ export class Retention {
     return deliveries.length + events.length
   }
 
-  /** Ids of the oldest rows beyond the cap that may go, at most BATCH. */
+  /**
+   * Ids of the oldest rows beyond the cap that may go, at most BATCH; the rows are read only
+   * when some are over (a partner under its caps, nearly always, costs two counts).
+   */
   private async oldestOver<T extends { id: string }>(
-    oldestFirst: readonly T[],
+    oldestFirst: () => Promise<readonly T[]>,
     count: number,
     mayGo: (row: T) => boolean | Promise<boolean>,
     smallOnly = false,
@@ -212,7 +215,7 @@ export class Retention {
     let excess = Math.min(over, BATCH)
     const ids: string[] = []
     if (excess <= 0 || (smallOnly && over > BATCH)) return ids
-    for (const row of oldestFirst) {
+    for (const row of await oldestFirst()) {
       if (await mayGo(row)) {
         ids.push(row.id)
         if (--excess === 0) break
