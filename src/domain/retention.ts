@@ -180,14 +180,14 @@ export class Retention {
     // Bounded reading too: rows that must stay (pending, counted in usage) are skipped, and
     // a run gives up after READ_BUDGET of them rather than read a whole partner's history.
     const deliveries = await this.oldestOver(
-      () => tx.range('deliveries_done_by_partner', partnerId, { limit: READ_BUDGET }),
+      (after, limit) => tx.range('deliveries_done_by_partner', partnerId, { after, limit }),
       await tx.count('deliveries_by_partner', partnerId),
       (d) => d.completed_at !== null,
       smallOnly,
     )
     this.remove(tx, 'webhook_deliveries', deliveries)
     const events = await this.oldestOver(
-      () => tx.range('events_by_partner', partnerId, { limit: READ_BUDGET }),
+      (after, limit) => tx.range('events_by_partner', partnerId, { after, limit }),
       await tx.count('events_by_partner', partnerId),
       (e) => this.eventMayGo(tx, e.id),
       smallOnly,
@@ -202,11 +202,13 @@ export class Retention {
   }
 
   /**
-   * Ids of the oldest rows beyond the cap that may go, at most BATCH; the rows are read only
-   * when some are over (a partner under its caps, nearly always, costs two counts).
+   * Ids of the oldest rows beyond the cap that may go, at most BATCH. The rows are read only
+   * when some are over (a partner under its caps, nearly always, costs two counts), and a
+   * page at a time from the oldest: at the cap, one new row costs a read of a few, not of
+   * READ_BUDGET; rows that must stay are skipped until READ_BUDGET of them were read.
    */
   private async oldestOver<T extends { id: string }>(
-    oldestFirst: () => Promise<readonly T[]>,
+    page: (after: string | undefined, limit: number) => Promise<readonly T[]>,
     count: number,
     mayGo: (row: T) => boolean | Promise<boolean>,
     smallOnly = false,
@@ -215,8 +217,15 @@ export class Retention {
     let excess = Math.min(over, BATCH)
     const ids: string[] = []
     if (excess <= 0 || (smallOnly && over > BATCH)) return ids
-    for (const row of await oldestFirst()) {
-      if (await mayGo(row)) {
+    let read = 0
+    let after: string | undefined
+    while (excess > 0 && read < READ_BUDGET) {
+      const rows = await page(after, Math.min(excess + 16, READ_BUDGET - read))
+      if (rows.length === 0) break
+      read += rows.length
+      after = (rows.at(-1) as T).id
+      for (const row of rows) {
+        if (!(await mayGo(row))) continue
         ids.push(row.id)
         if (--excess === 0) break
       }
