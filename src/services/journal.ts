@@ -72,11 +72,24 @@ export class RequestJournal {
     state.putEphemeral('request_captures', { id: slot, seq, capture }).catch(onError)
   }
 
-  /** Newest first: a partner's through its index, else every entry by `seq`. */
-  private async newestFirst(partnerId: string | undefined): Promise<RequestJournalRow[]> {
-    if (partnerId) return this.state.range('journal_by_partner', partnerId, { reverse: true })
-    const rows = await this.state.all('request_journal')
-    return rows.sort((a, b) => (a.seq < b.seq ? 1 : -1))
+  /**
+   * Newest first, read as far as the caller goes: a partner's through its index, else the
+   * ring's slots from the newest request back (a slot emptied by `clear`, or written over by
+   * a newer request meanwhile, is skipped: its `seq` is not the one that request had).
+   */
+  private async *newestFirst(partnerId: string | undefined): AsyncGenerator<RequestJournalRow> {
+    if (partnerId) {
+      yield* await this.state.range('journal_by_partner', partnerId, { reverse: true })
+      return
+    }
+    const oldest = Math.max(0, this.added - this.capacity)
+    for (let n = this.added - 1; n >= oldest; n--) {
+      const row = await this.state.get(
+        'request_journal',
+        this.entrySlots[n % this.capacity] as string,
+      )
+      if (row?.seq === seqOf(n)) yield row
+    }
   }
 
   private async view(row: RequestJournalRow): Promise<JournalView> {
@@ -92,7 +105,7 @@ export class RequestJournal {
     const matches = matcher(filter)
     const picked: RequestJournalRow[] = []
     let hasMore = false
-    for (const row of await this.newestFirst(filter.partner_id)) {
+    for await (const row of this.newestFirst(filter.partner_id)) {
       if (!matches(row.entry)) continue
       if (picked.length === filter.limit) {
         hasMore = true
@@ -105,15 +118,19 @@ export class RequestJournal {
 
   /** One entry by its request id (the newest with it), redacted; undefined once it left. */
   async find(requestId: string): Promise<JournalView | undefined> {
-    for (const row of await this.newestFirst(undefined))
+    for await (const row of this.newestFirst(undefined))
       if (row.entry.id === requestId) return this.view(row)
     return undefined
   }
 
   async count(filter: JournalFilter): Promise<number> {
     const matches = matcher(filter)
+    // Order does not matter here: the partner's rows, or every row as the engine holds them.
+    const rows = filter.partner_id
+      ? await this.state.lookup('journal_by_partner', filter.partner_id)
+      : await this.state.all('request_journal')
     let count = 0
-    for (const row of await this.newestFirst(filter.partner_id)) if (matches(row.entry)) count++
+    for (const row of rows) if (matches(row.entry)) count++
     return count
   }
 
