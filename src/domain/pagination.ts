@@ -79,11 +79,6 @@ export function newestFirst<T extends { created_at: string }>(rows: T[]): T[] {
   return out
 }
 
-/** The rows of `rows` that pass `keep`, lazily. */
-export function* filter<T>(rows: Iterable<T>, keep: (row: T) => boolean): Generator<T> {
-  for (const row of rows) if (keep(row)) yield row
-}
-
 /** The OpenAPI/zod shape of a page of `item`. */
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), has_more: z.boolean().openapi({ example: false }) })

@@ -96,8 +96,10 @@ async function makeReal(
   const amount = overrides['data.object.amount'] as number | undefined
   try {
     // The patch applies to the event the money operation records, inside its transaction.
-    const { id } = await ctx.state.transaction((tx) =>
-      ctx.events.patching(type, patched, () => {
+    // The event is read back in the same transaction: another request's event of this type,
+    // committed right after, cannot be taken for it.
+    const { id, event } = await ctx.state.transaction(async (tx) => {
+      const made = await ctx.events.patching(type, patched, () => {
         if (type === 'card.funded')
           return ctx.money.fund(tx, partner, holder, amount ?? TRIGGER_FUND)
         const merchant = {
@@ -106,9 +108,9 @@ async function makeReal(
           ...merchantFields(overrides),
         }
         return ctx.money.purchase(tx, partner, holder, amount ?? TRIGGER_PURCHASE, merchant)
-      }),
-    )
-    const event = (await newestEvent(ctx.state, partner.id, type)) as EventRow
+      })
+      return { id: made.id, event: (await lastRecorded(tx, partner.id, type)) as EventRow }
+    })
     return { event, made: [{ object: 'card_transaction', id }] }
   } catch (error) {
     // The domain's own checks of the amount, said of the override that gave it.
@@ -145,6 +147,25 @@ async function cardholder(reader: StateReader, partner: PartnerRow): Promise<Use
     'conflict',
     `Partner ${partner.slug} has no user with an active card: onboard one (POST /api/v1/partner/cards/onboarding, then complete it), or pass "object".`,
   )
+}
+
+/** The partner's last recorded event of `type`, read from the newest back a few at a time. */
+async function lastRecorded(
+  reader: StateReader,
+  partnerId: string,
+  type: string,
+): Promise<EventRow | undefined> {
+  let after: string | undefined
+  for (;;) {
+    const rows = await reader.range('events_by_partner', partnerId, {
+      reverse: true,
+      after,
+      limit: 8,
+    })
+    const found = rows.find((e) => e.type === type)
+    if (found || rows.length < 8) return found
+    after = (rows.at(-1) as EventRow).id
+  }
 }
 
 async function newestEvent(
