@@ -1,7 +1,6 @@
 import { type Access, declaredAccess, handlerDeclaredAccess } from './access.js'
+import { MAX_CACHED_PATH } from './fast-path.js'
 
-/** Paths longer than this are looked up every time: a cache of 16 KB URLs would hold megabytes. */
-const MAX_CACHED_PATH = 256
 const CAPACITY = 1000
 /** A cached "no access known" (Map.get answers undefined for a path never looked up). */
 const UNKNOWN = 'unknown'

@@ -21,8 +21,11 @@ import type { RequestLog } from './request-log.js'
 import type { RequestOrigins } from './request-origin.js'
 import { SerializedJson } from './serialized-json.js'
 
-/** Paths longer than this are matched every time: a cache of 16 KB URLs would hold megabytes. */
-const MAX_CACHED_PATH = 256
+/**
+ * Paths longer than this are matched every time (here and by the access table): a cache of
+ * 16 KB URLs would hold megabytes.
+ */
+export const MAX_CACHED_PATH = 256
 
 /**
  * Trick 1, the cached router: hono's default router with the answers remembered per method and

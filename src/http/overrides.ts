@@ -6,6 +6,7 @@ import type { OverrideRow } from '../store/records-overrides.js'
 import type { AppEnv } from './app-env.js'
 import { carriedHeaders } from './fast-path.js'
 import { requestHeader } from './request-headers.js'
+import { REQUEST_ID_HEADER } from './request-id.js'
 
 /**
  * Serving response overrides (domain/overrides.ts) on the partner API. They apply only to a
@@ -82,7 +83,7 @@ export async function serveOverride(c: Context<AppEnv>, override: OverrideRow): 
   if (respond.delay_ms) await new Promise((resolve) => setTimeout(resolve, respond.delay_ms))
   const headers: Record<string, string> = {
     ...carriedHeaders(c),
-    'X-Request-Id': c.get('requestId'),
+    [REQUEST_ID_HEADER]: c.get('requestId'),
     ...respond.headers,
   }
   const hasType = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')
