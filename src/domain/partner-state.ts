@@ -1,4 +1,4 @@
-import { ApiError, type ErrorDetail } from '../errors.js'
+import type { ErrorDetail } from '../errors.js'
 import type { Random } from '../random.js'
 import type { StateReader, StateTx } from '../state/seam.js'
 import {
@@ -8,6 +8,7 @@ import {
   emptyCollections,
   type PartnerRow,
 } from '../store/records.js'
+import { partnerById } from './partners.js'
 import { invalidSnapshot, parseSnapshotRows, type UploadedSnapshot } from './snapshots.js'
 
 /**
@@ -23,13 +24,6 @@ type Rows = CollectionsData
 export interface PartnerDataChange {
   /** Files whose rows went: their bytes go too. */
   removedFiles: string[]
-}
-
-/** The partner's row; 404 when there is none. */
-export async function partnerIn(reader: StateReader, id: string): Promise<PartnerRow> {
-  const partner = await reader.get('partners', id)
-  if (!partner) throw new ApiError('not_found', `No partner with id ${id}.`)
-  return partner
 }
 
 /** The partner's data rows: everything it owns except its own row, ephemeral rows included. */
@@ -72,7 +66,7 @@ async function replacePartnerData(
  * so do its clock and its primary webhook endpoint (the mirror of its `webhook_url` setting).
  */
 export async function resetPartner(tx: StateTx, partnerId: string): Promise<PartnerDataChange> {
-  const partner = await partnerIn(tx, partnerId)
+  const partner = await partnerById(tx, partnerId)
   const kept = emptyCollections()
   for (const w of await tx.lookup('webhooks_by_partner', partnerId)) {
     if (w.primary) kept.webhooks[w.id] = w
@@ -82,7 +76,7 @@ export async function resetPartner(tx: StateTx, partnerId: string): Promise<Part
 
 /** Removes the partner and everything it owns; its credentials fail from the next request. */
 export async function deletePartner(tx: StateTx, partnerId: string): Promise<PartnerDataChange> {
-  await partnerIn(tx, partnerId)
+  await partnerById(tx, partnerId)
   return replacePartnerData(tx, partnerId, emptyCollections(), null)
 }
 
@@ -98,7 +92,7 @@ export async function restorePartner(
   partnerId: string,
   doc: UploadedSnapshot & { partner_id: string },
 ): Promise<PartnerDataChange> {
-  const partner = await partnerIn(tx, partnerId)
+  const partner = await partnerById(tx, partnerId)
   const { data, details } = await parseSnapshotRows(ctx.random, tx, doc)
   if (doc.partner_id !== partnerId) {
     details.unshift({

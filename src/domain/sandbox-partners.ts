@@ -2,7 +2,7 @@ import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { StateTx } from '../state/seam.js'
 import type { PartnerRow, PartnerStatus } from '../store/records.js'
 import type { PartnerClocks } from './partner-clocks.js'
-import { partnerIn } from './partner-state.js'
+import { partnerById } from './partners.js'
 
 export interface SandboxPartnerPatch {
   status?: PartnerStatus
@@ -32,7 +32,7 @@ export async function updateSandboxPartnerSettings(
   id: string,
   patch: SandboxPartnerSettings,
 ): Promise<PartnerRow> {
-  const partner = await partnerIn(tx, id)
+  const partner = await partnerById(tx, id)
   if (
     patch.scenario === undefined &&
     patch.rate_limit === undefined &&

@@ -6,11 +6,10 @@ import type { PartnerClocks } from '../domain/partner-clocks.js'
 import {
   deletePartner,
   type PartnerDataChange,
-  partnerIn,
   resetPartner,
   restorePartner,
 } from '../domain/partner-state.js'
-import { changePartnerStatus } from '../domain/partners.js'
+import { changePartnerStatus, partnerById } from '../domain/partners.js'
 import {
   checkSandboxPartnerPatch,
   type SandboxPartnerPatch,
@@ -82,7 +81,7 @@ export class Platform {
   }
 
   async exportPartner(partnerId: string, includeSecrets: boolean) {
-    await partnerIn(this.parts.state, partnerId)
+    await partnerById(this.parts.state, partnerId)
     return exportState(this.parts, { partnerId, includeSecrets })
   }
 
