@@ -154,9 +154,8 @@ export class Onboarding {
     onPartner: OnPartner,
   ) {
     const onboarding = await openWithToken(this.ctx, reader, id, token)
-    await requireActivePartner(reader, onboarding.partner_id)
-    const partner = await reader.get('partners', onboarding.partner_id)
-    if (partner) onPartner(partner)
+    const partner = await requireActivePartner(reader, onboarding.partner_id)
+    onPartner(partner)
     return { onboarding, partner }
   }
 
