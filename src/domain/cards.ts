@@ -1,6 +1,5 @@
-import type { StateReader } from '../state/seam.js'
+import type { StateReader, StateWriter } from '../state/seam.js'
 import type { CardRow, OnboardingRow, UserRow } from '../store/records.js'
-import type { Writer } from '../store/store.js'
 import type { MoneyKernel } from './money-kernel.js'
 import { newestFirst } from './pagination.js'
 
@@ -10,7 +9,7 @@ export const toDollars = (cents: number) => Math.round(cents) / 100
 /** Writes only: callable inside any area's transaction (onboarding issues the card). */
 export function issueCard(
   ctx: Pick<MoneyKernel, 'clocks' | 'random'>,
-  writer: Writer,
+  writer: StateWriter,
   user: UserRow,
   onboarding: OnboardingRow,
   productId: string | null,

@@ -1,9 +1,8 @@
 import { ApiError, validationError } from '../errors.js'
 import { decideDispute } from '../scenarios/money.js'
-import type { StateReader, StateTx } from '../state/seam.js'
+import type { StateReader, StateTx, StateWriter } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { DisputeRow } from '../store/records-money.js'
-import type { Writer } from '../store/store.js'
 import { toDollars } from './cards.js'
 import {
   cardOfTransaction,
@@ -54,7 +53,7 @@ export function publicDispute(d: DisputeRow) {
 
 const announce = (
   ctx: Pick<MoneyKernel, 'events'>,
-  w: Writer,
+  w: StateWriter,
   d: DisputeRow,
   kind: 'created' | 'updated',
 ) =>

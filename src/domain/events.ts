@@ -1,7 +1,6 @@
 import type { Random } from '../random.js'
-import type { StateTx } from '../state/seam.js'
+import type { State, StateWriter } from '../state/seam.js'
 import type { EventRow } from '../store/records.js'
-import type { StoreChange } from '../store/store.js'
 import type { PartnerClocks } from './partner-clocks.js'
 
 /**
@@ -33,25 +32,18 @@ export const eventTypes = [
 export type EventType = (typeof eventTypes)[number]
 
 export type EventListener = (event: EventRow) => void
-/** What records an event: a transaction (or, until every area has moved to one, a store batch). */
-export type EventWriter = Pick<StateTx, 'put' | 'remove'>
 
 /**
  * Runs inside the transaction that records the event, so derived rows (deliveries) commit with
  * it. Synchronous, as `record` is: it reads what it needs from a copy kept by commit notices.
  */
-export type FanOut = (writer: EventWriter, event: EventRow) => void
-
-/** Where committed writes are heard (the state seam's commit notices). */
-export interface CommitSource {
-  onCommit(listener: (changes: readonly StoreChange[]) => void): () => void
-}
+export type FanOut = (writer: StateWriter, event: EventRow) => void
 
 export class EventBus {
   constructor(
     private readonly random: Random,
     private readonly clocks: PartnerClocks,
-    commits: CommitSource,
+    commits: Pick<State, 'onCommit'>,
     /** The webhook deliveries of each event (webhooks/fan-out.ts); none without it. */
     private readonly fanOut?: FanOut,
   ) {
@@ -79,11 +71,6 @@ export class EventBus {
     (object: Record<string, unknown>) => Record<string, unknown>
   >()
 
-  /** How many listeners are subscribed (a waiter that left must not stay behind). */
-  get listenerCount(): number {
-    return this.listeners.size
-  }
-
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
@@ -110,7 +97,7 @@ export class EventBus {
 
   /** Adds the event to `writer`'s batch; listeners hear of it once the batch has committed. */
   record(
-    writer: EventWriter,
+    writer: StateWriter,
     partnerId: string,
     type: EventType,
     object: Record<string, unknown>,

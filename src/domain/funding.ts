@@ -1,9 +1,8 @@
 import { ApiError } from '../errors.js'
 import { decideDeposit, fundingLimits } from '../scenarios/money.js'
-import type { StateReader, StateTx } from '../state/seam.js'
+import type { StateReader, StateTx, StateWriter } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { DepositRow } from '../store/records-money.js'
-import type { Writer } from '../store/store.js'
 import { toDollars } from './cards.js'
 import {
   recordTransaction,
@@ -22,7 +21,7 @@ const fundingCents = (ctx: Pick<MoneyKernel, 'scenarios'>, partner: PartnerRow, 
 /** The writes of a simulate-fund: a posted credit on `card`, read in the same transaction. */
 function writeFunding(
   ctx: MoneyKernel,
-  w: Writer,
+  w: StateWriter,
   partner: PartnerRow,
   user: UserRow,
   card: CardRow,

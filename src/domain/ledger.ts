@@ -1,8 +1,7 @@
 import { ApiError, validationError } from '../errors.js'
-import type { StateReader, StateTx } from '../state/seam.js'
+import type { StateReader, StateTx, StateWriter } from '../state/seam.js'
 import type { CardRow } from '../store/records.js'
 import type { Merchant, TransactionRow, TransactionType } from '../store/records-money.js'
-import type { Writer } from '../store/store.js'
 import { currentCard, toDollars } from './cards.js'
 import type { MoneyKernel } from './money-kernel.js'
 import { statePage } from './state-page.js'
@@ -76,7 +75,7 @@ function effect(
   return { available: 0, ledger: 0 }
 }
 
-function applyToCard(ctx: Ctx, w: Writer, card: CardRow, delta: Effect): CardRow {
+function applyToCard(ctx: Ctx, w: StateWriter, card: CardRow, delta: Effect): CardRow {
   const next = {
     ...card,
     available_balance_cents: card.available_balance_cents + delta.available,
@@ -88,7 +87,7 @@ function applyToCard(ctx: Ctx, w: Writer, card: CardRow, delta: Effect): CardRow
 }
 
 /** Writes a transaction of `card` and its balances; `card` must be read in the same transaction. */
-export function recordTransaction(ctx: Ctx, w: Writer, card: CardRow, input: NewTransaction) {
+export function recordTransaction(ctx: Ctx, w: StateWriter, card: CardRow, input: NewTransaction) {
   const now = ctx.clocks.forPartner(card.partner_id).iso()
   const nextCard = applyToCard(
     ctx,
@@ -203,7 +202,7 @@ export async function requireTransaction(
 
 export function transactionEvent(
   ctx: Pick<MoneyKernel, 'events'>,
-  w: Writer,
+  w: StateWriter,
   txn: TransactionRow,
   kind: 'created' | 'updated',
 ) {

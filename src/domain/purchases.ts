@@ -1,10 +1,9 @@
 import { ApiError, validationError } from '../errors.js'
 import { purchaseDecline } from '../scenarios/money.js'
 import { emailMatches } from '../scenarios/otp.js'
-import type { StateTx } from '../state/seam.js'
+import type { StateTx, StateWriter } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { TransactionRow } from '../store/records-money.js'
-import type { Writer } from '../store/store.js'
 import { currentCard } from './cards.js'
 import {
   cardOfTransaction,
@@ -32,7 +31,7 @@ export interface MerchantInput {
 /** The writes of an authorization on `card`, read in the same transaction. */
 function writePurchase(
   ctx: MoneyKernel,
-  w: Writer,
+  w: StateWriter,
   partner: PartnerRow,
   card: CardRow | undefined,
   cents: number,

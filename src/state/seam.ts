@@ -45,6 +45,9 @@ export interface StateTx extends StateReader {
   afterCommit(fn: () => void): void
 }
 
+/** What writes rows inside a transaction: the write half of StateTx. */
+export type StateWriter = Pick<StateTx, 'put' | 'remove'>
+
 /** One committed write: the row after it (undefined when removed). */
 export interface Change {
   collection: CollectionName

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { ApiError } from '../errors.js'
-import type { StateTx } from '../state/seam.js'
+import type { StateTx, StateWriter } from '../state/seam.js'
 import type {
   DeliveryRow,
   EventRow,
@@ -11,7 +11,7 @@ import type {
   WebhookRow,
 } from '../store/records.js'
 import { labVerdict, REPLAY_AGE_S } from './lab-verdict.js'
-import { createDelivery, type DeliveryCtx, type RowWriter } from './new-delivery.js'
+import { createDelivery, type DeliveryCtx } from './new-delivery.js'
 import { newWebhookSecret, signatureHeaders } from './signer.js'
 
 /**
@@ -89,7 +89,7 @@ export async function armLab(
  */
 export function routeThroughLab(
   ctx: DeliveryCtx,
-  writer: RowWriter,
+  writer: StateWriter,
   webhook: WebhookRow,
   event: EventRow,
 ): void {

@@ -1,13 +1,10 @@
-import type { EventWriter } from '../domain/events.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { type WebhookPolicy, webhookPolicy } from '../scenarios/webhooks.js'
+import type { StateWriter } from '../state/seam.js'
 import type { DeliveryRow, EventRow, LabCheck, WebhookRow } from '../store/records.js'
 import type { WebhookDirectory } from './directory.js'
-
-/** What writes rows: a transaction (or, until every area has moved to one, a store batch). */
-export type RowWriter = EventWriter
 
 /** What making a delivery reads: synchronous, so an event's fan-out can run inside `record`. */
 export interface DeliveryCtx {
@@ -29,7 +26,7 @@ export function policyOf(ctx: Omit<DeliveryCtx, 'random'>, partnerId: string): W
  */
 export function createDelivery(
   ctx: DeliveryCtx,
-  writer: RowWriter,
+  writer: StateWriter,
   webhook: WebhookRow,
   event: EventRow,
   redeliveryOf?: string,

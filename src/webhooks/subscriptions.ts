@@ -1,10 +1,9 @@
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { ApiError } from '../errors.js'
 import type { Random } from '../random.js'
-import type { StateReader, StateTx } from '../state/seam.js'
+import type { StateReader, StateTx, StateWriter } from '../state/seam.js'
 import type { PartnerRow, WebhookRow } from '../store/records.js'
 import type { WebhookDirectory } from './directory.js'
-import type { RowWriter } from './new-delivery.js'
 import { newWebhookSecret } from './signer.js'
 
 /** What managing endpoints uses: the partner's time and fresh ids and secrets. */
@@ -38,7 +37,7 @@ const dedupe = (events: string[]) => [...new Set(events)]
 
 export function createWebhook(
   ctx: EndpointCtx,
-  writer: RowWriter,
+  writer: StateWriter,
   partnerId: string,
   input: WebhookInput,
   primary = false,
@@ -75,7 +74,7 @@ export async function requireWebhook(
 
 export function updateWebhook(
   ctx: EndpointCtx,
-  writer: RowWriter,
+  writer: StateWriter,
   row: WebhookRow,
   patch: Partial<WebhookInput>,
 ): WebhookRow {
@@ -117,7 +116,7 @@ export async function deleteWebhook(tx: StateTx, row: WebhookRow): Promise<void>
   if (await tx.get('webhook_labs', row.id)) tx.remove('webhook_labs', row.id)
 }
 
-export function rotateWebhookSecret(ctx: EndpointCtx, writer: RowWriter, row: WebhookRow) {
+export function rotateWebhookSecret(ctx: EndpointCtx, writer: StateWriter, row: WebhookRow) {
   const secret = newWebhookSecret(ctx.random.bytes(32))
   const next = { ...row, secret, updated_at: ctx.clocks.forPartner(row.partner_id).iso() }
   writer.put('webhooks', next)
@@ -132,7 +131,7 @@ export function rotateWebhookSecret(ctx: EndpointCtx, writer: RowWriter, row: We
  */
 export function syncPrimaryEndpoint(
   ctx: EndpointCtx & { webhooks: { directory: WebhookDirectory } },
-  writer: RowWriter,
+  writer: StateWriter,
   partner: PartnerRow,
 ): string | undefined {
   let primary: WebhookRow | undefined
