@@ -9,7 +9,6 @@ import { PartnerClocks } from './domain/partner-clocks.js'
 import { authorizePurchase, type MerchantInput } from './domain/purchases.js'
 import { Retention } from './domain/retention.js'
 import { SandboxClockRow } from './domain/sandbox-clock-row.js'
-import { listEvents } from './domain/sandbox-events.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
 import { hostForUrl, requestOrigins } from './http/request-origin.js'
@@ -179,7 +178,6 @@ export async function compose(config: SandboxConfig, logger: Logger) {
       purchase: (tx, partner, user, amount, merchant) =>
         authorizePurchase(moneyKernel, tx, partner, user, amount, merchant as MerchantInput),
     },
-    listEvents: (filter) => listEvents(state, filter),
   })
   const sinks = new SinkRegistry(state)
   const platform = new Platform({

@@ -1,7 +1,8 @@
 import { EventWaiters } from '../control/event-waits.js'
-import type { EventBus, EventType, eventEnvelope } from '../domain/events.js'
+import type { EventBus, EventType } from '../domain/events.js'
 import { newestFirst, paginate } from '../domain/pagination.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
+import { listEvents } from '../domain/sandbox-events.js'
 import { ApiError } from '../errors.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
@@ -24,13 +25,6 @@ import {
 } from '../webhooks/subscriptions.js'
 import { type TriggerMoney, triggerEvent } from '../webhooks/trigger.js'
 
-/** Which events the control plane lists. */
-export interface EventFilter {
-  partner_id?: string
-  type?: string
-  limit: number
-}
-
 export interface WebhooksOptions {
   state: State
   clocks: PartnerClocks
@@ -42,11 +36,6 @@ export interface WebhooksOptions {
   dispatcher: Dispatcher
   /** The money a trigger makes for real (the money area's operations). */
   money: TriggerMoney
-  /** The control plane's list of events, across partners (sandbox-events.ts). */
-  listEvents: (filter: EventFilter) => Promise<{
-    data: ReturnType<typeof eventEnvelope>[]
-    has_more: boolean
-  }>
 }
 
 /**
@@ -163,8 +152,8 @@ export class Webhooks {
   }
 
   /** Events as the control plane lists them, newest first. */
-  listEvents(filter: EventFilter) {
-    return this.o.listEvents(filter)
+  listEvents(filter: Parameters<typeof listEvents>[1]) {
+    return listEvents(this.o.state, filter)
   }
 
   /** Runs every delivery due now and waits for them; how many attempts were made. */
