@@ -20,8 +20,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Reports browser suites skipped for want of a browser (test/browser.ts) in one line.
-    globalSetup: ['test/browser-setup.ts'],
+    // Reports browser suites skipped for want of a browser (test/browser.ts) in one line, and
+    // starts the run's PostgreSQL server (test/postgres-setup.ts).
+    globalSetup: ['test/browser-setup.ts', 'test/postgres-setup.ts'],
     // GitHub's workflow parser imports its schema JSON without an import attribute, as bundlers
     // allow and Node does not: Vite transforms it (test/workflows.test.ts).
     server: { deps: { inline: ['@actions/workflow-parser'] } },

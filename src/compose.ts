@@ -27,13 +27,9 @@ import { Overrides } from './services/overrides.js'
 import { Partners } from './services/partners.js'
 import { Platform } from './services/platform.js'
 import { Webhooks } from './services/webhooks.js'
-import { MemoryState } from './state/memory-state.js'
-import { DEFAULT_PARTNER } from './store/default-credentials.js'
+import { openState } from './state/open-state.js'
 import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
-import { defineIndexes } from './store/indexes.js'
-import { ephemeralCollections, keptOnReplace, type PartnerRow } from './store/records.js'
-import { Store } from './store/store.js'
 import { WebhookDirectory } from './webhooks/directory.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { fanOut } from './webhooks/fan-out.js'
@@ -53,27 +49,17 @@ export async function compose(config: SandboxConfig, logger: Logger) {
   const clock = createClock({ start: scenario.clock?.start, frozen: scenario.clock?.frozen })
   const fixtures = await loadFixtures(config.fixtures ?? defaultFixturesPath, random, clock.iso())
   const credentials = new CredentialCache()
-  const store = await Store.open({
-    file: config.data,
+  const { state, store, defaultPartnerPresent } = await openState(config, {
     seed: fixtureSeed(fixtures),
-    fsync: config.fsync,
     now: clock.iso,
-    onWarning: logger.warn,
-    ephemeral: ephemeralCollections,
-    keepOnReplace: keptOnReplace,
-    // From a data file, the default partner's scrypt check runs while the users are read.
-    onCollectionRead: (name, rows) => {
-      if (name !== 'partners') return
-      for (const id in rows) primeDefaultPartner(credentials, rows[id] as PartnerRow)
-    },
+    logger,
+    credentials,
   })
-  defineIndexes(store)
 
   const origins = requestOrigins(
     config.publicUrl,
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
-  const state = new MemoryState(store)
   await SandboxClockRow.open({ state, clock, logger })
   // First of all that listens to the sandbox clock: frozen partners have moved with it by the
   // time the sweeper and the dispatcher look at their due work.
@@ -190,14 +176,10 @@ export async function compose(config: SandboxConfig, logger: Logger) {
     credentials,
     deliveries: dispatcher,
   })
-  // Seeded from fixtures (or already primed while reading: the check is shared, not rerun).
-  primeDefaultPartner(
-    credentials,
-    store.lookup('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key)[0],
-  )
   return {
     config,
     store,
+    defaultPartnerPresent,
     state,
     clock,
     clocks,
@@ -230,15 +212,3 @@ export async function compose(config: SandboxConfig, logger: Logger) {
 
 /** Every piece of one sandbox, as `compose` built it. */
 export type SandboxParts = Awaited<ReturnType<typeof compose>>
-
-/**
- * The bundled default partner's secret is public (README, banner), so its scrypt check can
- * run in the background at start-up instead of inside the first request. Any other row (or
- * none) is left alone.
- */
-function primeDefaultPartner(credentials: CredentialCache, partner: PartnerRow | undefined): void {
-  if (partner?.api_key !== DEFAULT_PARTNER.api_key) return
-  credentials
-    .verify(partner.id, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
-    .catch(() => {})
-}

@@ -27,73 +27,86 @@ const completionDefault = z.union([
   z.string().regex(/^[\w.:-]{1,128}$/, 'must be an id (letters, digits, _ . : -) or off'),
 ])
 
-export const sandboxOptionsSchema = z.object({
-  port: numeric().int().min(0).max(65535).default(4010),
-  host: z.string().min(1).default('127.0.0.1'),
-  /** JSON data file; state is kept in memory when absent. */
-  data: z.string().min(1).optional(),
-  /** Fixtures file or folder to seed a new store and `/_sandbox/reset` from. */
-  fixtures: z.string().min(1).optional(),
-  /** Scenario name (bundled) or file path, or a scenario object (programmatic use). */
-  scenario: z
-    .union([z.string().min(1), z.custom<Scenario>((v) => typeof v === 'object' && v !== null)])
-    .default('default'),
-  /** Makes every generated id and value reproducible. */
-  seed: numeric().int().nonnegative().optional(),
-  /** Overrides every partner's rate_limit (requests per minute), or turns limiting off. */
-  rateLimit: z.union([z.literal('off'), numeric().int().positive()]).optional(),
-  logLevel: z.enum(logLevels).default('info'),
-  /** pretty: readable lines (coloured on a TTY); json: one JSON object per line for collectors. */
-  logFormat: z.enum(logFormats).default('pretty'),
-  /** Where log lines go (programmatic use, e.g. into a test reporter); stderr when absent. */
-  onLog: z
-    .custom<(line: string) => void>((v) => typeof v === 'function', 'must be a function')
-    .optional(),
-  /** Guards `/_sandbox/*` when set. */
-  adminToken: z.string().min(1).optional(),
-  /** Largest JSON request body, bytes. */
-  bodyLimit: numeric()
-    .int()
-    .positive()
-    .default(1024 * 1024),
-  /**
-   * Largest snapshot restore (`POST /_sandbox/snapshot` and a partner's), bytes: a whole
-   * state is larger than any API body, but it is still read into memory, so it has a cap.
-   */
-  snapshotLimit: numeric()
-    .int()
-    .positive()
-    .default(16 * 1024 * 1024),
-  /** Time a client has to send a request body once its headers arrived. Output: ms. */
-  bodyTimeout: duration('30s'),
-  /** Time a client has to send a request's headers. Output: ms. */
-  headersTimeout: duration('10s'),
-  /** Public base URL used in links the sandbox returns (e.g. behind Docker port mapping). */
-  publicUrl: z.url().optional(),
-  /** Session lifetime: a duration (`30m`, `24h`) or milliseconds. Output: milliseconds. */
-  sessionTtl: duration('24h'),
-  /** Largest profile picture, bytes; larger uploads get 413. */
-  pictureLimit: numeric()
-    .int()
-    .positive()
-    .default(2 * 1024 * 1024),
-  /**
-   * Server-configured defaults of an onboarding completion's `inquiry_id` / `product_id`
-   * (spec section 4); `off` configures none. A scenario or a partner's `config` overrides them.
-   */
-  defaultInquiryId: completionDefault.default('inq_sandbox_default'),
-  defaultProductId: completionDefault.default('prod_sandbox_card'),
-  /** fsync every journal write (survives power loss as well as a process crash). */
-  fsync: z
-    .union([
-      z.boolean(),
-      // From SANDBOX_FSYNC: the words a shell or a compose file would use.
-      z
-        .enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'])
-        .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
-    ])
-    .default(false),
-})
+export const sandboxOptionsSchema = z
+  .object({
+    port: numeric().int().min(0).max(65535).default(4010),
+    host: z.string().min(1).default('127.0.0.1'),
+    /** JSON data file; state is kept in memory when absent. */
+    data: z.string().min(1).optional(),
+    /**
+     * PostgreSQL URL (`postgres://user:password@host:5432/db`, optional `?schema=`): state lives
+     * in that database, shared by every sandbox started with the same URL. Excludes `data`.
+     */
+    database: z
+      .string()
+      .regex(/^postgres(ql)?:\/\/./, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+    /** Fixtures file or folder to seed a new store and `/_sandbox/reset` from. */
+    fixtures: z.string().min(1).optional(),
+    /** Scenario name (bundled) or file path, or a scenario object (programmatic use). */
+    scenario: z
+      .union([z.string().min(1), z.custom<Scenario>((v) => typeof v === 'object' && v !== null)])
+      .default('default'),
+    /** Makes every generated id and value reproducible. */
+    seed: numeric().int().nonnegative().optional(),
+    /** Overrides every partner's rate_limit (requests per minute), or turns limiting off. */
+    rateLimit: z.union([z.literal('off'), numeric().int().positive()]).optional(),
+    logLevel: z.enum(logLevels).default('info'),
+    /** pretty: readable lines (coloured on a TTY); json: one JSON object per line for collectors. */
+    logFormat: z.enum(logFormats).default('pretty'),
+    /** Where log lines go (programmatic use, e.g. into a test reporter); stderr when absent. */
+    onLog: z
+      .custom<(line: string) => void>((v) => typeof v === 'function', 'must be a function')
+      .optional(),
+    /** Guards `/_sandbox/*` when set. */
+    adminToken: z.string().min(1).optional(),
+    /** Largest JSON request body, bytes. */
+    bodyLimit: numeric()
+      .int()
+      .positive()
+      .default(1024 * 1024),
+    /**
+     * Largest snapshot restore (`POST /_sandbox/snapshot` and a partner's), bytes: a whole
+     * state is larger than any API body, but it is still read into memory, so it has a cap.
+     */
+    snapshotLimit: numeric()
+      .int()
+      .positive()
+      .default(16 * 1024 * 1024),
+    /** Time a client has to send a request body once its headers arrived. Output: ms. */
+    bodyTimeout: duration('30s'),
+    /** Time a client has to send a request's headers. Output: ms. */
+    headersTimeout: duration('10s'),
+    /** Public base URL used in links the sandbox returns (e.g. behind Docker port mapping). */
+    publicUrl: z.url().optional(),
+    /** Session lifetime: a duration (`30m`, `24h`) or milliseconds. Output: milliseconds. */
+    sessionTtl: duration('24h'),
+    /** Largest profile picture, bytes; larger uploads get 413. */
+    pictureLimit: numeric()
+      .int()
+      .positive()
+      .default(2 * 1024 * 1024),
+    /**
+     * Server-configured defaults of an onboarding completion's `inquiry_id` / `product_id`
+     * (spec section 4); `off` configures none. A scenario or a partner's `config` overrides them.
+     */
+    defaultInquiryId: completionDefault.default('inq_sandbox_default'),
+    defaultProductId: completionDefault.default('prod_sandbox_card'),
+    /** fsync every journal write (survives power loss as well as a process crash). */
+    fsync: z
+      .union([
+        z.boolean(),
+        // From SANDBOX_FSYNC: the words a shell or a compose file would use.
+        z
+          .enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'])
+          .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
+      ])
+      .default(false),
+  })
+  .refine((options) => !(options.data && options.database), {
+    path: ['database'],
+    message: 'give either a data file (data) or a database (database), not both',
+  })
 
 export type SandboxConfig = z.output<typeof sandboxOptionsSchema>
 
@@ -103,6 +116,8 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_PORT: 'port',
   SANDBOX_HOST: 'host',
   SANDBOX_DATA: 'data',
+  SANDBOX_DATABASE: 'database',
+  SANDBOX_DATABASE_URL: 'database',
   SANDBOX_FIXTURES: 'fixtures',
   SANDBOX_SCENARIO: 'scenario',
   SANDBOX_SEED: 'seed',

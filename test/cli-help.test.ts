@@ -75,7 +75,13 @@ describe('every command has a --help with its usage, flags and an example', () =
     const withOption = serveFlags.filter((f) => f.key)
     for (const flag of withOption) expect(envNames[envNameOf(flag.name)]).toBe(flag.key)
     expect(envNames.PORT).toBe('port')
-    const named = new Set(['PORT', ...withOption.map((f) => envNameOf(f.name))])
+    // The name every PostgreSQL tool's user expects, beside the rule's SANDBOX_DATABASE.
+    expect(envNames.SANDBOX_DATABASE_URL).toBe('database')
+    const named = new Set([
+      'PORT',
+      'SANDBOX_DATABASE_URL',
+      ...withOption.map((f) => envNameOf(f.name)),
+    ])
     expect(Object.keys(envNames).filter((env) => !named.has(env))).toEqual([])
   })
 })

@@ -14,8 +14,8 @@ const trigger = (call: Call, body: object) =>
   })
 
 const counts = (sandbox: Awaited<ReturnType<typeof testSandbox>>['sandbox']) => ({
-  events: sandbox.services.store.all('events').length,
-  transactions: sandbox.services.store.all('transactions').length,
+  events: sandbox.store.all('events').length,
+  transactions: sandbox.store.all('transactions').length,
 })
 
 describe('POST /_sandbox/events with overrides', () => {
@@ -36,7 +36,7 @@ describe('POST /_sandbox/events with overrides', () => {
     })
     expect(txn.json.data).toMatchObject({ type: 'funding', amount: 12.34 })
     // What the endpoint receives is the stored event, overrides included.
-    const stored = sandbox.services.store.get('events', res.json.event.id)
+    const stored = sandbox.store.get('events', res.json.event.id)
     expect(stored?.data.object.amount).toBe(12.34)
   })
 
@@ -122,7 +122,7 @@ describe('POST /_sandbox/events with overrides', () => {
     await onboardedUser(call)
     await trigger(call, { type: 'card.funded' })
     await trigger(call, { type: 'card_transaction.created' })
-    const events = sandbox.services.store.all('events')
+    const events = sandbox.store.all('events')
     expect(new Set(events.map((e) => e.type)).size).toBeGreaterThanOrEqual(6)
     for (const e of events) {
       const parsed = eventObjectSchemas[e.type as EventType].safeParse(e.data.object)

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createSandbox, type SandboxOptions } from '../src/index.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
+import { freshDatabaseUrl } from './postgres.js'
 
 export const acme: Creds = { key: DEFAULT_PARTNER.api_key, secret: DEFAULT_PARTNER.api_secret }
 export const northwind: Creds = { key: SECOND_PARTNER.api_key, secret: SECOND_PARTNER.api_secret }
@@ -48,11 +49,24 @@ function client(send: (path: string, init: RequestInit) => Response | Promise<Re
   }
 }
 
-/** A fresh in-memory sandbox and a small client over `app.request()`. */
+/**
+ * A fresh sandbox and a small client over `app.request()`: in memory, or, in the run of the
+ * PostgreSQL engine (vitest project `postgres`), on a new schema of the test server.
+ */
 export async function testSandbox(options: SandboxOptions = {}) {
-  const sandbox = await createSandbox({ logLevel: 'silent', ...options })
+  const sandbox = await createSandbox({ logLevel: 'silent', ...engineOptions(options), ...options })
   const call = client((path, init) => sandbox.app.request(path, init))
   return { sandbox, call }
+}
+
+/** The engine of this run: the `postgres` project sets PARTNER_SANDBOX_TEST_ENGINE. */
+export const testEngine =
+  process.env.PARTNER_SANDBOX_TEST_ENGINE === 'postgres' ? 'postgres' : 'memory'
+
+/** What a test sandbox adds to its options to run on this run's engine (a data file wins). */
+export function engineOptions(options: SandboxOptions = {}): SandboxOptions {
+  if (testEngine !== 'postgres' || options.data || options.database) return {}
+  return { database: freshDatabaseUrl() }
 }
 
 /** The password of every fixture user (fixtures/default.json). */

@@ -289,7 +289,7 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
 
   it(`holds at most ${OVERRIDE_CAP} per partner, then says so with 409`, async () => {
     const { sandbox, add, acmeId } = await setup()
-    const stored = sandbox.services.store
+    const stored = sandbox.store
     for (let i = 0; i < OVERRIDE_CAP; i++) {
       stored.put('overrides', {
         id: `ovr_filler${i}`,

@@ -49,13 +49,13 @@ describe('partner-sandbox trigger', () => {
     const event = JSON.parse(out.slice(out.indexOf('{')))
     expect(event).toMatchObject({ id: eventId, type: 'card.funded' })
     expect(event.data.object).toMatchObject({ amount: 12.34, transaction_id: txnId })
-    expect(sandbox.services.store.get('transactions', txnId)).toMatchObject({
+    expect(sandbox.store.get('transactions', txnId)).toMatchObject({
       card_id: u.cardId,
       amount_cents: 1234,
     })
 
     // A value that is not JSON is a string, which the schema refuses: nothing is made.
-    const before = sandbox.services.store.all('transactions').length
+    const before = sandbox.store.all('transactions').length
     const bad = spawnCli([
       'trigger',
       'card.funded',
@@ -66,7 +66,7 @@ describe('partner-sandbox trigger', () => {
     ])
     expect((await bad.exited).code).toBe(1)
     expect(bad.output.stderr).toContain('data.object.amount must be a number')
-    expect(sandbox.services.store.all('transactions')).toHaveLength(before)
+    expect(sandbox.store.all('transactions')).toHaveLength(before)
     const malformed = spawnCli(['trigger', 'card.funded', '--override', 'amount'])
     expect((await malformed.exited).code).toBe(2)
     expect(malformed.output.stderr).toContain('write PATH=VALUE')

@@ -39,7 +39,7 @@ describe('partner-sandbox listen / trigger', () => {
     ])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
     const secret = /Webhook signing secret: (whsec_\S+)/.exec(cli.output.stdout)?.[1] as string
-    const hooks = sandbox.services.store.all('webhooks')
+    const hooks = sandbox.store.all('webhooks')
     expect(hooks).toHaveLength(1)
     expect(hooks[0]?.events).toEqual(['card.funded', 'user.created'])
 
@@ -74,7 +74,7 @@ describe('partner-sandbox listen / trigger', () => {
     // The app's failure goes back to the sandbox: the delivery is retried.
     expect((await emit('user.created')).status).toBe(201)
     await until(cli, (o) => /--> user\.created \[evt_\w+\] {2}<-- \[500\]/.test(o), 'failure line')
-    const failed = sandbox.services.store
+    const failed = sandbox.store
       .all('webhook_deliveries')
       .find((d) => d.event_type === 'user.created')
     expect(failed?.attempts[0]?.status_code).toBe(500)
@@ -83,7 +83,7 @@ describe('partner-sandbox listen / trigger', () => {
     // Stopping removes the endpoint it made.
     cli.child.kill('SIGTERM')
     await cli.exited
-    expect(sandbox.services.store.all('webhooks')).toHaveLength(0)
+    expect(sandbox.store.all('webhooks')).toHaveLength(0)
     expect(cli.output.stdout).toContain(`Removed webhook endpoint ${hooks[0]?.id}`)
   }, 60_000)
 
@@ -91,7 +91,7 @@ describe('partner-sandbox listen / trigger', () => {
     const { sandbox, app } = await setup()
     const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
-    const [hook] = sandbox.services.store.all('webhooks')
+    const [hook] = sandbox.store.all('webhooks')
     expect(hook?.id).toMatch(/^wh_/)
     cli.child.kill('SIGINT')
     expect(await cli.exited).toEqual({ code: 0, signal: null })
@@ -99,7 +99,7 @@ describe('partner-sandbox listen / trigger', () => {
       `Removed webhook endpoint ${hook?.id} (forwarding to ${app.url})\n`,
     )
     expect(cli.output.stderr).toBe('')
-    expect(sandbox.services.store.all('webhooks')).toHaveLength(0)
+    expect(sandbox.store.all('webhooks')).toHaveLength(0)
   }, 60_000)
 
   it('when the sandbox is gone at Ctrl-C, says the endpoint is left and how to delete it (exit 1)', async () => {
@@ -109,7 +109,7 @@ describe('partner-sandbox listen / trigger', () => {
     cleanup.push(() => app.close())
     const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
-    const id = sandbox.services.store.all('webhooks')[0]?.id as string
+    const id = sandbox.store.all('webhooks')[0]?.id as string
     await sandbox.close()
     cli.child.kill('SIGINT')
     expect(await cli.exited).toEqual({ code: 1, signal: null })
@@ -151,6 +151,6 @@ describe('partner-sandbox listen / trigger', () => {
       cli.output.stdout,
     )?.[1]
     expect(id).toBeDefined()
-    expect(sandbox.services.store.get('transactions', id as string)?.card_id).toBe(u.cardId)
+    expect(sandbox.store.get('transactions', id as string)?.card_id).toBe(u.cardId)
   }, 60_000)
 })

@@ -46,6 +46,7 @@ export const serveCommand: Command = {
   examples: [
     'partner-sandbox --data sandbox.json --seed 42',
     'SANDBOX_PORT=0 SANDBOX_LOG_LEVEL=warn partner-sandbox',
+    'partner-sandbox --database postgres://sandbox@127.0.0.1:5432/sandbox',
   ],
 }
 

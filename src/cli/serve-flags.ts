@@ -16,6 +16,12 @@ export const serveFlags: ServeFlag[] = [
   string('port', 'port', 'N', 'port to listen on, 0 for any free one', '4010'),
   string('host', 'host', 'HOST', 'address to bind', '127.0.0.1'),
   string('data', 'data', 'FILE', 'keep state in this JSON file', 'memory only'),
+  string(
+    'database',
+    'database',
+    'URL',
+    'keep state in PostgreSQL (postgres://…), shared by\nevery sandbox given the same URL; also SANDBOX_DATABASE_URL',
+  ),
   string('fixtures', 'fixtures', 'PATH', 'fixtures file or folder to seed from', 'bundled'),
   string('scenario', 'scenario', 'NAME|FILE', 'scenario for the whole sandbox', '"default"'),
   string('seed', 'seed', 'N', 'make generated ids and values reproducible'),

@@ -1,0 +1,328 @@
+import { randomUUID } from 'node:crypto'
+import postgres, { type Sql, type TransactionSql } from 'postgres'
+import {
+  type CollectionName,
+  type Collections,
+  type CollectionsData,
+  collectionNames,
+  keptOnReplace,
+} from '../../store/records.js'
+import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
+import type { IndexName, IndexRow } from '../indexes.js'
+import type { Change, RangeOptions, State, StateReader, StateTx } from '../seam.js'
+import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
+import { layouts } from './layout.js'
+import { lockSchema, migrate, quoteIdent } from './migrate.js'
+import { withRetries } from './retries.js'
+import { indexSql, tableSql } from './statements.js'
+
+type Row = Record<string, unknown>
+type Query = (text: string, params?: unknown[]) => Promise<Row[]>
+
+export interface PostgresStateOptions {
+  /** `postgres://user:password@host:port/database`, with an optional `?schema=` (default below). */
+  url: string
+  /** The rows of a new database, and of every reset. */
+  seed: () => CollectionsData
+  /** The sandbox's time, for an export's `saved_at`. */
+  now?: () => string
+  /** Connections of this replica's pool. */
+  poolSize?: number
+}
+
+/** The schema the sandbox's tables live in, unless the URL's `?schema=` names another. */
+export const DEFAULT_SCHEMA = 'partner_sandbox'
+
+/**
+ * The PostgreSQL engine of the state seam: every collection a table (layout.ts), every read a
+ * query, every transaction a SERIALIZABLE one, so any number of replicas on one database behave
+ * as one sandbox whose writers never interleave. A transaction that loses a conflict to another
+ * is run again from the start (retries.ts), as the memory engine's queue would have run it
+ * after the other. Its writes are sent as they are made, on the transaction's connection, and
+ * awaited at its commit.
+ */
+export class PostgresState implements State {
+  private constructor(
+    private readonly sql: Sql,
+    readonly schema: string,
+    private readonly options: PostgresStateOptions,
+    private readonly notices: ChangeNotices,
+  ) {}
+
+  /** Connects, migrates, and seeds a new database (once, under the schema's lock). */
+  static async open(options: PostgresStateOptions): Promise<PostgresState> {
+    const { url, schema } = parseDatabaseUrl(options.url)
+    const sql = postgres(url, {
+      max: options.poolSize ?? 10,
+      onnotice: () => {},
+      connection: { search_path: schema, application_name: 'partner-sandbox' },
+    })
+    try {
+      await migrate(sql, schema)
+      await seedOnce(sql, schema, options.seed)
+      const notices = await ChangeNotices.listen(sql, schema, randomUUID())
+      return new PostgresState(sql, schema, options, notices)
+    } catch (error) {
+      await sql.end({ timeout: 1 })
+      throw error
+    }
+  }
+
+  get version(): number {
+    return this.notices.version
+  }
+
+  keyVersion(index: IndexName, key: string): number {
+    return this.notices.keyVersion(index, key)
+  }
+
+  private readonly query: Query = (text, params = []) =>
+    this.sql.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Row[]>
+
+  private readonly reader = new PgReader(this.query)
+
+  get = this.reader.get.bind(this.reader)
+  lookup = this.reader.lookup.bind(this.reader)
+  lookupOne = this.reader.lookupOne.bind(this.reader)
+  range = this.reader.range.bind(this.reader)
+  count = this.reader.count.bind(this.reader)
+  has = this.reader.has.bind(this.reader)
+  keys = this.reader.keys.bind(this.reader)
+  all = this.reader.all.bind(this.reader)
+
+  async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
+    const { result, tx } = await withRetries(() =>
+      this.sql.begin('isolation level serializable', async (sql) => {
+        const tx = new PgTx(sql)
+        const result = await fn(tx)
+        await tx.finish()
+        await this.notices.notify(sql, tx.changes, tx.touched)
+        return { result, tx }
+      }),
+    )
+    this.notices.committed(tx.changes, tx.touched)
+    tx.committed()
+    return result
+  }
+
+  async putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
+    const table = tableSql[collection]
+    if (!table.layout.ephemeral) throw new Error(`${collection} is not ephemeral`)
+    await this.query(table.upsert.text, table.upsert.params(row as Row))
+  }
+
+  onCommit(listener: (changes: readonly Change[]) => void): () => void {
+    return this.notices.onCommit(listener)
+  }
+
+  onReplace(listener: () => void): void {
+    this.notices.onReplace(listener)
+  }
+
+  async replaceAll(collections: CollectionsData): Promise<void> {
+    await this.sql.begin(async (sql) => {
+      await lockSchema(sql, this.schema)
+      await writeAll(sql, collections)
+      await this.notices.notifyReplace(sql)
+    })
+    this.notices.replaced()
+  }
+
+  async reset(): Promise<void> {
+    const [stored] = await this.query("SELECT value FROM sandbox_settings WHERE name = 'seed'")
+    await this.replaceAll((stored?.value as CollectionsData) ?? this.options.seed())
+  }
+
+  async export(): Promise<SnapshotDoc> {
+    const collections = {} as CollectionsData
+    await this.sql.begin('isolation level repeatable read read only', async (sql) => {
+      for (const name of collectionNames) {
+        const rows = {} as Record<string, Row>
+        if (!layouts[name].ephemeral) {
+          for (const { row } of await sql.unsafe<{ row: Row }[]>(tableSql[name].all))
+            rows[row.id as string] = row
+        }
+        ;(collections as Record<string, unknown>)[name] = rows
+      }
+    })
+    return {
+      format: SNAPSHOT_FORMAT,
+      schema_version: SCHEMA_VERSION,
+      seq: this.notices.version,
+      saved_at: this.options.now?.() ?? new Date().toISOString(),
+      collections,
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.notices.close()
+    await this.sql.end({ timeout: 5 })
+  }
+}
+
+/** The reads, over any connection: the pool's, or a transaction's. */
+class PgReader implements StateReader {
+  constructor(private readonly query: Query) {}
+
+  async get<K extends CollectionName>(collection: K, id: string) {
+    const [found] = await this.query(tableSql[collection].get, [id])
+    return found?.row as Collections[K] | undefined
+  }
+
+  async lookup<I extends IndexName>(index: I, key: string) {
+    return rowsOf<IndexRow<I>>(await this.query(indexSql[index].lookup, [key]))
+  }
+
+  async lookupOne<I extends IndexName>(index: I, key: string) {
+    const [found] = await this.query(indexSql[index].lookupOne, [key])
+    return found?.row as IndexRow<I> | undefined
+  }
+
+  async range<I extends IndexName>(index: I, key: string, options: RangeOptions = {}) {
+    const limit = options.limit ?? null
+    if (limit !== null && limit <= 0) return []
+    const sql = indexSql[index].range
+    const rows =
+      options.after === undefined
+        ? await this.query(options.reverse ? sql.reverse : sql.forward, [key, limit])
+        : await this.query(options.reverse ? sql.reverseAfter : sql.forwardAfter, [
+            key,
+            options.after,
+            limit,
+          ])
+    return rowsOf<IndexRow<I>>(rows)
+  }
+
+  async count(index: IndexName, key: string) {
+    const [found] = await this.query(indexSql[index].count, [key])
+    return (found?.n as number) ?? 0
+  }
+
+  async has(index: IndexName, key: string, id: string) {
+    return (await this.query(indexSql[index].has, [key, id])).length > 0
+  }
+
+  async keys(index: IndexName) {
+    return (await this.query(indexSql[index].keys)).map((found) => found.k as string)
+  }
+
+  async all<K extends CollectionName>(collection: K) {
+    return rowsOf<Collections[K]>(await this.query(tableSql[collection].all))
+  }
+}
+
+function rowsOf<T>(found: Row[]): T[] {
+  const out = new Array<T>(found.length)
+  for (let i = 0; i < found.length; i++) out[i] = (found[i] as Row).row as T
+  return out
+}
+
+/**
+ * One attempt of a transaction. Writes go out at once and in order on the transaction's
+ * connection (a later read of it sees them); their answers are awaited at `finish`, so a
+ * request's writes cost one round trip together, not one each.
+ */
+class PgTx extends PgReader implements StateTx {
+  readonly changes: Change[] = []
+  readonly touched: TouchedKeys = new Map()
+  private pending: Promise<unknown>[] = []
+  private failure: unknown
+  private after: (() => void)[] = []
+  private open = true
+
+  constructor(private readonly sql: TransactionSql) {
+    super((text, params = []) => {
+      // A write that failed has aborted the transaction: say why, not "transaction aborted".
+      if (this.failure !== undefined) return Promise.reject(this.failure)
+      return sql.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Row[]>
+    })
+  }
+
+  put<K extends CollectionName>(collection: K, row: Collections[K]): void {
+    const table = tableSql[collection]
+    this.send(table.upsert.text, table.upsert.params(row as Row))
+    for (const ix of table.layout.indexes) {
+      const key = ix.versioned ? ix.keyOf(row as never) : undefined
+      if (key !== undefined) touch(this.touched, ix.name, key)
+    }
+    this.changes.push({ collection, id: (row as Row).id as string, row: row as Row })
+  }
+
+  remove(collection: CollectionName, id: string): void {
+    this.send(tableSql[collection].remove, [id], (removed) => {
+      for (const [index, key] of Object.entries(removed[0] ?? {}))
+        if (typeof key === 'string') touch(this.touched, index as IndexName, key)
+    })
+    this.changes.push({ collection, id, row: undefined })
+  }
+
+  afterCommit(fn: () => void): void {
+    this.after.push(fn)
+  }
+
+  private send(text: string, params: unknown[], answered?: (rows: Row[]) => void): void {
+    if (!this.open) throw new Error('write after the transaction ended')
+    const query = this.sql.unsafe(text, params as never[], { prepare: true })
+    this.pending.push(
+      query.execute().then(
+        (rows) => answered?.(rows as unknown as Row[]),
+        (error: unknown) => {
+          this.failure ??= error
+        },
+      ),
+    )
+  }
+
+  /** Awaits every write; the first that failed fails the transaction. */
+  async finish(): Promise<void> {
+    await Promise.all(this.pending)
+    this.pending = []
+    if (this.failure !== undefined) throw this.failure
+  }
+
+  committed(): void {
+    this.open = false
+    for (const fn of this.after) fn()
+  }
+}
+
+/** Truncates every table a replace covers and writes `collections` into them. */
+async function writeAll(sql: TransactionSql, collections: CollectionsData): Promise<void> {
+  const replaced = collectionNames.filter((name) => !keptOnReplace.includes(name))
+  await sql.unsafe(`TRUNCATE ${replaced.map((name) => layouts[name].table).join(', ')}`)
+  for (const name of replaced) {
+    const { upsert } = tableSql[name]
+    const rows = Object.values(collections[name] ?? {}) as Row[]
+    // Sent without waiting for each answer (one connection keeps them in order).
+    const sent: Promise<unknown>[] = []
+    for (const row of rows)
+      sent.push(sql.unsafe(upsert.text, upsert.params(row) as never[], { prepare: true }).execute())
+    await Promise.all(sent)
+  }
+}
+
+/** On a new database (no seed stored yet): the seed's rows, and the seed itself for resets. */
+async function seedOnce(sql: Sql, schema: string, seed: () => CollectionsData): Promise<void> {
+  await sql.begin(async (tx) => {
+    await lockSchema(tx, schema)
+    const [stored] = await tx.unsafe("SELECT 1 FROM sandbox_settings WHERE name = 'seed'")
+    if (stored) return
+    const data = seed()
+    await writeAll(tx, data)
+    await tx.unsafe("INSERT INTO sandbox_settings (name, value) VALUES ('seed', $1::text::json)", [
+      JSON.stringify(data),
+    ])
+  })
+}
+
+/** The driver's URL and the schema named by its `?schema=` (removed from what the driver sees). */
+export function parseDatabaseUrl(raw: string): { url: string; schema: string } {
+  const url = new URL(raw)
+  const schema = url.searchParams.get('schema') || DEFAULT_SCHEMA
+  url.searchParams.delete('schema')
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`the database schema "${schema}" must be a plain SQL name (letters, digits, _)`)
+  }
+  void quoteIdent
+  return { url: url.toString(), schema }
+}

@@ -1,0 +1,29 @@
+/**
+ * Runs a transaction again when PostgreSQL chose it as the loser of a conflict: a serialization
+ * failure (another transaction read or wrote what it wrote) or a deadlock. Nothing of the lost
+ * attempt was committed, so running it again from the start is what the memory engine's queue
+ * does by running it after the other. The waits grow and are jittered, so transactions that
+ * collided do not collide again in step.
+ */
+
+/** SQLSTATEs of a transaction that may succeed when run again. */
+const RETRYABLE = new Set(['40001', '40P01'])
+
+const MAX_ATTEMPTS = 60
+
+export function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && RETRYABLE.has(code)
+}
+
+export async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt()
+    } catch (error) {
+      if (!isRetryable(error) || n >= MAX_ATTEMPTS) throw error
+      const ceiling = Math.min(50, 2 ** Math.min(n, 6))
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling))
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import type { CollectionName } from '../../store/records.js'
+import type { IndexName } from '../indexes.js'
+import { type IndexColumns, indexColumns, layouts, partnerOf, type TableLayout } from './layout.js'
+
+/**
+ * The SQL of every seam operation, built once per collection and index from the layout (and
+ * prepared once per connection by the driver), with the parameters a row gives them.
+ */
+
+export interface Upsert {
+  text: string
+  params: (row: Record<string, unknown>) => (string | null)[]
+}
+
+/**
+ * Writes a row: inserted with a new place under each of its keys, or updated keeping its
+ * place under a key it stays under with the same order value (as the memory engine keeps
+ * it), and its first-added place for `all`.
+ */
+function upsertOf(layout: TableLayout): Upsert {
+  const columns = ['id', 'partner_id', 'added', 'row']
+  const values = ['$1', '$2', "nextval('sandbox_pos')", '$3::text::json']
+  const updates = ['partner_id = EXCLUDED.partner_id', 'row = EXCLUDED.row']
+  let n = 3
+  for (const ix of layout.indexes) {
+    columns.push(ix.key)
+    values.push(`$${++n}`)
+    let same = `t.${ix.key} IS NOT DISTINCT FROM EXCLUDED.${ix.key}`
+    if (ix.order) {
+      columns.push(ix.order)
+      values.push(`$${++n}`)
+      same += ` AND t.${ix.order} IS NOT DISTINCT FROM EXCLUDED.${ix.order}`
+    }
+    columns.push(ix.pos)
+    values.push("nextval('sandbox_pos')")
+    updates.push(`${ix.pos} = CASE WHEN ${same} THEN t.${ix.pos} ELSE EXCLUDED.${ix.pos} END`)
+    updates.push(`${ix.key} = EXCLUDED.${ix.key}`)
+    if (ix.order) updates.push(`${ix.order} = EXCLUDED.${ix.order}`)
+  }
+  const text =
+    `INSERT INTO ${layout.table} AS t (${columns.join(', ')}) VALUES (${values.join(', ')}) ` +
+    `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`
+  const params = (row: Record<string, unknown>) => {
+    const out: (string | null)[] = [
+      row.id as string,
+      partnerOf(layout.collection, row),
+      JSON.stringify(row),
+    ]
+    for (const ix of layout.indexes) {
+      out.push(ix.keyOf(row as never) ?? null)
+      if (ix.orderOf) out.push(ix.orderOf(row as never))
+    }
+    return out
+  }
+  return { text, params }
+}
+
+/** Deletes a row, answering its keys under versioned indexes (their caches are told). */
+function removeOf(layout: TableLayout): string {
+  const keys = layout.indexes.filter((ix) => ix.versioned).map((ix) => `${ix.key} AS "${ix.name}"`)
+  const returning = keys.length > 0 ? ` RETURNING ${keys.join(', ')}` : ''
+  return `DELETE FROM ${layout.table} WHERE id = $1${returning}`
+}
+
+export interface IndexSql {
+  lookup: string
+  lookupOne: string
+  count: string
+  has: string
+  keys: string
+  /** Pages: [reverse][after]. */
+  range: { forward: string; reverse: string; forwardAfter: string; reverseAfter: string }
+}
+
+function indexSqlOf(table: string, ix: IndexColumns): IndexSql {
+  const by = ix.order ? [ix.order, ix.pos] : [ix.pos]
+  const asc = by.join(', ')
+  const desc = by.map((c) => `${c} DESC`).join(', ')
+  const tuple = ix.order ? `(${ix.order}, ${ix.pos})` : ix.pos
+  const at = `(SELECT ${ix.order ? `${ix.order}, ${ix.pos}` : ix.pos} FROM ${table} WHERE id = $2 AND ${ix.key} = $1)`
+  const base = `SELECT row FROM ${table} WHERE ${ix.key} = $1`
+  return {
+    lookup: `${base} ORDER BY ${asc}`,
+    lookupOne: `${base} ORDER BY ${asc} LIMIT 1`,
+    count: `SELECT count(*)::int AS n FROM ${table} WHERE ${ix.key} = $1`,
+    has: `SELECT 1 FROM ${table} WHERE ${ix.key} = $1 AND id = $2`,
+    keys: `SELECT ${ix.key} AS k FROM ${table} WHERE ${ix.key} IS NOT NULL GROUP BY ${ix.key} ORDER BY min(${ix.pos})`,
+    range: {
+      forward: `${base} ORDER BY ${asc} LIMIT $2`,
+      reverse: `${base} ORDER BY ${desc} LIMIT $2`,
+      forwardAfter: `${base} AND ${tuple} > ${at} ORDER BY ${asc} LIMIT $3`,
+      reverseAfter: `${base} AND ${tuple} < ${at} ORDER BY ${desc} LIMIT $3`,
+    },
+  }
+}
+
+export interface TableSql {
+  layout: TableLayout
+  get: string
+  all: string
+  remove: string
+  upsert: Upsert
+}
+
+export const tableSql = Object.fromEntries(
+  Object.values(layouts).map((layout) => [
+    layout.collection,
+    {
+      layout,
+      get: `SELECT row FROM ${layout.table} WHERE id = $1`,
+      all: `SELECT row FROM ${layout.table} ORDER BY added`,
+      remove: removeOf(layout),
+      upsert: upsertOf(layout),
+    },
+  ]),
+) as Record<CollectionName, TableSql>
+
+export const indexSql = Object.fromEntries(
+  Object.entries(indexColumns).map(([name, { layout, columns }]) => [
+    name,
+    indexSqlOf(layout.table, columns),
+  ]),
+) as Record<IndexName, IndexSql>

@@ -1,0 +1,256 @@
+import postgres from 'postgres'
+import { afterEach, expect, it } from 'vitest'
+import { layouts } from '../src/state/postgres/layout.js'
+import { migrate } from '../src/state/postgres/migrate.js'
+import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-state.js'
+import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
+import type { TransactionRow } from '../src/store/records-money.js'
+import { describePostgres, freshDatabaseUrl } from './postgres.js'
+
+// The state seam's PostgreSQL engine, against a real server: transactions whose writers never
+// interleave (SERIALIZABLE, run again on a conflict), all-or-nothing commits, indexes in the
+// memory engine's order, and replicas on one database that see each other's commits.
+
+const opened: PostgresState[] = []
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((state) => state.close()))
+})
+
+async function open(url = freshDatabaseUrl(), seed: () => CollectionsData = emptyCollections) {
+  const state = await PostgresState.open({ url, seed })
+  opened.push(state)
+  return state
+}
+
+const user = (n: number, partner = 'p1') =>
+  ({ id: `u-${n}`, partner_id: partner, email: `user${n}@example.com` }) as unknown as UserRow
+const txn = (n: number, userId: string, at: string) =>
+  ({ id: `t-${n}`, user_id: userId, created_at: at }) as unknown as TransactionRow
+
+describePostgres('state seam, PostgreSQL engine', () => {
+  it('serializes writers: 100 read-modify-writes with awaits between are all counted', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('users', { ...user(1), count: 0 } as never))
+    await Promise.all(
+      Array.from({ length: 100 }, () =>
+        state.transaction(async (tx) => {
+          const row = (await tx.get('users', 'u-1')) as unknown as { count: number }
+          await tx.lookup('users_by_partner', 'p1')
+          tx.put('users', { ...row, count: row.count + 1 } as never)
+        }),
+      ),
+    )
+    const row = (await state.get('users', 'u-1')) as unknown as { count: number }
+    expect(row.count).toBe(100)
+  })
+
+  it('two replicas on one database never lose a write between them', async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [await open(url), await open(url)]
+    await a.transaction(async (tx) => tx.put('users', { ...user(1), count: 0 } as never))
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        (i % 2 ? a : b).transaction(async (tx) => {
+          const row = (await tx.get('users', 'u-1')) as unknown as { count: number }
+          tx.put('users', { ...row, count: row.count + 1 } as never)
+        }),
+      ),
+    )
+    expect(((await b.get('users', 'u-1')) as unknown as { count: number }).count).toBe(60)
+  })
+
+  it('rolls every write of a transaction that throws back, indexes included', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('users', user(1)))
+    await expect(
+      state.transaction(async (tx) => {
+        tx.put('users', user(2))
+        tx.put('users', { ...user(1), email: 'changed@example.com' })
+        tx.remove('users', 'u-1')
+        expect(await tx.get('users', 'u-2')).toBeDefined()
+        expect(await tx.get('users', 'u-1')).toBeUndefined()
+        throw new Error('no')
+      }),
+    ).rejects.toThrow('no')
+    expect(await state.get('users', 'u-2')).toBeUndefined()
+    expect((await state.get('users', 'u-1'))?.email).toBe('user1@example.com')
+    expect((await state.lookup('users_by_partner', 'p1')).map((u) => u.id)).toEqual(['u-1'])
+    expect(await state.lookupOne('users_by_email', 'changed@example.com')).toBeUndefined()
+  })
+
+  it('a transaction that only reads leaves the version alone; a commit moves the key version', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('transactions', txn(1, 'u-1', '2026-01-01')))
+    const version = state.version
+    const key = state.keyVersion('transactions_by_user', 'u-1')
+    await state.transaction(async (tx) => tx.range('transactions_by_user', 'u-1', { limit: 5 }))
+    expect(state.version).toBe(version)
+    await state.transaction(async (tx) => tx.put('transactions', txn(2, 'u-1', '2026-01-02')))
+    expect(state.keyVersion('transactions_by_user', 'u-1')).toBeGreaterThan(key)
+    expect(state.keyVersion('transactions_by_user', 'u-2')).toBeLessThan(
+      state.keyVersion('transactions_by_user', 'u-1'),
+    )
+    const before = state.keyVersion('transactions_by_user', 'u-1')
+    await state.transaction(async (tx) => tx.remove('transactions', 't-1'))
+    expect(state.keyVersion('transactions_by_user', 'u-1')).toBeGreaterThan(before)
+  })
+
+  it('pages an ordered index as the memory engine does: time order, ties as added, cursors', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => {
+      tx.put('transactions', txn(1, 'u-1', '2026-01-02'))
+      tx.put('transactions', txn(2, 'u-1', '2026-01-03'))
+      // Dated earlier (a clock moved back): takes its place in time, not at the end.
+      tx.put('transactions', txn(3, 'u-1', '2026-01-01'))
+      tx.put('transactions', txn(4, 'u-1', '2026-01-02'))
+      tx.put('transactions', txn(5, 'u-2', '2026-01-02'))
+    })
+    const ids = async (options: Parameters<typeof state.range>[2]) =>
+      (await state.range('transactions_by_user', 'u-1', options)).map((t) => t.id)
+    expect(await ids({})).toEqual(['t-3', 't-1', 't-4', 't-2'])
+    expect(await ids({ reverse: true, limit: 2 })).toEqual(['t-2', 't-4'])
+    expect(await ids({ reverse: true, after: 't-4' })).toEqual(['t-1', 't-3'])
+    expect(await ids({ after: 't-1', limit: 1 })).toEqual(['t-4'])
+    // A cursor naming a row of another key gives nothing, as in memory.
+    expect(await ids({ after: 't-5' })).toEqual([])
+    expect(await state.count('transactions_by_user', 'u-1')).toBe(4)
+    expect(await state.has('transactions_by_user', 'u-2', 't-5')).toBe(true)
+    expect(await state.has('transactions_by_user', 'u-1', 't-5')).toBe(false)
+    // Written again unchanged, a row keeps its place; moved in time, it moves.
+    await state.transaction(async (tx) => {
+      tx.put('transactions', { ...txn(1, 'u-1', '2026-01-02'), amount: 1 } as never)
+      tx.put('transactions', txn(3, 'u-1', '2026-01-05'))
+    })
+    expect(await ids({})).toEqual(['t-1', 't-4', 't-2', 't-3'])
+    expect(await state.keys('transactions_by_user')).toEqual(['u-1', 'u-2'])
+  })
+
+  it('afterCommit runs after a commit, never after a rollback; listeners hear committed rows', async () => {
+    const state = await open()
+    const heard: string[] = []
+    state.onCommit((changes) => heard.push(...changes.map((c) => `${c.collection}:${c.id}`)))
+    const ran: string[] = []
+    await state.transaction(async (tx) => {
+      tx.put('users', user(1))
+      tx.afterCommit(() => ran.push('first'))
+    })
+    await state
+      .transaction(async (tx) => {
+        tx.put('users', user(2))
+        tx.afterCommit(() => ran.push('second'))
+        throw new Error('no')
+      })
+      .catch(() => {})
+    expect(ran).toEqual(['first'])
+    expect(heard).toEqual(['users:u-1'])
+  })
+
+  it('a failed write fails its transaction with the database error, and commits nothing', async () => {
+    const state = await open()
+    await expect(
+      state.transaction(async (tx) => {
+        tx.put('users', user(1))
+        // A NUL byte: text the database refuses.
+        tx.put('users', { ...user(2), partner_id: 'p\u0000' })
+      }),
+    ).rejects.toThrow()
+    expect(await state.all('users')).toEqual([])
+  })
+
+  it('keeps committed rows for the next start; seeds a new database once', async () => {
+    const url = freshDatabaseUrl()
+    const seed = () => ({ ...emptyCollections(), users: { 'u-9': user(9) } })
+    const state = await open(url, seed)
+    await state.transaction(async (tx) => tx.put('users', user(1)))
+    await state.close()
+    opened.splice(opened.indexOf(state), 1)
+    const again = await open(url, seed)
+    expect((await again.all('users')).map((u) => u.id)).toEqual(['u-9', 'u-1'])
+    await again.reset()
+    expect((await again.all('users')).map((u) => u.id)).toEqual(['u-9'])
+  })
+
+  it('putEphemeral writes at once, moves no version, is heard by no listener', async () => {
+    const state = await open()
+    const heard: string[] = []
+    state.onCommit((changes) => heard.push(...changes.map((c) => c.id)))
+    const version = state.version
+    const slot = (slot: number, n: number, partner = 'p1') =>
+      ({
+        id: `jrn_${slot}`,
+        seq: String(n).padStart(3, '0'),
+        entry: { id: `req_${n}`, partner_id: partner },
+      }) as never
+    await state.putEphemeral('request_journal', slot(0, 1))
+    await state.putEphemeral('request_journal', slot(1, 2, 'p2'))
+    await state.putEphemeral('request_journal', slot(0, 3))
+    const ids = async (partner: string) =>
+      (await state.range('journal_by_partner', partner, { reverse: true })).map((r) => r.entry.id)
+    expect(await ids('p1')).toEqual(['req_3'])
+    await state.putEphemeral('request_journal', slot(1, 4))
+    expect(await ids('p1')).toEqual(['req_4', 'req_3'])
+    expect(await state.count('journal_by_partner', 'p2')).toBe(0)
+    expect(state.version).toBe(version)
+    expect(heard).toEqual([])
+    await expect(state.putEphemeral('users', user(1))).rejects.toThrow('users is not ephemeral')
+  })
+
+  it('a replace keeps the traffic, empties the other ephemeral rows, brings none back', async () => {
+    const state = await open()
+    await state.putEphemeral('request_journal', {
+      id: 'jrn_0',
+      seq: '001',
+      entry: { id: 'req_1', partner_id: 'p1' },
+    } as never)
+    await state.transaction(async (tx) =>
+      tx.put('clocks', { id: 'sandbox', offset_ms: 5, frozen_at: null }),
+    )
+    const doc = await state.export()
+    expect(doc.collections.clocks).toEqual({})
+    await state.replaceAll({ ...doc.collections, users: { 'u-1': user(1) } })
+    expect((await state.all('users')).map((u) => u.id)).toEqual(['u-1'])
+    expect(await state.all('clocks')).toEqual([])
+    expect((await state.all('request_journal')).map((r) => r.id)).toEqual(['jrn_0'])
+  })
+
+  it("replicas see each other's commits: key versions move, a replace is heard", async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [await open(url), await open(url)]
+    const key = b.keyVersion('overrides_by_partner', 'p1')
+    const version = b.version
+    let replaced = 0
+    b.onReplace(() => replaced++)
+    await a.transaction(async (tx) =>
+      tx.put('overrides', { id: 'ovr_1', partner_id: 'p1' } as never),
+    )
+    await expect.poll(() => b.keyVersion('overrides_by_partner', 'p1')).toBeGreaterThan(key)
+    expect(b.version).toBeGreaterThan(version)
+    expect(b.keyVersion('overrides_by_partner', 'p2')).toBeLessThanOrEqual(key)
+    await a.reset()
+    await expect.poll(() => replaced).toBe(1)
+  })
+
+  it('replicas starting at once migrate once; the tables are the layout', async () => {
+    const url = freshDatabaseUrl()
+    const { url: plain, schema } = parseDatabaseUrl(url)
+    const sql = postgres(plain, { onnotice: () => {} })
+    try {
+      const runs = await Promise.all([
+        migrate(sql, schema),
+        migrate(sql, schema),
+        migrate(sql, schema),
+      ])
+      expect(runs.flat()).toEqual([1])
+      const columns = await sql<{ table_name: string; column_name: string }[]>`
+        SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ${schema}`
+      for (const layout of Object.values(layouts)) {
+        const have = columns.filter((c) => c.table_name === layout.table).map((c) => c.column_name)
+        const want = ['id', 'partner_id', 'added', 'row']
+        for (const ix of layout.indexes) want.push(ix.key, ix.pos, ...(ix.order ? [ix.order] : []))
+        expect(have.sort(), layout.table).toEqual(want.sort())
+      }
+    } finally {
+      await sql.end()
+    }
+  })
+})

@@ -1,0 +1,85 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * A throwaway PostgreSQL server for the tests: Debian's `postgresql` package (initdb and pg_ctl
+ * from /usr/lib/postgresql/<version>/bin, or PG_BIN), a cluster in a temporary folder, on a free
+ * loopback port, run as the `postgres` user when the tests run as root (PostgreSQL refuses
+ * root). No durability settings: it is thrown away after the run.
+ */
+
+export interface PostgresServer {
+  url: string
+  stop(): void
+}
+
+/** The folder with initdb and pg_ctl, or undefined when PostgreSQL is not installed. */
+export function postgresBin(): string | undefined {
+  const fromEnv = process.env.PG_BIN
+  if (fromEnv && existsSync(join(fromEnv, 'initdb'))) return fromEnv
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return undefined
+  const versions = readdirSync(root)
+    .filter((name) => existsSync(join(root, name, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a))
+  return versions[0] ? join(root, versions[0], 'bin') : undefined
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+export async function startPostgres(): Promise<PostgresServer | undefined> {
+  const bin = postgresBin()
+  if (!bin) return undefined
+  const asRoot = process.getuid?.() === 0
+  const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-pg-'))
+  chmodSync(dir, 0o700)
+  if (asRoot) {
+    const ids = execFileSync('id', ['-u', 'postgres']).toString().trim()
+    const gid = execFileSync('id', ['-g', 'postgres']).toString().trim()
+    chownSync(dir, Number(ids), Number(gid))
+  }
+  const run = (tool: string, args: string[]) => {
+    const command = asRoot ? 'runuser' : join(bin, tool)
+    const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args
+    const done = spawnSync(command, argv, { encoding: 'utf8' })
+    if (done.status !== 0) {
+      throw new Error(`${tool} failed (${done.status}): ${done.stderr || done.stdout}`)
+    }
+  }
+  const data = join(dir, 'data')
+  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
+  const port = await freePort()
+  const settings = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c max_connections=1000',
+    '-c max_pred_locks_per_transaction=256',
+  ].join(' ')
+  run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'])
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop'])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  }
+}
