@@ -230,6 +230,40 @@ describePostgres('state seam, PostgreSQL engine', () => {
     await expect.poll(() => replaced).toBe(1)
   })
 
+  it("replicas hear each other's commits of shared collections, with the rows as they stand", async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [await open(url), await open(url)]
+    const heard: string[] = []
+    b.onCommit((changes) =>
+      heard.push(...changes.map((c) => `${c.collection}:${c.id}:${c.row ? 'row' : 'gone'}`)),
+    )
+    await a.transaction(async (tx) => {
+      tx.put('webhooks', { id: 'wh_1', partner_id: 'p1' } as never)
+      tx.put('users', user(1))
+    })
+    await a.transaction(async (tx) => tx.remove('webhooks', 'wh_1'))
+    // Users are read when needed, not copied: their commits move versions, not listeners. The
+    // first commit is heard with the row as it stood when read (there, or removed already).
+    await expect.poll(() => heard.length).toBe(2)
+    expect(heard[0]).toMatch(/^webhooks:wh_1:(row|gone)$/)
+    expect(heard[1]).toBe('webhooks:wh_1:gone')
+  })
+
+  it('a lease is held once among replicas until released or expired', async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [await open(url), await open(url)]
+    const lease = await a.claim('delivery:d1', 60_000)
+    expect(lease).toBeDefined()
+    expect(await b.claim('delivery:d1', 60_000)).toBeUndefined()
+    expect(await a.claim('delivery:d1', 60_000)).toBeUndefined()
+    await lease?.release()
+    const again = await b.claim('delivery:d1', 1)
+    expect(again).toBeDefined()
+    // Its holder died: the lease runs out and another replica claims the work.
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await a.claim('delivery:d1', 60_000)).toBeDefined()
+  })
+
   it('replicas starting at once migrate once; the tables are the layout', async () => {
     const url = freshDatabaseUrl()
     const { url: plain, schema } = parseDatabaseUrl(url)
@@ -240,7 +274,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
         migrate(sql, schema),
         migrate(sql, schema),
       ])
-      expect(runs.flat()).toEqual([1])
+      expect(runs.flat()).toEqual([1, 2])
       const columns = await sql<{ table_name: string; column_name: string }[]>`
         SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ${schema}`
       for (const layout of Object.values(layouts)) {

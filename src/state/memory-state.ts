@@ -2,7 +2,7 @@ import type { CollectionName, Collections, CollectionsData } from '../store/reco
 import type { SnapshotDoc } from '../store/snapshot-file.js'
 import type { OpenTx, Store } from '../store/store.js'
 import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
-import type { Change, RangeOptions, State, StateReader, StateTx } from './seam.js'
+import type { Change, Lease, RangeOptions, State, StateReader, StateTx } from './seam.js'
 
 /** What a write applied at once answers: one promise for all (no allocation per request). */
 const settled = Promise.resolve()
@@ -21,6 +21,8 @@ const settled = Promise.resolve()
 export class MemoryState implements State {
   private busy = false
   private readonly waiting: (() => void)[] = []
+  /** Leases held (claim), by name: few at a time (webhook attempts under way). */
+  private readonly leases = new Map<string, { until: number }>()
 
   constructor(readonly store: Store) {}
 
@@ -100,6 +102,21 @@ export class MemoryState implements State {
       return Promise.reject(error)
     }
     return settled
+  }
+
+  /** One process holds the state: a lease is a name held until released or expired. */
+  claim(name: string, ttlMs: number): Promise<Lease | undefined> {
+    const now = Date.now()
+    const held = this.leases.get(name)
+    if (held !== undefined && held.until > now) return Promise.resolve(undefined)
+    const lease = { until: now + ttlMs }
+    this.leases.set(name, lease)
+    return Promise.resolve({
+      release: () => {
+        if (this.leases.get(name) === lease) this.leases.delete(name)
+        return settled
+      },
+    })
   }
 
   /** Runs `fn` once no other transaction is under way; others wait, in arrival order. */

@@ -55,6 +55,12 @@ export interface Change {
   row: Record<string, unknown> | undefined
 }
 
+/** A claim on work to be done once among every process sharing the state (claim). */
+export interface Lease {
+  /** Gives the work up (done, or not to be done): another holder may claim it at once. */
+  release(): Promise<void>
+}
+
 export interface State extends StateReader {
   /**
    * Runs `fn` as one transaction. Writers never interleave: a second transaction starts once
@@ -71,6 +77,12 @@ export interface State extends StateReader {
    * what it writes. A durable collection is refused.
    */
   putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void>
+  /**
+   * Claims `name` (a webhook attempt) for `ttlMs` of real time: the lease, or undefined while
+   * another holder's lease on it runs. Among replicas sharing a database the work is done
+   * once; a holder that dies leaves its lease to expire, and another then claims it.
+   */
+  claim(name: string, ttlMs: number): Promise<Lease | undefined>
   /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
   onCommit(listener: (changes: readonly Change[]) => void): () => void
   /**

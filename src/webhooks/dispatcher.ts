@@ -14,6 +14,8 @@ import { type DeliveryCtx, policyOf } from './new-delivery.js'
 import { isSuccess, type SendResult, send } from './sender.js'
 
 const MAX_IN_FLIGHT = 256
+/** A delivery's lease outlasts its attempt's timeout by this much (the record that follows). */
+const LEASE_MARGIN_MS = 15_000
 
 /** What an attempt left: the row it wrote, and when the next attempt is due (a retry). */
 interface Outcome {
@@ -279,14 +281,50 @@ export class Dispatcher {
     return body
   }
 
-  /** One attempt: the row as it recorded it, and the due time of the next one when a retry is scheduled. */
+  /**
+   * One attempt, made once among every replica sharing the state: under a lease on the
+   * delivery (state seam claim), on the row as it stands once leased. Another replica holding
+   * the lease makes the attempt, and its record reaches this one as a commit notice; should
+   * that replica die, its lease runs out and this one looks again (recheck).
+   */
   private async perform(id: string, dueAt: number): Promise<Outcome> {
+    const partnerId = this.partnerOf.get(id) as string
+    const ttl = policyOf(this.o, partnerId).timeoutMs + LEASE_MARGIN_MS
+    const lease = await this.o.state.claim(`delivery:${id}`, ttl)
+    if (!lease) {
+      this.recheck(id, ttl)
+      return {}
+    }
+    try {
+      return await this.performLeased(id, dueAt)
+    } finally {
+      await lease.release()
+    }
+  }
+
+  /** Looks at a delivery again once another holder's lease on it has run out. */
+  private recheck(id: string, after: number): void {
+    const timer = setTimeout(async () => {
+      if (this.stopped || this.inFlight.has(id)) return
+      const row = await this.o.state.get('webhook_deliveries', id).catch(() => undefined)
+      // Forgotten first, so the row's due time queues it even when it did not change.
+      this.settle(id)
+      if (this.schedule(row, id)) this.pumpSoon()
+    }, after)
+    timer.unref()
+  }
+
+  /** One attempt: the row as it recorded it, and the due time of the next one when a retry is scheduled. */
+  private async performLeased(id: string, dueAt: number): Promise<Outcome> {
     const { state } = this.o
     const row = await state.get('webhook_deliveries', id)
     if (!row?.next_attempt_at) {
       this.settle(id)
       return {}
     }
+    // Attempted meanwhile by another replica: its next attempt is due later.
+    const rowDue = Date.parse(row.next_attempt_at)
+    if (rowDue > dueAt) return { next: rowDue }
     const [webhook, event] = await Promise.all([
       state.get('webhooks', row.webhook_id),
       state.get('events', row.event_id),

@@ -1,6 +1,29 @@
 import type { ListenMeta, Sql, TransactionSql } from 'postgres'
+import type { CollectionName } from '../../store/records.js'
 import type { IndexName } from '../indexes.js'
 import type { Change } from '../seam.js'
+
+/**
+ * The collections whose commits every replica hears in full (onCommit, with the rows as they
+ * now stand): what replicas keep a copy of or act on, each in process (webhook endpoints and
+ * partners for the fan-out, deliveries for the dispatcher, events for long-poll waits, loaded
+ * scenarios, the sandbox clock). Users, cards and money are read when needed, not copied.
+ */
+export const noticedCollections: ReadonlySet<CollectionName> = new Set<CollectionName>([
+  'partners',
+  'webhooks',
+  'webhook_labs',
+  'webhook_deliveries',
+  'events',
+  'scenarios',
+  'clocks',
+])
+
+/** Reads the rows of `ids` as they stand (absent: removed since). */
+export type RowFetcher = (
+  collection: CollectionName,
+  ids: string[],
+) => Promise<Map<string, Record<string, unknown>>>
 
 /** A notice bigger than this says "everything changed" instead of naming keys (limit 8000). */
 const MAX_PAYLOAD = 7000
@@ -10,6 +33,8 @@ interface Notice {
   r: string
   /** Versioned index keys whose rows changed: `[index, key]`. */
   k?: [IndexName, string][]
+  /** Rows of the noticed collections written: `[collection, id]`. */
+  c?: [CollectionName, string][]
   /** Every key may have changed (too many to name), or the whole state was replaced. */
   all?: 1
   replace?: 1
@@ -29,14 +54,23 @@ export class ChangeNotices {
   private readonly commitListeners = new Set<(changes: readonly Change[]) => void>()
   private readonly replaceListeners: (() => void)[] = []
   private unlisten: (() => Promise<void>) | undefined
+  /** Other replicas' commits, heard in the order they came (each waits for the one before). */
+  private remote: Promise<void> = Promise.resolve()
 
   private constructor(
+    private readonly fetchRows: RowFetcher,
     private readonly channel: string,
-    private readonly replica: string,
+    /** This replica's name among those sharing the database (notices, lease holders). */
+    readonly replica: string,
   ) {}
 
-  static async listen(sql: Sql, schema: string, replica: string): Promise<ChangeNotices> {
-    const notices = new ChangeNotices(`partner_sandbox_${schema}`, replica)
+  static async listen(
+    sql: Sql,
+    schema: string,
+    replica: string,
+    fetchRows: RowFetcher,
+  ): Promise<ChangeNotices> {
+    const notices = new ChangeNotices(fetchRows, `partner_sandbox_${schema}`, replica)
     const meta: ListenMeta = await sql.listen(notices.channel, (payload) => notices.heard(payload))
     notices.unlisten = meta.unlisten
     return notices
@@ -62,7 +96,10 @@ export class ChangeNotices {
     touched: TouchedKeys,
   ): Promise<void> {
     if (changes.length === 0) return
-    const notice: Notice = { r: this.replica, k: [...touched.values()] }
+    const noticed: [CollectionName, string][] = []
+    for (const { collection, id } of changes)
+      if (noticedCollections.has(collection)) noticed.push([collection, id])
+    const notice: Notice = { r: this.replica, k: [...touched.values()], c: noticed }
     let payload = JSON.stringify(notice)
     if (payload.length > MAX_PAYLOAD) payload = JSON.stringify({ r: this.replica, all: 1 })
     await sql`SELECT pg_notify(${this.channel}, ${payload})`
@@ -101,11 +138,34 @@ export class ChangeNotices {
     }
     this.version++
     if (notice.all) {
-      this.floor = this.version
-      this.keys.clear()
+      // Too much to name: whatever this replica derived from rows starts over.
+      this.replaced()
       return
     }
     for (const [index, key] of notice.k ?? []) this.keys.set(`${index}\0${key}`, this.version)
+    if (notice.c?.length) {
+      const named = notice.c
+      this.remote = this.remote.then(() => this.deliver(named)).catch(() => {})
+    }
+  }
+
+  /** Tells the listeners of another replica's commit, with its rows as they now stand. */
+  private async deliver(named: [CollectionName, string][]): Promise<void> {
+    const ids = new Map<CollectionName, string[]>()
+    for (const [collection, id] of named) {
+      const list = ids.get(collection)
+      if (list) list.push(id)
+      else ids.set(collection, [id])
+    }
+    const rows = new Map<CollectionName, Map<string, Record<string, unknown>>>()
+    for (const [collection, list] of ids)
+      rows.set(collection, await this.fetchRows(collection, list))
+    const changes: Change[] = named.map(([collection, id]) => ({
+      collection,
+      id,
+      row: rows.get(collection)?.get(id),
+    }))
+    for (const listener of this.commitListeners) listener(changes)
   }
 
   async close(): Promise<void> {

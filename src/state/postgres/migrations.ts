@@ -355,4 +355,19 @@ CREATE UNLOGGED TABLE fault_uses (
 CREATE INDEX fault_uses_partner ON fault_uses (partner_id);
 `,
   },
+  {
+    version: 2,
+    name: 'leases',
+    sql: `
+-- Work done once among replicas (state seam claim): a webhook attempt is leased by the
+-- replica making it; a replica that dies leaves its lease to expire. UNLOGGED: a lease
+-- outlives no database crash, and none need to.
+CREATE UNLOGGED TABLE sandbox_leases (
+  name text PRIMARY KEY,
+  holder text NOT NULL,
+  until timestamptz NOT NULL
+);
+CREATE INDEX sandbox_leases_until ON sandbox_leases (until);
+`,
+  },
 ]

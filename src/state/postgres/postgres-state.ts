@@ -9,7 +9,7 @@ import {
 } from '../../store/records.js'
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import type { IndexName, IndexRow } from '../indexes.js'
-import type { Change, RangeOptions, State, StateReader, StateTx } from '../seam.js'
+import type { Change, Lease, RangeOptions, State, StateReader, StateTx } from '../seam.js'
 import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
 import { layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
@@ -60,7 +60,12 @@ export class PostgresState implements State {
     try {
       await migrate(sql, schema)
       await seedOnce(sql, schema, options.seed)
-      const notices = await ChangeNotices.listen(sql, schema, randomUUID())
+      const notices = await ChangeNotices.listen(sql, schema, randomUUID(), async (name, ids) => {
+        const found = await sql.unsafe<{ row: Row }[]>(tableSql[name].getMany, [ids], {
+          prepare: true,
+        })
+        return new Map(found.map(({ row }) => [row.id as string, row]))
+      })
       return new PostgresState(sql, schema, options, notices)
     } catch (error) {
       await sql.end({ timeout: 1 })
@@ -111,6 +116,16 @@ export class PostgresState implements State {
     await this.query(table.upsert.text, table.upsert.params(row as Row))
   }
 
+  async claim(name: string, ttlMs: number): Promise<Lease | undefined> {
+    const holder = this.notices.replica
+    const [won] = await this.query(CLAIM, [name, holder, Math.max(1, Math.round(ttlMs))])
+    if (!won) return undefined
+    // Now and then, the leases of holders that died long ago go (they were claimed again or
+    // their work is gone): one statement, bounded by the index on `until`.
+    if (Math.random() < 0.01) void this.query(FORGET_LEASES).catch(() => {})
+    return { release: async () => void (await this.query(RELEASE, [name, holder])) }
+  }
+
   onCommit(listener: (changes: readonly Change[]) => void): () => void {
     return this.notices.onCommit(listener)
   }
@@ -159,6 +174,13 @@ export class PostgresState implements State {
     await this.sql.end({ timeout: 5 })
   }
 }
+
+const CLAIM =
+  "INSERT INTO sandbox_leases AS l (name, holder, until) VALUES ($1, $2, now() + $3 * interval '1 millisecond') " +
+  'ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until WHERE l.until < now() ' +
+  'RETURNING holder'
+const RELEASE = 'DELETE FROM sandbox_leases WHERE name = $1 AND holder = $2'
+const FORGET_LEASES = "DELETE FROM sandbox_leases WHERE until < now() - interval '1 hour'"
 
 /** The reads, over any connection: the pool's, or a transaction's. */
 class PgReader implements StateReader {

@@ -97,6 +97,8 @@ function indexSqlOf(table: string, ix: IndexColumns): IndexSql {
 export interface TableSql {
   layout: TableLayout
   get: string
+  /** The rows of an array of ids. */
+  getMany: string
   all: string
   remove: string
   upsert: Upsert
@@ -108,6 +110,7 @@ export const tableSql = Object.fromEntries(
     {
       layout,
       get: `SELECT row FROM ${layout.table} WHERE id = $1`,
+      getMany: `SELECT row FROM ${layout.table} WHERE id = ANY($1::text[])`,
       all: `SELECT row FROM ${layout.table} ORDER BY added`,
       remove: removeOf(layout),
       upsert: upsertOf(layout),
