@@ -1,3 +1,5 @@
+import type { Writable } from 'node:stream'
+
 /**
  * One request as the journal keeps it (request-journal.ts) and the shapes its view is built
  * from (journal-view.ts): here so that both read them without importing each other.
@@ -39,6 +41,15 @@ export interface ShownMessage {
   truncated: boolean
 }
 
+/**
+ * A capture as shown (journal-view.ts showCapture): what an engine that keeps copies of its
+ * rows (PostgreSQL) stores, since the live objects of a Capture do not survive JSON.
+ */
+export interface ShownCapture {
+  request: ShownMessage | null
+  response: ShownMessage | null
+}
+
 export type RawHeaders = Headers | Record<string, string | string[] | undefined>
 
 /**
@@ -49,6 +60,8 @@ export interface Capture {
   requestHeaders: RawHeaders
   requestBody: Record<string, Promise<unknown> | undefined> | 'too_large'
   response: Response
+  /** The server's response on a real socket: the response is read once it went out. */
+  outgoing?: Writable
   /** Filled on the first read: a response body can be read only once. */
   shown?: Promise<ShownMessage | null>
 }

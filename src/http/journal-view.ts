@@ -1,3 +1,4 @@
+import { finished, type Writable } from 'node:stream'
 import type { Context } from 'hono'
 import { queryOf } from '../domain/request-match.js'
 import type { AppEnv } from './app-env.js'
@@ -5,6 +6,7 @@ import type {
   Capture,
   JournalEntry,
   RawHeaders,
+  ShownCapture,
   ShownMessage,
   StoredEntry,
 } from './journal-entry.js'
@@ -30,7 +32,8 @@ export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'overr
  */
 export function capture(c: Context<AppEnv>): Capture | undefined {
   if (c.req.path.startsWith('/_sandbox')) return undefined
-  const incoming = (c.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
+  const env = c.env as { incoming?: { headers: RawHeaders }; outgoing?: Writable } | undefined
+  const incoming = env?.incoming
   const length = Number(requestHeader(c, 'content-length') ?? 0)
   return {
     requestHeaders: incoming?.headers ?? c.req.raw.headers,
@@ -41,7 +44,18 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
     // @hono/node-server's responses keep their body string and can be read again later;
     // a plain Response (app.request) is read by the caller, so the journal needs a copy.
     response: incoming ? c.res : c.res.clone(),
+    outgoing: env?.outgoing,
   }
+}
+
+/**
+ * Resolves once the capture's response went out (at once for app.request's): reading it
+ * before would take its body from the server (a stream), or its fast path (a string).
+ */
+export function responseSent(kept: Capture): Promise<void> {
+  const outgoing = kept.outgoing
+  if (!outgoing) return Promise.resolve()
+  return new Promise((resolve) => finished(outgoing, () => resolve()))
 }
 
 const shownBody = (value: unknown) => {
@@ -93,28 +107,28 @@ async function responseView(res: Response): Promise<JournalView['response']> {
   return { headers, ...shownBody(redactValue(body)) }
 }
 
+/** A capture as the journal shows it: headers and bodies redacted and cut, plain JSON. */
+export async function showCapture(kept: Capture): Promise<ShownCapture> {
+  const headers = redactHeaders(kept.requestHeaders)
+  const request = {
+    headers,
+    ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
+  }
+  // A response body can be read once: the first view is kept with the capture it shows.
+  kept.shown ??= responseView(kept.response)
+  return { request, response: await kept.shown }
+}
+
 /** The entry as the control plane shows it: ISO time, headers and bodies redacted. */
-export async function viewOf(entry: StoredEntry, kept: Capture | undefined): Promise<JournalView> {
+export function viewOf(entry: StoredEntry, shown: ShownCapture | undefined): JournalView {
   // The entry still names its capture (emptied when the journal took it out).
   const { at, query, capture: _, ...rest } = entry as JournalEntry
-  let request: JournalView['request'] = null
-  let response: JournalView['response'] = null
-  if (kept) {
-    const headers = redactHeaders(kept.requestHeaders)
-    request = {
-      headers,
-      ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
-    }
-    // A response body can be read once: the first view is kept with the capture it shows.
-    kept.shown ??= responseView(kept.response)
-    response = await kept.shown
-  }
   return {
     ...rest,
     at: new Date(at).toISOString(),
     query: redactValue(queryOf(query ?? '')) as Record<string, string>,
     override: entry.override ?? null,
-    request,
-    response,
+    request: shown?.request ?? null,
+    response: shown?.response ?? null,
   }
 }

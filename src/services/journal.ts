@@ -1,4 +1,4 @@
-import type { JournalEntry, StoredEntry } from '../http/journal-entry.js'
+import type { Capture, JournalEntry, ShownCapture, StoredEntry } from '../http/journal-entry.js'
 import {
   type ContentFilter,
   countJournal,
@@ -6,7 +6,7 @@ import {
   type VerifyCriteria,
   verifyRequests,
 } from '../http/journal-search.js'
-import { type JournalView, viewOf } from '../http/journal-view.js'
+import { type JournalView, showCapture, viewOf } from '../http/journal-view.js'
 import {
   BODY_WINDOW,
   JOURNAL_CAPACITY,
@@ -15,6 +15,7 @@ import {
 } from '../http/request-journal.js'
 import type { State } from '../state/seam.js'
 import type { RequestJournalRow } from '../store/records-journal.js'
+import { JournalCopies } from './journal-copies.js'
 
 /** The row ids of a ring's slots, made once: a string a write reuses is hashed once. */
 const slotIds = (size: number) => Array.from({ length: size }, (_, slot) => `jrn_${slot}`)
@@ -36,6 +37,8 @@ export class RequestJournal {
   private readonly entrySlots: string[]
   private readonly captureSlots: string[]
   private readonly onError: (error: unknown) => void
+  /** How rows are written on an engine that keeps copies of them (none in memory). */
+  private readonly copies: JournalCopies | undefined
   /**
    * Requests journaled so far: request n goes to slot n % size of each ring (an engine shared
    * by several processes would number them with a sequence of its own).
@@ -48,6 +51,13 @@ export class RequestJournal {
     bodyWindow?: number
     /** A write the engine refused (a database gone): the request was answered all the same. */
     onError?: (error: unknown) => void
+    /**
+     * The engine keeps copies of its rows (PostgreSQL: JSON), not the objects put: a capture
+     * is kept as shown (read once its response went out), and a read first waits for this
+     * process's journal writes still on their way, so a client that reads the journal after
+     * its answer finds its request there, as it does in memory.
+     */
+    copies?: boolean
   }) {
     this.state = s.state
     this.capacity = s.capacity ?? JOURNAL_CAPACITY
@@ -55,6 +65,7 @@ export class RequestJournal {
     this.entrySlots = slotIds(this.capacity)
     this.captureSlots = slotIds(this.bodyWindow)
     this.onError = s.onError ?? (() => {})
+    this.copies = s.copies ? new JournalCopies(this.state, this.onError) : undefined
   }
 
   /** Journals an answered request; its capture is taken out of the entry and kept apart. */
@@ -66,10 +77,20 @@ export class RequestJournal {
     const stored: StoredEntry = entry
     const { state, onError } = this
     const id = this.entrySlots[n % this.capacity] as string
-    state.putEphemeral('request_journal', { id, seq, entry: stored }).catch(onError)
     // A row even without a capture (the control plane's): it writes over the older one.
     const slot = this.captureSlots[n % this.bodyWindow] as string
+    if (this.copies) {
+      this.copies.entry({ id, seq, entry: stored })
+      this.copies.capture(slot, n, seq, capture)
+      return
+    }
+    state.putEphemeral('request_journal', { id, seq, entry: stored }).catch(onError)
     state.putEphemeral('request_captures', { id: slot, seq, capture }).catch(onError)
+  }
+
+  /** Once this process's writes so far can be read (at once in memory). */
+  private async landed(): Promise<void> {
+    await this.copies?.landed()
   }
 
   /**
@@ -95,13 +116,16 @@ export class RequestJournal {
   private async view(row: RequestJournalRow): Promise<JournalView> {
     const slot = this.captureSlots[Number(row.seq) % this.bodyWindow] as string
     const kept = await this.state.get('request_captures', slot)
-    return viewOf(row.entry, (kept?.seq === row.seq && kept.capture) || undefined)
+    const capture = kept?.seq === row.seq ? kept.capture : null
+    if (!capture) return viewOf(row.entry, undefined)
+    return viewOf(row.entry, isLive(capture) ? await showCapture(capture) : capture)
   }
 
   /** Newest first, redacted, with `has_more` when more entries matched than `limit`. */
   async list(
     filter: JournalFilter & { limit: number },
   ): Promise<{ data: JournalView[]; has_more: boolean }> {
+    await this.landed()
     const matches = matcher(filter)
     const picked: RequestJournalRow[] = []
     let hasMore = false
@@ -118,12 +142,14 @@ export class RequestJournal {
 
   /** One entry by its request id (the newest with it), redacted; undefined once it left. */
   async find(requestId: string): Promise<JournalView | undefined> {
+    await this.landed()
     for await (const row of this.newestFirst(undefined))
       if (row.entry.id === requestId) return this.view(row)
     return undefined
   }
 
   async count(filter: JournalFilter): Promise<number> {
+    await this.landed()
     const matches = matcher(filter)
     // Order does not matter here: the partner's rows, or every row as the engine holds them.
     const rows = filter.partner_id
@@ -149,10 +175,13 @@ export class RequestJournal {
   }
 
   /** Empties the journal (`DELETE /_sandbox/requests`). */
-  clear(): Promise<void> {
+  async clear(): Promise<void> {
+    await this.landed()
     return this.state.transaction(async (tx) => {
       for (const row of await tx.all('request_journal')) tx.remove('request_journal', row.id)
       for (const row of await tx.all('request_captures')) tx.remove('request_captures', row.id)
     })
   }
 }
+
+const isLive = (capture: Capture | ShownCapture): capture is Capture => 'requestHeaders' in capture
