@@ -184,7 +184,14 @@ const FORGET_LEASES = "DELETE FROM sandbox_leases WHERE until < now() - interval
 
 /** The reads, over any connection: the pool's, or a transaction's. */
 class PgReader implements StateReader {
-  constructor(private readonly query: Query) {}
+  private readonly query: Query
+
+  constructor(query: Query) {
+    // A text column cannot hold NUL, so no row has an id or key with one (a token sent as
+    // %00): nothing is found, as in memory, where PostgreSQL would refuse the parameter.
+    this.query = (text, params = []) =>
+      params.some((p) => typeof p === 'string' && p.includes('\0')) ? noRows : query(text, params)
+  }
 
   async get<K extends CollectionName>(collection: K, id: string) {
     const [found] = await this.query(tableSql[collection].get, [id])
@@ -232,6 +239,8 @@ class PgReader implements StateReader {
     return rowsOf<Collections[K]>(await this.query(tableSql[collection].all))
   }
 }
+
+const noRows: Promise<Row[]> = Promise.resolve([])
 
 function rowsOf<T>(found: Row[]): T[] {
   const out = new Array<T>(found.length)
