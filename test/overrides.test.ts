@@ -289,22 +289,23 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
 
   it(`holds at most ${OVERRIDE_CAP} per partner, then says so with 409`, async () => {
     const { sandbox, add, acmeId } = await setup()
-    const stored = sandbox.store
-    for (let i = 0; i < OVERRIDE_CAP; i++) {
-      stored.put('overrides', {
-        id: `ovr_filler${i}`,
-        partner_id: acmeId,
-        match: { method: 'GET', path: '/api/v1/partner/me' },
-        respond: { status: 503 },
-        remaining: null,
-        priority: 0,
-        off_contract: true,
-        contract_problem: 'filler',
-        operation_id: null,
-        seq: i,
-        created_at: new Date(0).toISOString(),
-      })
-    }
+    await sandbox.services.state.transaction(async (tx) => {
+      for (let i = 0; i < OVERRIDE_CAP; i++) {
+        tx.put('overrides', {
+          id: `ovr_filler${i}`,
+          partner_id: acmeId,
+          match: { method: 'GET', path: '/api/v1/partner/me' },
+          respond: { status: 503 },
+          remaining: null,
+          priority: 0,
+          off_contract: true,
+          contract_problem: 'filler',
+          operation_id: null,
+          seq: i,
+          created_at: new Date(0).toISOString(),
+        })
+      }
+    })
     const res = await add(on409())
     expect(res.status).toBe(409)
     expect(res.json.error.message).toMatch(`already has ${OVERRIDE_CAP} overrides`)
