@@ -83,6 +83,13 @@ export interface State extends StateReader {
    * once; a holder that dies leaves its lease to expire, and another then claims it.
    */
   claim(name: string, ttlMs: number): Promise<Lease | undefined>
+  /**
+   * Adds one to the counter `name` in the window numbered `window` (a counter moved to another
+   * window starts again at 0) and answers its count: one count among every process sharing
+   * the state (a partner's rate limit). Not durable, never journaled. The memory engine answers
+   * at once, without a promise.
+   */
+  increment(name: string, window: number): number | Promise<number>
   /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
   onCommit(listener: (changes: readonly Change[]) => void): () => void
   /**

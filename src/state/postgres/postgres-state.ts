@@ -116,6 +116,11 @@ export class PostgresState implements State {
     await this.query(table.upsert.text, table.upsert.params(row as Row))
   }
 
+  async increment(name: string, window: number): Promise<number> {
+    const [counted] = await this.query(INCREMENT, [name, window])
+    return counted?.count as number
+  }
+
   async claim(name: string, ttlMs: number): Promise<Lease | undefined> {
     const holder = this.notices.replica
     const [won] = await this.query(CLAIM, [name, holder, Math.max(1, Math.round(ttlMs))])
@@ -179,6 +184,10 @@ const CLAIM =
   "INSERT INTO sandbox_leases AS l (name, holder, until) VALUES ($1, $2, now() + $3 * interval '1 millisecond') " +
   'ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until WHERE l.until < now() ' +
   'RETURNING holder'
+const INCREMENT =
+  'INSERT INTO sandbox_counters AS c (name, win, count) VALUES ($1, $2, 1) ' +
+  'ON CONFLICT (name) DO UPDATE SET win = EXCLUDED.win, ' +
+  'count = CASE WHEN c.win = EXCLUDED.win THEN c.count + 1 ELSE 1 END RETURNING count'
 const RELEASE = 'DELETE FROM sandbox_leases WHERE name = $1 AND holder = $2'
 const FORGET_LEASES = "DELETE FROM sandbox_leases WHERE until < now() - interval '1 hour'"
 
