@@ -5,6 +5,7 @@
  * newer than this build, a bad URL, --data beside --database) is one line on stderr with exit
  * code 1 (2 for a usage mistake), never a stack trace, never the password.
  */
+import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { layouts } from '../src/state/postgres/layout.js'
@@ -118,6 +119,24 @@ describePostgres('partner-sandbox migrate', () => {
     }
     // Refused as a whole: nothing of this build's migration was left behind.
     expect(await tablesOf(schema)).toEqual(['sandbox_migrations'])
+  }, 60_000)
+
+  it('a user who may not create the schema is told which grant it lacks', async () => {
+    const role = `r_${randomBytes(4).toString('hex')}`
+    await sql`CREATE ROLE ${sql(role)} LOGIN`
+    try {
+      const url = freshDatabaseUrl().replace('postgres@', `${role}:${PASSWORD}@`)
+      const result = await run(['migrate', '--database', url])
+      expect(result.code).toBe(1)
+      const server = new URL(url).host
+      expectOneLine(
+        result.stderr,
+        `PostgreSQL at ${server}: permission denied for database postgres (the URL's user needs CREATE on it: GRANT CREATE ON DATABASE "postgres" TO "${role}")`,
+      )
+      expect(await tablesOf(schemaOf(url))).toEqual([])
+    } finally {
+      await sql`DROP ROLE ${sql(role)}`
+    }
   }, 60_000)
 })
 

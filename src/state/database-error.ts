@@ -25,6 +25,7 @@ const unreachable: Record<string, string> = {
 /** SQLSTATEs of a refused login, and of a database that does not exist. */
 const loginRefused = new Set(['28P01', '28000'])
 const noSuchDatabase = '3D000'
+const insufficientPrivilege = '42501'
 
 /** `error`, from opening or migrating the database at `url`, as a DatabaseError. */
 export function databaseError(error: unknown, url: string): DatabaseError {
@@ -43,6 +44,9 @@ function describe(error: unknown, url: string): string {
       return `${where} refused the login: ${text} (check the user and password in the URL)`
     if (error.code === noSuchDatabase)
       return `${where}: ${text} (create it, or name another database in the URL)`
+    // Each start creates the schema when it is missing, which PostgreSQL checks even when not.
+    if (error.code === insufficientPrivilege && /for database/.test(text))
+      return `${where}: ${text} (the URL's user needs CREATE on it: ${grantOf(url)})`
     return `${where}: ${text}`
   }
   if (typeof code === 'string' && unreachable[code])
@@ -53,6 +57,15 @@ function describe(error: unknown, url: string): string {
   // name) already say what is wrong and what to do.
   if (typeof code !== 'string') return text
   return `${where}: ${text}`
+}
+
+/** `GRANT CREATE ON DATABASE "sandbox" TO "app"`, for the URL's database and user. */
+function grantOf(raw: string): string {
+  const url = new URL(raw)
+  const user = decodeURIComponent(url.username) || 'USER'
+  const database = decodeURIComponent(url.pathname.slice(1)) || user
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
+  return `GRANT CREATE ON DATABASE ${quote(database)} TO ${quote(user)}`
 }
 
 function firstLine(text: string): string {
