@@ -181,6 +181,22 @@ describe('a database that cannot be used', () => {
     }
   }, 60_000)
 
+  it('a server that wants TLS: the refusal says to add ?sslmode=require', async () => {
+    const server = await startRefusingPostgres({ withoutTls: true })
+    try {
+      const url = `postgres://sandbox:${PASSWORD}@127.0.0.1:${server.port}/sandbox`
+      const result = await run(['migrate', '--database', url])
+      expect(result.code).toBe(1)
+      expectOneLine(
+        result.stderr,
+        `PostgreSQL at 127.0.0.1:${server.port} refused the login: no pg_hba.conf entry for host "127.0.0.1", user "sandbox", database "sandbox", no encryption (it wants TLS: add ?sslmode=require to the URL)`,
+      )
+      expect(server.passwords).toEqual([])
+    } finally {
+      await server.close()
+    }
+  }, 60_000)
+
   it('a URL that does not parse or is not PostgreSQL: exit 1 naming it, password masked', async () => {
     const [badPort, mysql] = await Promise.all([
       run(['migrate', '--database', `postgres://sandbox:${PASSWORD}@127.0.0.1:99999/sandbox`]),

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:net'
 
 /**
  * A stand-in PostgreSQL server that refuses every login as a real one refuses a wrong password:
- * it asks for the password (cleartext), takes it, and answers FATAL 28P01. The test server
+ * it asks for the password (cleartext), takes it, and answers FATAL 28P01 (or refuses a
+ * connection without TLS, below). The test server
  * trusts every login (test/postgres-server.ts), so it cannot refuse one; this speaks just
  * enough of the protocol for the driver to meet the refusal it would meet in production.
  */
@@ -14,7 +15,11 @@ export interface RefusingServer {
   close(): Promise<void>
 }
 
-export async function startRefusingPostgres(): Promise<RefusingServer> {
+/**
+ * `withoutTls`: refuse at once, as pg_hba.conf refuses a connection that is not encrypted
+ * where only `hostssl` lines match (before any password is asked).
+ */
+export async function startRefusingPostgres({ withoutTls = false } = {}): Promise<RefusingServer> {
   const passwords: string[] = []
   const server: Server = createServer((socket) => {
     let buffered = Buffer.alloc(0)
@@ -31,23 +36,17 @@ export async function startRefusingPostgres(): Promise<RefusingServer> {
         user = params[params.indexOf('user') + 1] ?? ''
         buffered = buffered.subarray(length)
         started = true
+        if (withoutTls) {
+          const text = `no pg_hba.conf entry for host "127.0.0.1", user "${user}", database "${params[params.indexOf('database') + 1]}", no encryption`
+          return void socket.end(fatal('28000', text))
+        }
         socket.write(message('R', int32(3))) // AuthenticationCleartextPassword
       }
       if (started && buffered.length >= 5 && buffered[0] === 0x70) {
         const length = buffered.readInt32BE(1)
         if (buffered.length < length + 1) return
         passwords.push(buffered.subarray(5, length).toString('utf8').replace(/\0$/, ''))
-        const fields = [
-          ['S', 'FATAL'],
-          ['V', 'FATAL'],
-          ['C', '28P01'],
-          ['M', `password authentication failed for user "${user}"`],
-        ]
-        const body = Buffer.concat([
-          ...fields.map(([code, text]) => Buffer.from(`${code}${text}\0`, 'utf8')),
-          Buffer.from([0]),
-        ])
-        socket.end(message('E', body))
+        socket.end(fatal('28P01', `password authentication failed for user "${user}"`))
       }
     })
   })
@@ -57,6 +56,21 @@ export async function startRefusingPostgres(): Promise<RefusingServer> {
     passwords,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
+}
+
+/** An ErrorResponse of severity FATAL: the server's last word on a connection. */
+function fatal(sqlstate: string, text: string): Buffer {
+  const fields = [
+    ['S', 'FATAL'],
+    ['V', 'FATAL'],
+    ['C', sqlstate],
+    ['M', text],
+  ]
+  const body = Buffer.concat([
+    ...fields.map(([code, value]) => Buffer.from(`${code}${value}\0`, 'utf8')),
+    Buffer.from([0]),
+  ])
+  return message('E', body)
 }
 
 function int32(n: number): Buffer {

@@ -41,8 +41,8 @@ export function unknownCommand(word: string, fail: Fail): never {
 }
 
 /**
- * Runs `scenarios`, `help`, `listen`, `trigger` or `migrate`; answers false for any other command line
- * (the sandbox itself).
+ * Runs `scenarios`, `help`, `listen`, `trigger` or `migrate`; answers false for any other
+ * command line (the sandbox itself).
  */
 export async function runCommand(argv: string[], fail: Fail) {
   const command = commands.find((c) => c.name === argv[0])

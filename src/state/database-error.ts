@@ -19,7 +19,7 @@ const unreachable: Record<string, string> = {
   ETIMEDOUT: 'no answer (a firewall, or a wrong host?)',
   EHOSTUNREACH: 'no route to that host',
   ENETUNREACH: 'no route to that network',
-  ECONNRESET: 'the server closed the connection (does it require TLS? add ?sslmode=require)',
+  ECONNRESET: 'the server closed the connection',
 }
 
 /** SQLSTATEs of a refused login, and of a database that does not exist. */
@@ -40,11 +40,15 @@ function describe(error: unknown, url: string): string {
   if (code === 'ERR_INVALID_URL')
     return `${maskDatabaseUrl(url)} is not a valid URL (postgres://user:password@host:5432/database)`
   if (error instanceof postgres.PostgresError) {
+    // pg_hba.conf's refusal of a connection without TLS ends "no encryption".
+    if (loginRefused.has(error.code) && /no encryption/.test(text))
+      return `${where} refused the login: ${text} (it wants TLS: add ?sslmode=require to the URL)`
     if (loginRefused.has(error.code))
       return `${where} refused the login: ${text} (check the user and password in the URL)`
     if (error.code === noSuchDatabase)
       return `${where}: ${text} (create it, or name another database in the URL)`
-    // Each start creates the schema when it is missing, which PostgreSQL checks even when not.
+    // CREATE SCHEMA IF NOT EXISTS, run at every start, needs CREATE on the database even when
+    // the schema exists.
     if (error.code === insufficientPrivilege && /for database/.test(text))
       return `${where}: ${text} (the URL's user needs CREATE on it: ${grantOf(url)})`
     return `${where}: ${text}`
