@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { layouts } from '../src/state/postgres/layout.js'
+import { migrations } from '../src/state/postgres/migrations.js'
 import { spawnCli, stopCliProcesses, until } from './cli-process.js'
 import { closedPort } from './helpers.js'
 import { describePostgres, freshDatabaseUrl, testDatabase } from './postgres.js'
@@ -54,8 +55,10 @@ describePostgres('partner-sandbox migrate', () => {
 
     const first = await run(['migrate', '--database', url])
     expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' })
-    expect(first.stdout).toBe(`applied 1 (state) to ${shown}\n`)
+    expect(first.stdout).toBe(`applied 1 (state), 2 (leases and counters) to ${shown}\n`)
     const expected = [
+      'sandbox_counters',
+      'sandbox_leases',
       'sandbox_migrations',
       'sandbox_settings',
       ...Object.values(layouts).map((l) => l.table),
@@ -66,18 +69,21 @@ describePostgres('partner-sandbox migrate', () => {
       SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = ${schema} AND c.relkind = 'r' AND c.relpersistence = 'u'`
     expect(unlogged.map((row) => row.relname).sort()).toEqual(
-      Object.values(layouts)
-        .filter((l) => l.ephemeral)
-        .map((l) => l.table)
-        .sort(),
+      [
+        'sandbox_counters',
+        'sandbox_leases',
+        ...Object.values(layouts)
+          .filter((l) => l.ephemeral)
+          .map((l) => l.table),
+      ].sort(),
     )
 
     // From the environment, as a job in a compose file or a Kubernetes Job is given it.
     const second = await run(['migrate'], { SANDBOX_DATABASE_URL: url })
     expect(second).toMatchObject({ code: 0, stderr: '' })
-    expect(second.stdout).toBe(`already up to date at 1: ${shown}\n`)
+    expect(second.stdout).toBe(`already up to date at 2: ${shown}\n`)
     const versions = await sql`SELECT version FROM ${sql(schema)}.sandbox_migrations`
-    expect(versions.map((row) => row.version)).toEqual([1])
+    expect(versions.map((row) => row.version)).toEqual([1, 2])
   }, 60_000)
 
   it('a sandbox then starts on the migrated schema, its banner naming it without the password', async () => {
@@ -111,7 +117,7 @@ describePostgres('partner-sandbox migrate', () => {
       run(['migrate', '--database', url]),
       run(['--port', '0', '--database', url]),
     ])
-    const line = `the database schema "${schema}" is at migration 999, newer than this sandbox knows (1): upgrade partner-sandbox`
+    const line = `the database schema "${schema}" is at migration 999, newer than this sandbox knows (${migrations.length}): upgrade partner-sandbox`
     for (const result of [migrate, start]) {
       expect(result.code).toBe(1)
       expect(result.stdout).toBe('')

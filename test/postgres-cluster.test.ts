@@ -42,8 +42,11 @@ describePostgres('a cluster of three sandbox processes on one database', () => {
     const [doomed, b, c] = replicas as [Replica, Replica, Replica]
     const hooks: Receiver = await startReceiver()
     closing.push(() => hooks.close())
-    // First attempts fail: every delivery is still to retry when its replica dies.
+    // First attempts fail: every delivery is still to retry when its replica dies. The clock
+    // stands still, so the retries wait for the advance below, not for real time.
     hooks.otherwise = 503
+    const frozen = await b.call('POST', '/_sandbox/clock/freeze', { creds: null })
+    expect(frozen.status, frozen.text).toBe(200)
     const endpoint = await b.call('POST', '/api/v1/partner/webhooks', {
       body: { url: hooks.url, events: ['card.funded'] },
     })
@@ -87,6 +90,12 @@ describePostgres('a cluster of three sandbox processes on one database', () => {
 
     // The retries (5 s later on the default schedule) are made by the survivors, once each.
     hooks.otherwise = 200
+    expect(hooks.requests).toHaveLength(5)
+    const moved = await c.call('POST', '/_sandbox/clock/advance', {
+      creds: null,
+      body: { by: '10s' },
+    })
+    expect(moved.status, moved.text).toBe(200)
     await hooks.waitFor(10, 60_000)
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     const attempts = hooks.requests.map(

@@ -106,6 +106,11 @@ export class MemoryState implements State {
     return settled
   }
 
+  /** Every commit is this process's own: heard as it is made. */
+  catchUp(): undefined {
+    return undefined
+  }
+
   increment(name: string, window: number): number {
     const counter = this.counters.get(name)
     if (counter && counter.window === window) return ++counter.count

@@ -90,6 +90,13 @@ export interface State extends StateReader {
    * at once, without a promise.
    */
   increment(name: string, window: number): number | Promise<number>
+  /**
+   * Waits until this process has heard every commit made anywhere before the call (another
+   * replica's, through the notices that keep caches, clocks and schedules current), so a
+   * request sees what a request answered before it changed, whichever replica took either.
+   * Undefined when there is nothing to wait for (one process holds the state).
+   */
+  catchUp(): Promise<void> | undefined
   /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
   onCommit(listener: (changes: readonly Change[]) => void): () => void
   /**
