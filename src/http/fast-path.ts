@@ -120,7 +120,8 @@ export function frontDoor(
       const logged = log?.done(c, started, requestBody)
       if (logged) await logged
       const partner = c.get('partner')
-      deps.journal.add({
+      // On a database, answered once journaled: the next request, to any replica, finds it.
+      const journaled = deps.journal.add({
         id: c.get('requestId'),
         at: deps.clock.now(),
         method: c.req.method,
@@ -136,6 +137,7 @@ export function frontDoor(
         override: c.get('override') ?? null,
         capture: capture(c),
       })
+      if (journaled) await journaled
     }
   }
 }

@@ -1,5 +1,3 @@
-import type { Writable } from 'node:stream'
-
 /**
  * One request as the journal keeps it (request-journal.ts) and the shapes its view is built
  * from (journal-view.ts): here so that both read them without importing each other.
@@ -60,8 +58,8 @@ export interface Capture {
   requestHeaders: RawHeaders
   requestBody: Record<string, Promise<unknown> | undefined> | 'too_large'
   response: Response
-  /** The server's response on a real socket: the response is read once it went out. */
-  outgoing?: Writable
+  /** `response` is the one the server sends (on a socket), not a copy. */
+  served?: boolean
   /** Filled on the first read: a response body can be read only once. */
   shown?: Promise<ShownMessage | null>
 }

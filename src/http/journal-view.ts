@@ -1,4 +1,3 @@
-import { finished, type Writable } from 'node:stream'
 import type { Context } from 'hono'
 import { queryOf } from '../domain/request-match.js'
 import type { AppEnv } from './app-env.js'
@@ -32,8 +31,7 @@ export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'overr
  */
 export function capture(c: Context<AppEnv>): Capture | undefined {
   if (c.req.path.startsWith('/_sandbox')) return undefined
-  const env = c.env as { incoming?: { headers: RawHeaders }; outgoing?: Writable } | undefined
-  const incoming = env?.incoming
+  const incoming = (c.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
   const length = Number(requestHeader(c, 'content-length') ?? 0)
   return {
     requestHeaders: incoming?.headers ?? c.req.raw.headers,
@@ -44,18 +42,8 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
     // @hono/node-server's responses keep their body string and can be read again later;
     // a plain Response (app.request) is read by the caller, so the journal needs a copy.
     response: incoming ? c.res : c.res.clone(),
-    outgoing: env?.outgoing,
+    served: incoming !== undefined,
   }
-}
-
-/**
- * Resolves once the capture's response went out (at once for app.request's): reading it
- * before would take its body from the server (a stream), or its fast path (a string).
- */
-export function responseSent(kept: Capture): Promise<void> {
-  const outgoing = kept.outgoing
-  if (!outgoing) return Promise.resolve()
-  return new Promise((resolve) => finished(outgoing, () => resolve()))
 }
 
 const shownBody = (value: unknown) => {
