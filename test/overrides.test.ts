@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { OVERRIDE_CAP } from '../src/domain/overrides.js'
-import { acme, createPartner, journalOf, newUser, northwind, testSandbox } from './helpers.js'
+import {
+  acme,
+  createPartner,
+  journalOf,
+  newUser,
+  northwind,
+  testEngine,
+  testSandbox,
+} from './helpers.js'
+import { freshDatabaseUrl } from './postgres.js'
 
 const REGISTER = '/api/v1/partner/auth/register'
 const conflict = {
@@ -266,19 +275,23 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     expect(Object.keys(whole.json.collections.overrides)).toHaveLength(2)
   })
 
-  it('survives a restart with a data file, times left included', async () => {
+  it('survives a restart with a data file (or on its database), times left included', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-overrides-'))
     try {
-      const data = join(dir, 'sandbox.json')
-      const first = await testSandbox({ data })
+      // The state a restarted sandbox finds again: its data file, or on PostgreSQL its database.
+      const kept =
+        testEngine === 'postgres'
+          ? { database: freshDatabaseUrl() }
+          : { data: join(dir, 'sandbox.json') }
+      const first = await testSandbox(kept)
       const id = (await first.call('GET', '/api/v1/partner/me')).json.partner.id
       const path = `/_sandbox/partners/${id}/overrides`
       await first.call('POST', path, { creds: null, body: on409({ times: 2 }) })
       expect((await first.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
       await first.sandbox.close()
-      const second = await testSandbox({ data })
-      const [kept] = (await second.call('GET', path, { creds: null })).json.data
-      expect(kept.remaining).toBe(1)
+      const second = await testSandbox(kept)
+      const [override] = (await second.call('GET', path, { creds: null })).json.data
+      expect(override.remaining).toBe(1)
       expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
       expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(201)
       await second.sandbox.close()
