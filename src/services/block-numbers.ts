@@ -23,7 +23,10 @@ export class BlockNumbers {
   /** Calls `use` with the next number: at once, or when the next block comes. */
   take(use: (n: number | undefined) => void): void {
     const n = this.waiting.length === 0 ? this.shift() : undefined
-    if (n !== undefined) return use(n)
+    if (n !== undefined) {
+      use(n)
+      return
+    }
     this.waiting.push(use)
     this.fill()
   }
