@@ -196,6 +196,7 @@ export async function compose(config: SandboxConfig, logger: Logger) {
     faults,
     overrides,
     sweeper,
+    retention,
     sinks,
     webhooks,
     origins,
