@@ -1,7 +1,7 @@
 import type { ListenMeta, Sql, TransactionSql } from 'postgres'
 import type { CollectionName } from '../../store/records.js'
 import type { IndexName } from '../indexes.js'
-import type { Change } from '../seam.js'
+import type { Change, ReplaceListener } from '../seam.js'
 
 /**
  * The collections whose commits every replica hears in full (onCommit, with the rows as they
@@ -52,7 +52,7 @@ export class ChangeNotices {
   private floor = 0
   private readonly keys = new Map<string, number>()
   private readonly commitListeners = new Set<(changes: readonly Change[]) => void>()
-  private readonly replaceListeners: (() => void)[] = []
+  private readonly replaceListeners: ReplaceListener[] = []
   private unlisten: (() => Promise<void>) | undefined
   /** Other replicas' commits, heard in the order they came (each waits for the one before). */
   private remote: Promise<void> = Promise.resolve()
@@ -85,7 +85,7 @@ export class ChangeNotices {
     return () => this.commitListeners.delete(listener)
   }
 
-  onReplace(listener: () => void): void {
+  onReplace(listener: ReplaceListener): void {
     this.replaceListeners.push(listener)
   }
 
@@ -117,11 +117,11 @@ export class ChangeNotices {
     for (const listener of this.commitListeners) listener(changes)
   }
 
-  /** This replica replaced the whole state. */
-  replaced(): void {
+  /** The whole state was replaced; settles once every listener's reload has. */
+  replaced(): Promise<unknown> {
     this.floor = ++this.version
     this.keys.clear()
-    for (const listener of this.replaceListeners) listener()
+    return Promise.allSettled(this.replaceListeners.map((listener) => listener()))
   }
 
   private heard(payload: string): void {
@@ -133,13 +133,13 @@ export class ChangeNotices {
     }
     if (notice.r === this.replica) return
     if (notice.replace) {
-      this.replaced()
+      void this.replaced()
       return
     }
     this.version++
     if (notice.all) {
       // Too much to name: whatever this replica derived from rows starts over.
-      this.replaced()
+      void this.replaced()
       return
     }
     for (const [index, key] of notice.k ?? []) this.keys.set(`${index}\0${key}`, this.version)

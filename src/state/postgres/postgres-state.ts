@@ -9,7 +9,15 @@ import {
 } from '../../store/records.js'
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import type { IndexName, IndexRow } from '../indexes.js'
-import type { Change, Lease, RangeOptions, State, StateReader, StateTx } from '../seam.js'
+import type {
+  Change,
+  Lease,
+  RangeOptions,
+  ReplaceListener,
+  State,
+  StateReader,
+  StateTx,
+} from '../seam.js'
 import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
 import { layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
@@ -130,7 +138,7 @@ export class PostgresState implements State {
     return this.notices.onCommit(listener)
   }
 
-  onReplace(listener: () => void): void {
+  onReplace(listener: ReplaceListener): void {
     this.notices.onReplace(listener)
   }
 
@@ -140,7 +148,7 @@ export class PostgresState implements State {
       await writeAll(sql, collections)
       await this.notices.notifyReplace(sql)
     })
-    this.notices.replaced()
+    await this.notices.replaced()
   }
 
   async reset(): Promise<void> {
