@@ -89,7 +89,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     close: async () => {
       parts.dispatcher.stop()
       parts.sweeper.stop()
-      await parts.retention.settled()
+      await Promise.all([parts.retention.settled(), parts.clockRow.settled()])
       await parts.state.close()
       // Lines on stderr are written asynchronously: the last ones are out before close resolves.
       if (!config.onLog) await flushLogs()
