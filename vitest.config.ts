@@ -44,8 +44,11 @@ const memoryOnly = [
   'test/scenario-persistence.test.ts',
   // The memory engine's process: the heap policy of the CLI and its garbage collection.
   'test/heap-policy.test.ts',
-  // Engine suites that pick their engine themselves (a throwaway schema of the test server).
+  // Suites that pick their engine themselves: the PostgreSQL engine, replicas and cluster on
+  // throwaway schemas of the test server, the migrate job and the banner's storage line.
   'test/postgres-*.test.ts',
+  'test/migrate-cli.test.ts',
+  'test/banner-storage.test.ts',
   // No sandbox state at all: the source tree's import graph, the CI workflow, the README and
   // docs text, the package, the CLI's help and options (parsed before any state is opened).
   'test/architecture.test.ts',

@@ -21,6 +21,7 @@ export * from './control/client/index.js'
 export type { SandboxOptions } from './sandbox-options.js'
 export type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 export { ScenarioError } from './scenarios/loader.js'
+export { DatabaseError } from './state/database-error.js'
 export { DEFAULT_PARTNER } from './store/default-credentials.js'
 export { DataFileError } from './store/snapshot-file.js'
 

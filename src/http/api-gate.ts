@@ -37,7 +37,12 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
   // first JWT check, an injected latency), and no step is an async function of its own: on
   // the usual request the gate adds no promise and no tick to the route's.
   const proceed = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
-    if (limit) return proceedCounted(c, next, limit(partner), partner, session)
+    if (limit) {
+      const counted = limit(partner)
+      return counted instanceof Promise
+        ? counted.then((headers) => proceedCounted(c, next, headers, partner, session))
+        : proceedCounted(c, next, counted, partner, session)
+    }
     const fault = applyFault(deps, c)
     if (fault) return fault.then(() => overridden(c, next, partner, session))
     return overridden(c, next, partner, session)

@@ -31,6 +31,8 @@ export class MemoryState implements State {
   private readonly waiting: (() => void)[] = []
   /** Leases held (claim), by name: few at a time (webhook attempts under way). */
   private readonly leases = new Map<string, { until: number }>()
+  /** Counters (increment), by name: one per partner with a rate limit. */
+  private readonly counters = new Map<string, { window: number; count: number }>()
   /** What the replace listeners answered for the replace under way. */
   private readonly reloads: Promise<void>[] = []
 
@@ -112,6 +114,18 @@ export class MemoryState implements State {
       return Promise.reject(error)
     }
     return settled
+  }
+
+  /** Every commit is this process's own: heard as it is made. */
+  catchUp(): undefined {
+    return undefined
+  }
+
+  increment(name: string, window: number): number {
+    const counter = this.counters.get(name)
+    if (counter && counter.window === window) return ++counter.count
+    this.counters.set(name, { window, count: 1 })
+    return 1
   }
 
   /** One process holds the state: a lease is a name held until released or expired. */

@@ -86,6 +86,20 @@ export interface State extends StateReader {
    * once; a holder that dies leaves its lease to expire, and another then claims it.
    */
   claim(name: string, ttlMs: number): Promise<Lease | undefined>
+  /**
+   * Adds one to the counter `name` in the window numbered `window` (a counter moved to another
+   * window starts again at 0) and answers its count: one count among every process sharing
+   * the state (a partner's rate limit). Not durable, never journaled. The memory engine answers
+   * at once, without a promise.
+   */
+  increment(name: string, window: number): number | Promise<number>
+  /**
+   * Waits until this process has heard every commit made anywhere before the call (another
+   * replica's, through the notices that keep caches, clocks and schedules current), so a
+   * request sees what a request answered before it changed, whichever replica took either.
+   * Undefined when there is nothing to wait for (one process holds the state).
+   */
+  catchUp(): Promise<void> | undefined
   /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
   onCommit(listener: (changes: readonly Change[]) => void): () => void
   /**

@@ -357,7 +357,7 @@ CREATE INDEX fault_uses_partner ON fault_uses (partner_id);
   },
   {
     version: 2,
-    name: 'leases',
+    name: 'leases, counters, commit numbers',
     sql: `
 -- Work done once among replicas (state seam claim): a webhook attempt is leased by the
 -- replica making it; a replica that dies leaves its lease to expire. UNLOGGED: a lease
@@ -368,6 +368,15 @@ CREATE UNLOGGED TABLE sandbox_leases (
   until timestamptz NOT NULL
 );
 CREATE INDEX sandbox_leases_until ON sandbox_leases (until);
+-- Counters shared by replicas (state seam increment): a partner's requests in the current
+-- rate-limit window, one row per partner.
+CREATE UNLOGGED TABLE sandbox_counters (
+  name text PRIMARY KEY,
+  win bigint NOT NULL,
+  count integer NOT NULL
+);
+-- Numbers every announced commit: a replica that heard up to the last one is current.
+CREATE SEQUENCE sandbox_commits;
 `,
   },
 ]

@@ -74,6 +74,9 @@ export class PostgresState implements State {
         })
         return new Map(found.map(({ row }) => [row.id as string, row]))
       })
+      // Listening now: every commit before this one was made before this replica started.
+      const [last] = await sql.unsafe<{ n: string }[]>(LAST_COMMIT)
+      notices.startAt(Number(last?.n ?? 0))
       return new PostgresState(sql, schema, options, notices)
     } catch (error) {
       await sql.end({ timeout: 1 })
@@ -104,16 +107,16 @@ export class PostgresState implements State {
   all = this.reader.all.bind(this.reader)
 
   async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
-    const { result, tx } = await withRetries(() =>
+    const { result, tx, number } = await withRetries(() =>
       this.sql.begin('isolation level serializable', async (sql) => {
         const tx = new PgTx(sql)
         const result = await fn(tx)
         await tx.finish()
-        await this.notices.notify(sql, tx.changes, tx.touched)
-        return { result, tx }
+        const number = await this.notices.notify(sql, tx.changes, tx.touched)
+        return { result, tx, number }
       }),
     )
-    this.notices.committed(tx.changes, tx.touched)
+    this.notices.committed(tx.changes, tx.touched, number)
     tx.committed()
     return result
   }
@@ -122,6 +125,18 @@ export class PostgresState implements State {
     const table = tableSql[collection]
     if (!table.layout.ephemeral) throw new Error(`${collection} is not ephemeral`)
     await this.query(table.upsert.text, table.upsert.params(row as Row))
+  }
+
+  catchUp(): Promise<void> {
+    return this.notices.catchUp(async () => {
+      const [found] = await this.query(LAST_COMMIT)
+      return Number(found?.n ?? 0)
+    })
+  }
+
+  async increment(name: string, window: number): Promise<number> {
+    const [counted] = await this.query(INCREMENT, [name, window])
+    return counted?.count as number
   }
 
   async claim(name: string, ttlMs: number): Promise<Lease | undefined> {
@@ -143,12 +158,12 @@ export class PostgresState implements State {
   }
 
   async replaceAll(collections: CollectionsData): Promise<void> {
-    await this.sql.begin(async (sql) => {
+    const number = await this.sql.begin(async (sql) => {
       await lockSchema(sql, this.schema)
       await writeAll(sql, collections)
-      await this.notices.notifyReplace(sql)
+      return this.notices.notifyReplace(sql)
     })
-    await this.notices.replaced()
+    await this.notices.replaced(number)
   }
 
   async reset(): Promise<void> {
@@ -187,6 +202,13 @@ const CLAIM =
   "INSERT INTO sandbox_leases AS l (name, holder, until) VALUES ($1, $2, now() + $3 * interval '1 millisecond') " +
   'ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until WHERE l.until < now() ' +
   'RETURNING holder'
+/** The number of the last commit announced (0 before the first). */
+const LAST_COMMIT =
+  'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM sandbox_commits'
+const INCREMENT =
+  'INSERT INTO sandbox_counters AS c (name, win, count) VALUES ($1, $2, 1) ' +
+  'ON CONFLICT (name) DO UPDATE SET win = EXCLUDED.win, ' +
+  'count = CASE WHEN c.win = EXCLUDED.win THEN c.count + 1 ELSE 1 END RETURNING count'
 const RELEASE = 'DELETE FROM sandbox_leases WHERE name = $1 AND holder = $2'
 const FORGET_LEASES = "DELETE FROM sandbox_leases WHERE until < now() - interval '1 hour'"
 

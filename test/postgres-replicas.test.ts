@@ -1,0 +1,186 @@
+import { afterEach, expect, it } from 'vitest'
+import { type RunningSandbox, startSandbox } from '../src/index.js'
+import {
+  acme,
+  type Call,
+  createPartner,
+  httpCall,
+  onboardedUser,
+  type Receiver,
+  startReceiver,
+} from './helpers.js'
+import { describePostgres, freshDatabaseUrl } from './postgres.js'
+
+// Three sandboxes on one database behave as one sandbox to a client that spreads its requests
+// over them (as a load balancer would): one state, one budget per partner, each webhook
+// attempt made once, one clock, and a change through one seen through the others.
+
+const closing: (() => Promise<unknown>)[] = []
+afterEach(async () => {
+  for (const close of closing.splice(0).reverse()) await close()
+})
+
+async function replicas(n = 3, options: Parameters<typeof startSandbox>[0] = {}) {
+  const database = freshDatabaseUrl()
+  const started: RunningSandbox[] = []
+  // One at a time: the first creates and seeds the schema (the others would wait on its lock).
+  for (let i = 0; i < n; i++) {
+    const sandbox = await startSandbox({ port: 0, logLevel: 'silent', database, ...options })
+    closing.push(() => sandbox.close())
+    started.push(sandbox)
+  }
+  const calls = started.map((s) => httpCall(s.url))
+  let next = 0
+  /** Each request through the next replica in turn. */
+  const call: Call = (method, path, opts) => {
+    const through = calls[next++ % calls.length] as Call
+    return through(method, path, opts)
+  }
+  return { started, calls, call }
+}
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver()
+  closing.push(() => r.close())
+  return r
+}
+
+describePostgres('replicas on one PostgreSQL database', () => {
+  it('run the happy path round-robin: every step finds what another replica made', async () => {
+    const { call } = await replicas()
+    const user = await onboardedUser(call)
+    const funded = await call('POST', '/api/v1/partner/cards/simulate-fund', {
+      headers: user.bearer,
+      body: { amount: 25 },
+    })
+    expect(funded.status, funded.text).toBe(200)
+    for (let i = 0; i < 3; i++) {
+      const card = await call('GET', '/api/v1/partner/cards/status', { headers: user.bearer })
+      expect(card.status, card.text).toBe(200)
+      expect(card.json.data.balances).toMatchObject({ available: 25, ledger: 25 })
+    }
+  })
+
+  it('share each partner’s rate limit: the 429s start at the limit in total', async () => {
+    const { call } = await replicas(3, { rateLimit: 30 })
+    const statuses: number[] = []
+    for (let i = 0; i < 36; i++) statuses.push((await call('GET', '/api/v1/partner/me')).status)
+    expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true)
+    expect(statuses.slice(30).every((s) => s === 429)).toBe(true)
+  })
+
+  it('make 100 concurrent fundings through different replicas exact', async () => {
+    const { call } = await replicas()
+    const user = await onboardedUser(call)
+    const results = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        call('POST', '/api/v1/partner/cards/simulate-fund', {
+          headers: user.bearer,
+          body: { amount: 0.01 },
+        }),
+      ),
+    )
+    expect(results.filter((r) => r.status !== 200).map((r) => r.text)).toEqual([])
+    const balances = await Promise.all(
+      [0, 1, 2].map(() => call('GET', '/api/v1/partner/cards/status', { headers: user.bearer })),
+    )
+    for (const b of balances)
+      expect(b.json.data.balances).toMatchObject({ available: 1, ledger: 1 })
+  })
+
+  it('after a key rotation through one, the old key is refused through the others', async () => {
+    const { calls } = await replicas()
+    const [a, b, c] = calls as [Call, Call, Call]
+    // Each replica has checked (and may cache) the current key.
+    for (const through of calls)
+      expect((await through('GET', '/api/v1/partner/me')).status).toBe(200)
+    const rotated = await a('POST', '/api/v1/partner/me/rotate-api-key')
+    expect(rotated.status, rotated.text).toBe(200)
+    const fresh = { key: rotated.json.api_key, secret: rotated.json.api_secret }
+    expect((await b('GET', '/api/v1/partner/me')).status).toBe(401)
+    expect((await c('GET', '/api/v1/partner/me', { creds: acme })).status).toBe(401)
+    expect((await c('GET', '/api/v1/partner/me', { creds: fresh })).status).toBe(200)
+  })
+
+  it('deliver each webhook once, whichever replica made the event', async () => {
+    const { call } = await replicas()
+    const hooks = await receiver()
+    const endpoint = await call('POST', '/api/v1/partner/webhooks', {
+      body: { url: hooks.url, events: ['card.funded'] },
+    })
+    expect(endpoint.status, endpoint.text).toBe(201)
+    const user = await onboardedUser(call)
+    for (let i = 0; i < 6; i++) {
+      const funded = await call('POST', '/api/v1/partner/cards/simulate-fund', {
+        headers: user.bearer,
+        body: { amount: 1 },
+      })
+      expect(funded.status, funded.text).toBe(200)
+    }
+    await hooks.waitFor(6)
+    // Time for a second delivery of any of them to arrive, were one made.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const ids = hooks.requests.map((r) => JSON.parse(r.body.toString()).id as string)
+    expect(ids).toHaveLength(6)
+    expect(new Set(ids).size).toBe(6)
+  })
+
+  it('share one clock: an advance through one replica is the time of all', async () => {
+    const { calls } = await replicas()
+    const moved = await (calls[0] as Call)('POST', '/_sandbox/clock/advance', {
+      creds: null,
+      body: { by: '3d' },
+    })
+    expect(moved.status, moved.text).toBe(200)
+    const times = await Promise.all(
+      calls.map(async (through) => (await through('GET', '/_sandbox/clock', { creds: null })).json),
+    )
+    for (const time of times)
+      expect(Math.abs(Date.parse(time.now) - Date.parse(moved.json.now))).toBeLessThan(60_000)
+  })
+
+  it('wake a long-poll wait on one replica when the event is made through another', async () => {
+    const { started, calls } = await replicas()
+    const [a, b] = calls as [Call, Call]
+    const partner = await createPartner(a, { name: 'Waiter' })
+    const waiting = a(
+      'GET',
+      `/_sandbox/partners/${partner.id}/events/wait?type=card.funded&timeout=20s`,
+      {
+        creds: null,
+      },
+    )
+    // The wait is registered on replica A before the event is made through B.
+    await expect.poll(() => (started[0] as RunningSandbox).services.webhooks.waits.size).toBe(1)
+    const user = await onboardedUser(b, {}, partner.creds)
+    const funded = await b('POST', '/api/v1/partner/cards/simulate-fund', {
+      creds: partner.creds,
+      headers: user.bearer,
+      body: { amount: 7 },
+    })
+    expect(funded.status, funded.text).toBe(200)
+    const res = await waiting
+    expect(res.json).toMatchObject({ status: 'matched', event: { type: 'card.funded' } })
+    expect(res.json.event.data.object.amount).toBe(7)
+  })
+
+  it("reset one partner through one replica: its data is gone through all, others' stays", async () => {
+    const { calls, call } = await replicas()
+    const other = await createPartner(call, { name: 'Other Co' })
+    const mine = await onboardedUser(call, {}, other.creds)
+    const theirs = await onboardedUser(call)
+    const reset = await (calls[1] as Call)('POST', `/_sandbox/partners/${other.id}/reset`, {
+      creds: null,
+    })
+    expect(reset.status, reset.text).toBe(200)
+    for (const through of calls) {
+      const gone = await through('GET', '/api/v1/partner/users/me', {
+        creds: other.creds,
+        headers: mine.bearer,
+      })
+      expect(gone.status).toBe(401)
+      const kept = await through('GET', '/api/v1/partner/users/me', { headers: theirs.bearer })
+      expect(kept.status).toBe(200)
+    }
+  })
+})
