@@ -60,7 +60,7 @@ export async function compose(config: SandboxConfig, logger: Logger) {
     config.publicUrl,
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
-  await SandboxClockRow.open({ state, clock, logger })
+  const clockRow = await SandboxClockRow.open({ state, clock, logger })
   // First of all that listens to the sandbox clock: frozen partners have moved with it by the
   // time the sweeper and the dispatcher look at their due work.
   const clocks = await PartnerClocks.open(state, clock)
@@ -184,6 +184,7 @@ export async function compose(config: SandboxConfig, logger: Logger) {
     defaultPartnerPresent,
     state,
     clock,
+    clockRow,
     clocks,
     random,
     scenarios,
@@ -198,6 +199,7 @@ export async function compose(config: SandboxConfig, logger: Logger) {
     faults,
     overrides,
     sweeper,
+    retention,
     sinks,
     webhooks,
     origins,

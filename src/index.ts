@@ -90,6 +90,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     close: async () => {
       parts.dispatcher.stop()
       parts.sweeper.stop()
+      await Promise.all([parts.retention.settled(), parts.clockRow.settled()])
       await parts.state.close()
       // Lines on stderr are written asynchronously: the last ones are out before close resolves.
       if (!config.onLog) await flushLogs()

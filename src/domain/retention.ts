@@ -49,6 +49,8 @@ export class Retention {
   private readonly touched = new Set<string>()
   /** Every partner may be over its caps (at start, after a reset or restore). */
   private everyone = true
+  /** Write-time cap passes under way (capPartner): each never rejects. */
+  private readonly capping = new Set<Promise<void>>()
 
   constructor(private readonly parts: RetentionParts) {
     parts.state.onReplace(() => {
@@ -136,7 +138,23 @@ export class Retention {
    * batch (a snapshot restored over the cap) is left to the sweep, a batch a second. Never
    * rejects: it runs after the write that called for it, with nobody to answer.
    */
-  async capPartner(partnerId: string): Promise<void> {
+  capPartner(partnerId: string): Promise<void> {
+    const pass = this.capNow(partnerId)
+    this.capping.add(pass)
+    void pass.then(() => this.capping.delete(pass))
+    return pass
+  }
+
+  /**
+   * Resolves once every write-time cap pass under way has finished. They run after the
+   * commit that called for them: on PostgreSQL that is after the request was answered, so a
+   * closing sandbox waits for them before its connections go (and so may a test).
+   */
+  async settled(): Promise<void> {
+    while (this.capping.size > 0) await Promise.all(this.capping)
+  }
+
+  private async capNow(partnerId: string): Promise<void> {
     this.touched.add(partnerId)
     try {
       // Counted first outside a transaction: below the caps (nearly always) nothing waits.

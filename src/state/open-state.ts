@@ -52,12 +52,14 @@ export async function openState(
     // removed through the control plane, which a reset or restore covers).
     let present = partner !== undefined
     const recheck = () =>
-      void find().then(
-        (row) => (present = row !== undefined),
+      find().then(
+        (row) => {
+          present = row !== undefined
+        },
         () => {},
       )
     state.onCommit((changes) => {
-      if (changes.some((change) => change.collection === 'partners')) recheck()
+      if (changes.some((change) => change.collection === 'partners')) void recheck()
     })
     state.onReplace(recheck)
     return { state, store: undefined, defaultPartnerPresent: () => present }

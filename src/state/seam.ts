@@ -55,6 +55,9 @@ export interface Change {
   row: Record<string, unknown> | undefined
 }
 
+/** What hears a replace: what it answers, when a promise, is awaited (State.onReplace). */
+export type ReplaceListener = (() => void) | (() => Promise<void>)
+
 /** A claim on work to be done once among every process sharing the state (claim). */
 export interface Lease {
   /** Gives the work up (done, or not to be done): another holder may claim it at once. */
@@ -106,8 +109,12 @@ export interface State extends StateReader {
   readonly version: number
   /** The version of the last commit that changed a row under `key` of a versioned index. */
   keyVersion(index: IndexName, key: string): number
-  /** Hears every whole-state replace (reset, restore): what is derived from rows starts over. */
-  onReplace(listener: () => void): void
+  /**
+   * Hears every whole-state replace (reset, restore): what is derived from rows starts over.
+   * `replaceAll` and `reset` resolve once the promise a listener answers has settled, so the
+   * request that replaced the state is answered with what is derived from it in place.
+   */
+  onReplace(listener: ReplaceListener): void
   /** Replaces every collection (reset to fixtures, restore of a snapshot). */
   replaceAll(collections: CollectionsData): Promise<void>
   /** Back to the seed data. */

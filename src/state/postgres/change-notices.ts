@@ -1,7 +1,7 @@
 import type { ListenMeta, Sql, TransactionSql } from 'postgres'
 import type { CollectionName } from '../../store/records.js'
 import type { IndexName } from '../indexes.js'
-import type { Change } from '../seam.js'
+import type { Change, ReplaceListener } from '../seam.js'
 
 /**
  * The collections whose commits every replica hears in full (onCommit, with the rows as they
@@ -57,7 +57,7 @@ export class ChangeNotices {
   private floor = 0
   private readonly keys = new Map<string, number>()
   private readonly commitListeners = new Set<(changes: readonly Change[]) => void>()
-  private readonly replaceListeners: (() => void)[] = []
+  private readonly replaceListeners: ReplaceListener[] = []
   private unlisten: (() => Promise<void>) | undefined
   /** Other replicas' commits, heard in the order they came (each waits for the one before). */
   private remote: Promise<void> = Promise.resolve()
@@ -96,7 +96,7 @@ export class ChangeNotices {
     return () => this.commitListeners.delete(listener)
   }
 
-  onReplace(listener: () => void): void {
+  onReplace(listener: ReplaceListener): void {
     this.replaceListeners.push(listener)
   }
 
@@ -174,12 +174,16 @@ export class ChangeNotices {
     for (const listener of this.commitListeners) listener(changes)
   }
 
-  /** This replica replaced the whole state (its notice numbered `number`). */
-  replaced(number = 0): void {
-    this.markHeard(number)
+  /**
+   * The whole state was replaced (its notice numbered `number`): settles once every listener's
+   * reload has, and only then counts the notice as heard, so a request waiting to be current
+   * (catchUp) reads what is derived from the new rows.
+   */
+  async replaced(number = 0): Promise<void> {
     this.floor = ++this.version
     this.keys.clear()
-    for (const listener of this.replaceListeners) listener()
+    await Promise.allSettled(this.replaceListeners.map((listener) => listener()))
+    this.markHeard(number)
   }
 
   private onNotice(payload: string): void {

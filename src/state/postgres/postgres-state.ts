@@ -9,7 +9,15 @@ import {
 } from '../../store/records.js'
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import type { IndexName, IndexRow } from '../indexes.js'
-import type { Change, Lease, RangeOptions, State, StateReader, StateTx } from '../seam.js'
+import type {
+  Change,
+  Lease,
+  RangeOptions,
+  ReplaceListener,
+  State,
+  StateReader,
+  StateTx,
+} from '../seam.js'
 import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
 import { layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
@@ -145,7 +153,7 @@ export class PostgresState implements State {
     return this.notices.onCommit(listener)
   }
 
-  onReplace(listener: () => void): void {
+  onReplace(listener: ReplaceListener): void {
     this.notices.onReplace(listener)
   }
 
@@ -155,7 +163,7 @@ export class PostgresState implements State {
       await writeAll(sql, collections)
       return this.notices.notifyReplace(sql)
     })
-    this.notices.replaced(number)
+    await this.notices.replaced(number)
   }
 
   async reset(): Promise<void> {
