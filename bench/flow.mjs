@@ -29,7 +29,11 @@ export function call(base, method, path, body, extra = {}) {
       })
       res.on('end', () => {
         if (res.statusCode < 200 || res.statusCode >= 300) {
-          reject(new Error(`${method} ${path} answered ${res.statusCode}: ${text.slice(0, 200)}`))
+          const error = new Error(
+            `${method} ${path} answered ${res.statusCode}: ${text.slice(0, 200)}`,
+          )
+          error.status = res.statusCode
+          reject(error)
           return
         }
         try {
@@ -45,8 +49,16 @@ export function call(base, method, path, body, extra = {}) {
   })
 }
 
-/** Runs the whole flow for a new user `tag`; resolves with the user's Bearer header. */
-export async function flow(base, tag) {
+let turn = 0
+
+/**
+ * Runs the whole flow for a new user `tag`; resolves with the user's Bearer header. `bases`
+ * is one sandbox's URL, or several replicas' URLs: then each request goes to the next one in
+ * turn, as through a round-robin load balancer, so a step often finds what another made.
+ */
+export async function flow(bases, tag) {
+  const urls = [bases].flat()
+  const send = (...args) => call(urls[turn++ % urls.length], ...args)
   const email = `flow.${tag}@example.com`
   const password = 'Bench-Passw0rd!'
   const applicant = {
@@ -56,24 +68,19 @@ export async function flow(base, tag) {
     phone_number: '+14155550100',
     date_of_birth: '1985-06-15',
   }
-  await call(base, 'POST', '/api/v1/partner/auth/register', {
+  await send('POST', '/api/v1/partner/auth/register', {
     ...applicant,
     password,
     ssn: '123-45-6789',
   })
-  await call(base, 'POST', '/api/v1/partner/auth/login', { email, password })
-  const inbox = await call(
-    base,
-    'GET',
-    `/_sandbox/inbox?email=${encodeURIComponent(email)}&limit=1`,
-  )
-  const { sessionToken } = await call(base, 'POST', '/api/v1/partner/auth/verify-otp', {
+  await send('POST', '/api/v1/partner/auth/login', { email, password })
+  const inbox = await send('GET', `/_sandbox/inbox?email=${encodeURIComponent(email)}&limit=1`)
+  const { sessionToken } = await send('POST', '/api/v1/partner/auth/verify-otp', {
     email,
     code: inbox.data[0].code,
   })
   const bearer = { authorization: `Bearer ${sessionToken}` }
-  const start = await call(
-    base,
+  const start = await send(
     'POST',
     '/api/v1/partner/cards/onboarding',
     {
@@ -87,28 +94,15 @@ export async function flow(base, tag) {
     },
     bearer,
   )
-  await call(
-    base,
+  await send(
     'POST',
     `/api/v1/partner/cards/onboarding/${start.data.onboardingId}/complete`,
     { result: 'pass', data: { source: 'bench' }, agreement_accepted: true },
     bearer,
   )
-  const funded = await call(
-    base,
-    'POST',
-    '/api/v1/partner/cards/simulate-fund',
-    { amount: 42.5 },
-    bearer,
-  )
-  const status = await call(base, 'GET', '/api/v1/partner/cards/status', undefined, bearer)
-  const txns = await call(
-    base,
-    'GET',
-    '/api/v1/partner/cards/transactions?limit=10',
-    undefined,
-    bearer,
-  )
+  const funded = await send('POST', '/api/v1/partner/cards/simulate-fund', { amount: 42.5 }, bearer)
+  const status = await send('GET', '/api/v1/partner/cards/status', undefined, bearer)
+  const txns = await send('GET', '/api/v1/partner/cards/transactions?limit=10', undefined, bearer)
   if (
     funded.availableBalance !== 42.5 ||
     status.data.balances.available !== 42.5 ||

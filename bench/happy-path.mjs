@@ -20,20 +20,33 @@ const WORKERS = Number(process.env.BENCH_FLOW_WORKERS ?? 16)
 const SECONDS = Number(process.env.BENCH_FLOW_SECONDS ?? 8)
 const TARGET = 200
 
-/** Runs the load generator against `url` for SECONDS; answers its result and flows/s. */
+/**
+ * Runs the load generator against `url` (or replicas' URLs, spread round-robin) for SECONDS;
+ * answers its result, flows/s, and the failed flows with a 5xx.
+ */
 export async function flowsAgainst(url) {
-  const client = spawnNode([join(root, 'bench', 'clients', 'flows.mjs'), url], {
+  const client = spawnNode([join(root, 'bench', 'clients', 'flows.mjs'), ...[url].flat()], {
     env: { BENCH_FLOW_WORKERS: String(WORKERS), BENCH_FLOW_SECONDS: String(SECONDS) },
   })
   const { match } = await waitForStdout(client, /^RESULT (.+)$/m, (SECONDS + 60) * 1000)
   const result = JSON.parse(match[1])
-  return { result, rate: result.flows / result.seconds }
+  const failed5xx = Object.entries(result.failed ?? {})
+    .filter(([status]) => Math.floor(Number(status) / 100) === 5)
+    .reduce((n, [, count]) => n + count, 0)
+  return { result, rate: result.flows / result.seconds, failed5xx }
 }
+
+/** "none", or the failed flows by status: "503 x2, error x1". */
+export const fmtFailed = (failed = {}) =>
+  Object.entries(failed)
+    .map(([status, count]) => `${status} x${count}`)
+    .join(', ') || 'none'
 
 export async function run() {
   const sandbox = await startSandboxCli()
   try {
-    const { result, rate } = await flowsAgainst(sandbox.url)
+    const { result, rate, failed5xx } = await flowsAgainst(sandbox.url)
+    const pass = rate >= TARGET && failed5xx === 0
     const latencies = result.latencies.sort((a, b) => a - b)
     printTable(
       `Happy-path flows over HTTP (9 requests each, ${WORKERS} at a time, ${SECONDS} s; the CLI with default flags and the load generator each a child process)`,
@@ -48,14 +61,18 @@ export async function run() {
           fmt(percentile(latencies, 99)),
         ],
       ],
-      [`flows/s ${fmt(rate)} (target >= ${TARGET})   ${verdict(rate >= TARGET)}`],
+      [
+        `flows/s ${fmt(rate)} (target >= ${TARGET}, no 5xx); failed flows: ${fmtFailed(result.failed)}   ${verdict(pass)}`,
+        ...(result.firstFailures ?? []).map((text) => `failure: ${text}`),
+      ],
     )
     return {
       rate,
       flows: result.flows,
       seconds: result.seconds,
+      failed: result.failed,
       target: TARGET,
-      pass: rate >= TARGET,
+      pass,
     }
   } finally {
     await killChild(sandbox.child)

@@ -204,13 +204,15 @@ export function freePort() {
 
 /**
  * One autocannon run; every target gets the same settings. `requests` (autocannon's own
- * option) lets a write benchmark build a fresh body per request. Returns the figures we print.
+ * option) lets a write benchmark build a fresh body per request. `url` may be several URLs
+ * (replicas of one sandbox): connection i goes to url[i % n], as a round-robin load balancer
+ * would spread them. Returns the figures we print.
  */
 export async function loadTest(
   url,
   { headers = {}, connections = 50, duration = 5, method = 'GET', requests },
 ) {
-  assertLoopback(url)
+  for (const one of [url].flat()) assertLoopback(one)
   const r = await autocannon({
     url,
     headers,
@@ -226,6 +228,8 @@ export async function loadTest(
     total: r.requests.total,
     duration: r.duration,
     non2xx: r.non2xx,
+    status4xx: r['4xx'],
+    status5xx: r['5xx'],
     errors: r.errors,
     timeouts: r.timeouts,
     avgLatency: r.latency.average,

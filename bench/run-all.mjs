@@ -1,9 +1,12 @@
 // `npm run bench`: builds dist/ (see package.json), runs every benchmark in sequence, prints a
 // summary with PASS or MISS per target, and writes the figures as JSON to bench/results/.
 // Missed targets are reported, never fatal; a crash exits non-zero. 127.0.0.1 only.
+// `--only postgres` (`npm run bench:postgres`) runs only the PostgreSQL engine's rows, whose
+// benchmark prints SKIP when PostgreSQL is not installed.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
+import { parseArgs } from 'node:util'
 import { run as coldStart } from './cold-start.mjs'
 import { run as happyPath } from './happy-path.mjs'
 import { run as history } from './history.mjs'
@@ -11,6 +14,7 @@ import { run as httpThroughput } from './http-throughput.mjs'
 import { run as httpWrites } from './http-writes.mjs'
 import { run as installedStart } from './installed-start.mjs'
 import { fmt, fmtRatio, killAllChildren, printTable, root, verdict } from './lib.mjs'
+import { run as postgresEngine, summaryRows as postgresRows } from './postgres-engine.mjs'
 import { run as webhookFanout } from './webhook-fanout.mjs'
 
 const started = performance.now()
@@ -30,7 +34,46 @@ console.log(
 if (machine.loadAverageAtStart[0] > 0.5)
   console.log('NOTE: the machine is busy; other processes will disturb these figures.')
 
+const { only } = parseArgs({ options: { only: { type: 'string' } } }).values
+if (only !== undefined && only !== 'postgres') {
+  console.error(`--only takes "postgres" (the PostgreSQL engine's rows), not "${only}"`)
+  process.exit(2)
+}
+
+/** Prints the summary and writes every figure to bench/results/<date>.json. */
+function finish(rows, figures) {
+  const seconds = (performance.now() - started) / 1000
+  printTable('Summary', ['figure', 'measured', 'target', 'verdict'], rows, [
+    `total ${fmt(seconds, 1)} s; load average at the end ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  ])
+  const dir = join(root, 'bench', 'results')
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, `${machine.date.slice(0, 19).replaceAll(':', '-')}Z.json`)
+  const summary = rows.map(([figure, measured, target, result]) => ({
+    figure,
+    measured,
+    target,
+    result,
+  }))
+  writeFileSync(
+    file,
+    `${JSON.stringify({ machine: { ...machine, loadAverageAtEnd: loadavg() }, seconds, summary, ...figures }, null, 2)}\n`,
+  )
+  console.log(`\nfigures written to ${file}`)
+}
+
 try {
+  if (only === 'postgres') {
+    const postgres = await postgresEngine()
+    finish(postgresRows(postgres), { postgres })
+  } else await all()
+} finally {
+  await killAllChildren()
+}
+
+async function all() {
   const http = await httpThroughput()
   const histories = await history()
   const writes = await httpWrites()
@@ -38,6 +81,7 @@ try {
   const installed = await installedStart()
   const webhooks = await webhookFanout()
   const flows = await happyPath()
+  const postgres = await postgresEngine()
   const rows = [
     ...http.routes.map((r) => [
       `${r.route} vs bare Hono sending the same bytes (CLI, default flags)`,
@@ -112,27 +156,7 @@ try {
       '< 400 ms',
       verdict(start.pass),
     ],
+    ...postgresRows(postgres),
   ]
-  const seconds = (performance.now() - started) / 1000
-  printTable('Summary', ['figure', 'measured', 'target', 'verdict'], rows, [
-    `total ${fmt(seconds, 1)} s; load average at the end ${loadavg()
-      .map((n) => n.toFixed(2))
-      .join(' ')}`,
-  ])
-  const dir = join(root, 'bench', 'results')
-  mkdirSync(dir, { recursive: true })
-  const file = join(dir, `${machine.date.slice(0, 19).replaceAll(':', '-')}Z.json`)
-  const summary = rows.map(([figure, measured, target, result]) => ({
-    figure,
-    measured,
-    target,
-    result,
-  }))
-  writeFileSync(
-    file,
-    `${JSON.stringify({ machine: { ...machine, loadAverageAtEnd: loadavg() }, seconds, summary, http, histories, writes, start, installed, webhooks, flows }, null, 2)}\n`,
-  )
-  console.log(`\nfigures written to ${file}`)
-} finally {
-  await killAllChildren()
+  finish(rows, { http, histories, writes, start, installed, webhooks, flows, postgres })
 }

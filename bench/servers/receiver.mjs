@@ -1,28 +1,54 @@
 // A webhook receiver for webhook-fanout: answers 200 at once, and for each delivery records
 // the delay from data.object.sent_at (Date.now() when the bench asked for the event) to its
-// arrival. Prints `READY <url>`; each `EXPECT n` on stdin starts a new phase, ended by
-// `DONE <json>` once n deliveries have arrived. Exits when stdin closes.
+// arrival. A delivery is its endpoint (the path) and its event (webhook-id): one that arrives
+// again is not counted as a delivery but as a retry (a later attempt: the one before failed,
+// say timed out on a busy machine) or as a duplicate (the same attempt again: replicas must
+// make each attempt once).
+// Prints `READY <url>`. Commands on stdin, one a line:
+// - `EXPECT n`: starts a new phase, ended by `DONE <json>` once n deliveries have arrived;
+// - `TARGET n`: the phase ends at n instead (asks that failed make no deliveries);
+// - `REPORT`: `DONE <json>` now, with what has arrived (the bench gave up waiting).
+// Exits when stdin closes.
 import http from 'node:http'
 
 let expected = Number.POSITIVE_INFINITY
 let delays = []
 let first = 0
 let last = 0
+let duplicates = 0
+let retries = 0
+/** Every delivery and every attempt of the run: a late one of an earlier phase is still one. */
+const seen = new Set()
+const attempts = new Set()
+
+const report = () =>
+  process.stdout.write(
+    `DONE ${JSON.stringify({ count: delays.length, delays, first, last, duplicates, retries })}\n`,
+  )
+
 const server = http.createServer((req, res) => {
   const chunks = []
   req.on('data', (c) => chunks.push(c))
   req.on('end', () => {
     const now = Date.now()
     res.writeHead(200).end()
+    const key = `${req.url} ${req.headers['webhook-id']}`
+    const attempt = `${key} ${req.headers['x-sandbox-attempt']}`
+    if (attempts.has(attempt)) {
+      duplicates++
+      return
+    }
+    attempts.add(attempt)
+    if (seen.has(key)) {
+      retries++
+      return
+    }
+    seen.add(key)
     const event = JSON.parse(Buffer.concat(chunks).toString())
     delays.push(now - event.data.object.sent_at)
     if (!first) first = now
     last = now
-    if (delays.length === expected) {
-      process.stdout.write(
-        `DONE ${JSON.stringify({ count: delays.length, delays, first, last })}\n`,
-      )
-    }
+    if (delays.length === expected) report()
   })
 })
 server.keepAliveTimeout = 30_000
@@ -31,12 +57,19 @@ server.listen(0, '127.0.0.1', () =>
 )
 process.stdin.setEncoding('utf8')
 process.stdin.on('data', (text) => {
-  const match = /EXPECT (\d+)/.exec(text)
-  if (match) {
-    expected = Number(match[1])
-    delays = []
-    first = 0
-    last = 0
+  for (const line of text.split('\n')) {
+    const [command, n] = line.trim().split(' ')
+    if (command === 'EXPECT') {
+      expected = Number(n)
+      delays = []
+      first = 0
+      last = 0
+      duplicates = 0
+      retries = 0
+    } else if (command === 'TARGET') {
+      expected = Number(n)
+      if (delays.length >= expected) report()
+    } else if (command === 'REPORT') report()
   }
 })
 process.stdin.on('end', () => process.exit(0))

@@ -10,7 +10,10 @@ export const Health = z
     version: z.string(),
     now: z.string().openapi({ description: 'Sandbox clock time.' }),
     uptime_s: z.number(),
-    storage: z.enum(['memory', 'file']),
+    storage: z.enum(['memory', 'file', 'postgres']).openapi({
+      description:
+        'Where the state lives: memory, a data file (--data), or PostgreSQL (--database).',
+    }),
     scenario: z.string(),
     partners: z.number().int(),
     problems: z.array(z.string()).openapi({

@@ -49,8 +49,8 @@ export class Retention {
   private readonly touched = new Set<string>()
   /** Every partner may be over its caps (at start, after a reset or restore). */
   private everyone = true
-  /** Write-time cap passes under way (capPartner): each never rejects. */
-  private readonly capping = new Set<Promise<void>>()
+  /** The cap check running for each partner, and whether another was asked for meanwhile. */
+  private readonly checks = new Map<string, { again: boolean; done: Promise<void> }>()
 
   constructor(private readonly parts: RetentionParts) {
     parts.state.onReplace(() => {
@@ -137,25 +137,44 @@ export class Retention {
    * the cap, that is the one or few oldest rows a new one pushed over. A backlog beyond one
    * batch (a snapshot restored over the cap) is left to the sweep, a batch a second. Never
    * rejects: it runs after the write that called for it, with nobody to answer.
+   *
+   * One check per partner at a time: calls made while one runs are answered by a single check
+   * after it, which starts once their writes have committed and so sees every row they added.
+   * Under load (every event and every attempt calls this) that is two counts per check, not
+   * per call, which matters where a count reads an index (PostgreSQL), not a number.
    */
   capPartner(partnerId: string): Promise<void> {
-    const pass = this.capNow(partnerId)
-    this.capping.add(pass)
-    void pass.then(() => this.capping.delete(pass))
-    return pass
+    this.touched.add(partnerId)
+    const running = this.checks.get(partnerId)
+    if (running) {
+      running.again = true
+      return running.done
+    }
+    const check = { again: false, done: Promise.resolve() }
+    this.checks.set(partnerId, check)
+    check.done = (async () => {
+      try {
+        do {
+          check.again = false
+          await this.checkCaps(partnerId)
+        } while (check.again)
+      } finally {
+        this.checks.delete(partnerId)
+      }
+    })()
+    return check.done
   }
 
   /**
-   * Resolves once every write-time cap pass under way has finished. They run after the
+   * Resolves once every write-time cap check under way has finished. They run after the
    * commit that called for them: on PostgreSQL that is after the request was answered, so a
    * closing sandbox waits for them before its connections go (and so may a test).
    */
   async settled(): Promise<void> {
-    while (this.capping.size > 0) await Promise.all(this.capping)
+    while (this.checks.size > 0) await Promise.all([...this.checks.values()].map((c) => c.done))
   }
 
-  private async capNow(partnerId: string): Promise<void> {
-    this.touched.add(partnerId)
+  private async checkCaps(partnerId: string): Promise<void> {
     try {
       // Counted first outside a transaction: below the caps (nearly always) nothing waits.
       if (!(await this.overCaps(this.parts.state, partnerId))) return

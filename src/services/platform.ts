@@ -24,7 +24,7 @@ import type { PartnerRow } from '../store/records.js'
 import type { Dispatcher } from '../webhooks/dispatcher.js'
 
 export interface PlatformParts {
-  config: Pick<SandboxConfig, 'data'>
+  config: Pick<SandboxConfig, 'data' | 'database'>
   state: State
   random: Random
   clocks: PartnerClocks
@@ -56,7 +56,11 @@ export class Platform {
       version: packageVersion,
       now: clocks.sandbox.iso(),
       uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
-      storage: config.data ? ('file' as const) : ('memory' as const),
+      storage: config.database
+        ? ('postgres' as const)
+        : config.data
+          ? ('file' as const)
+          : ('memory' as const),
       scenario: scenarios.default.name,
       partners: partners.length,
       problems:

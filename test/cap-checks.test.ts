@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
+import type { SandboxOptions } from '../src/index.js'
+import type { DeliveryRow, EventRow } from '../src/store/records.js'
+import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
+import { describePostgres, freshDatabaseUrl } from './postgres.js'
+
+// The per-partner caps of events and deliveries hold when many events come at once: each asks
+// for a cap check, and those asked for while one runs are made by one check after it (on
+// PostgreSQL a check reads an index, long enough for events to commit during it).
+
+const receivers: Receiver[] = []
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()))
+})
+
+/** 20 events at once for a partner at its caps: once they settle, the caps hold, newest kept. */
+async function manyAtOnce(options: SandboxOptions = {}) {
+  const t = await testSandbox(options)
+  const { state } = t.sandbox.services
+  // Frozen: no sweep runs, so only the checks the events ask for can hold the caps.
+  t.sandbox.clock.freeze()
+  const receiver = await startReceiver()
+  receivers.push(receiver)
+  const partner = await createPartner(t.call, { name: 'Busy', webhook_url: receiver.url })
+  const [webhook] = await state.lookup('webhooks_by_partner', partner.id)
+  if (!webhook) throw new Error('no webhook')
+  const old = new Date(t.sandbox.clock.now() - 3_600_000).toISOString()
+  await state.transaction(async (tx) => {
+    for (let i = 0; i < HISTORY_CAP_PER_PARTNER; i++) {
+      const id = String(i).padStart(5, '0')
+      const event: EventRow = {
+        id: `evt_full${id}`,
+        partner_id: partner.id,
+        type: 'webhook.test',
+        created_at: old,
+        data: { object: { n: i } },
+      }
+      const delivery: DeliveryRow = {
+        id: `dlv_full${id}`,
+        partner_id: partner.id,
+        webhook_id: webhook.id,
+        event_id: event.id,
+        event_type: event.type,
+        url: receiver.url,
+        status: 'succeeded',
+        attempts: [],
+        next_attempt_at: null,
+        redelivery_of: null,
+        created_at: old,
+        completed_at: t.sandbox.clock.iso(),
+      }
+      tx.put('events', event)
+      tx.put('webhook_deliveries', delivery)
+    }
+  })
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, n) =>
+      t.call('POST', '/_sandbox/events', {
+        creds: null,
+        body: { partner_id: partner.id, type: 'webhook.test', object: { object: 'test', n } },
+      }),
+    ),
+  )
+  for (const res of answers) expect(res.status, res.text).toBe(201)
+  await vi.waitFor(async () => {
+    expect(await state.count('events_by_partner', partner.id)).toBe(HISTORY_CAP_PER_PARTNER)
+    expect(await state.count('deliveries_by_partner', partner.id)).toBe(HISTORY_CAP_PER_PARTNER)
+  })
+  for (const res of answers) expect(await state.get('events', res.json.event.id)).toBeDefined()
+  // The oldest went.
+  expect(await state.get('events', 'evt_full00019')).toBeUndefined()
+  expect(await state.get('events', 'evt_full00020')).toBeDefined()
+  await t.sandbox.close()
+}
+
+describe(`events and deliveries, ${HISTORY_CAP_PER_PARTNER} per partner`, () => {
+  it('many events at once leave the caps held and keep the newest', () => manyAtOnce())
+})
+
+describePostgres(
+  `events and deliveries on PostgreSQL, ${HISTORY_CAP_PER_PARTNER} per partner`,
+  () => {
+    it('many events at once leave the caps held and keep the newest', () =>
+      manyAtOnce({ database: freshDatabaseUrl() }))
+  },
+)
