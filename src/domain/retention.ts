@@ -49,6 +49,9 @@ export class Retention {
   private readonly touched = new Set<string>()
   /** Every partner may be over its caps (at start, after a reset or restore). */
   private everyone = true
+  /** Partners whose write-time cap check is under way, and those with rows heard since. */
+  private readonly capping = new Set<string>()
+  private readonly capAgain = new Set<string>()
 
   constructor(private readonly parts: RetentionParts) {
     parts.state.onReplace(() => {
@@ -138,14 +141,32 @@ export class Retention {
    */
   async capPartner(partnerId: string): Promise<void> {
     this.touched.add(partnerId)
+    // One check at a time per partner, running again for the rows written meanwhile: at the
+    // cap, one transaction serves the events of every commit heard while it waited for its
+    // turn, instead of one transaction per event (the happy path records 8 a flow).
+    if (this.capping.has(partnerId)) {
+      this.capAgain.add(partnerId)
+      return
+    }
+    this.capping.add(partnerId)
     try {
-      // Counted first outside a transaction: below the caps (nearly always) nothing waits.
-      if (!(await this.overCaps(this.parts.state, partnerId))) return
-      await this.parts.state.transaction(async (tx) => {
-        if (await this.overCaps(tx, partnerId)) await this.pruneCapsOf(tx, partnerId, true)
-      })
+      // The other events of the same commit are heard next, each in a microtask of its own:
+      // let them arrive, and one check serves them all.
+      await undefined
+      do {
+        // A row heard after this counts again: its commit may have come after the counts.
+        this.capAgain.delete(partnerId)
+        // Counted first outside a transaction: below the caps (nearly always) nothing waits.
+        if (!(await this.overCaps(this.parts.state, partnerId))) continue
+        await this.parts.state.transaction(async (tx) => {
+          if (await this.overCaps(tx, partnerId)) await this.pruneCapsOf(tx, partnerId, true)
+        })
+      } while (this.capAgain.has(partnerId))
     } catch (error) {
       this.parts.logger.error(`retention of partner ${partnerId} failed: ${(error as Error).stack}`)
+    } finally {
+      this.capping.delete(partnerId)
+      this.capAgain.delete(partnerId)
     }
   }
 
