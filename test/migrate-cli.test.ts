@@ -55,7 +55,9 @@ describePostgres('partner-sandbox migrate', () => {
 
     const first = await run(['migrate', '--database', url])
     expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' })
-    expect(first.stdout).toBe(`applied 1 (state), 2 (leases, counters, commit numbers) to ${shown}\n`)
+    expect(first.stdout).toBe(
+      `applied 1 (state), 2 (leases, counters, commit numbers) to ${shown}\n`,
+    )
     const expected = [
       'sandbox_counters',
       'sandbox_leases',

@@ -100,6 +100,40 @@ describe('organization credentials (spec section 5, layer 1)', () => {
     },
   )
 
+  it('a rotation and a suspension are seen on the next request while another partner writes', async () => {
+    const { call } = await testSandbox()
+    let n = 0
+    const elsewhere = async () => {
+      const res = await call('PATCH', '/api/v1/partner/me', {
+        creds: northwind,
+        body: { display_name: `Northwind ${++n}` },
+      })
+      expect(res.status).toBe(200)
+    }
+    expect((await call('GET', '/api/v1/partner/me')).status).toBe(200) // kept from here on
+    await elsewhere()
+    expect((await call('GET', '/api/v1/partner/me')).status).toBe(200)
+    const rotated = (await call('POST', '/api/v1/partner/me/rotate-api-key')).json
+    await elsewhere()
+    expect((await call('GET', '/api/v1/partner/me')).status).toBe(401)
+    const creds = { key: rotated.api_key, secret: rotated.api_secret }
+    const me = await call('GET', '/api/v1/partner/me', { creds })
+    expect(me.status).toBe(200)
+    await elsewhere()
+    const suspended = await call('PATCH', `/_sandbox/partners/${me.json.partner.id}`, {
+      creds: null,
+      body: { status: 'suspended' },
+    })
+    expect(suspended.status).toBe(200)
+    await elsewhere()
+    const refused = await call('GET', '/api/v1/partner/me', { creds })
+    expect(refused.status).toBe(403)
+    expect(refused.json.error.message).toContain('suspended')
+    expect(
+      (await call('GET', '/api/v1/partner/me', { creds: northwind })).json.partner,
+    ).toMatchObject({ display_name: `Northwind ${n}` })
+  })
+
   it('a suspended partner changes nothing: a PATCH is refused and the record is unchanged', async () => {
     const { call } = await testSandbox()
     const before = (await call('GET', '/api/v1/partner/me')).json.partner

@@ -150,4 +150,53 @@ describe('session tokens on Org + User routes', () => {
     expect(res.status).toBe(401)
     expect(res.json.error.message).toMatch(/no longer exists|Invalid session token/)
   })
+
+  it('a logout, a profile change and a deactivation are seen on the next request while other users write', async () => {
+    const { sandbox, call } = await testSandbox()
+    const a = await registerAndLogin(call)
+    const b = await registerAndLogin(call)
+    const me = (who: { bearer: Record<string, string> }) =>
+      call('GET', '/api/v1/partner/users/me', { headers: who.bearer })
+    // Writes of another user between every step: what is kept of `a`'s token must not hide
+    // a's own changes, and must not be dropped for nothing either (a still gets in).
+    let n = 0
+    const elsewhere = async () => {
+      const res = await call('PATCH', '/api/v1/partner/users/me', {
+        headers: b.bearer,
+        body: { metadata: { write: ++n } },
+      })
+      expect(res.status).toBe(200)
+    }
+    expect((await me(a)).status).toBe(200)
+    await elsewhere()
+    expect((await me(a)).json.first_name).toBe('Robin')
+    const renamed = await call('PATCH', '/api/v1/partner/users/me', {
+      headers: a.bearer,
+      body: { first_name: 'Renamed' },
+    })
+    expect(renamed.status).toBe(200)
+    await elsewhere()
+    expect((await me(a)).json.first_name).toBe('Renamed')
+
+    // Deactivated by a write to the user's row alone (no session row changes).
+    const c = await registerAndLogin(call)
+    expect((await me(c)).status).toBe(200)
+    await elsewhere()
+    const row = sandbox.store.get('users', c.userId)
+    if (!row) throw new Error('no user row')
+    sandbox.store.put('users', { ...row, is_active: false })
+    await elsewhere()
+    const deactivated = await me(c)
+    expect(deactivated.status).toBe(401)
+    expect(deactivated.json.error.message).toMatch(/deactivated/)
+
+    expect((await call('POST', '/api/v1/partner/auth/logout', { headers: a.bearer })).status).toBe(
+      200,
+    )
+    await elsewhere()
+    const out = await me(a)
+    expect(out.status).toBe(401)
+    expect(out.json.error.message).toMatch(/ended \(logged_out\)/)
+    expect((await me(b)).json.metadata).toEqual({ write: n })
+  })
 })

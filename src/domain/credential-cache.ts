@@ -13,9 +13,10 @@ export class CredentialCache {
   private readonly verified = new Map<string, { hash: string; secret: string }>()
   private readonly inFlight = new Map<string, Promise<boolean>>()
   /**
-   * The partner row each API key named, with the state version it was read at: a pure
-   * derivation of the state, good only while no write moved the version, so a request
-   * between writes finds its partner without waiting on the state (status included).
+   * The partner row each API key named, with the version of that key (State.keyVersion of
+   * partners_by_api_key) it was read at: a pure derivation of the state, good only while no
+   * write to a row under the key moved it, so a request finds its partner without waiting on
+   * the state (status included) however much else is written.
    */
   private readonly rows = new Map<string, { version: number; partner: PartnerRow | undefined }>()
   private readonly limit: number
@@ -51,7 +52,7 @@ export class CredentialCache {
     return ok
   }
 
-  /** The row `key` names when it was read at this very state version, else undefined. */
+  /** The row `key` names when it was read at this very version of the key, else undefined. */
   partnerAt(key: string, version: number): { partner: PartnerRow | undefined } | undefined {
     const known = this.rows.get(key)
     return known?.version === version ? known : undefined

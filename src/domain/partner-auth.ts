@@ -11,11 +11,12 @@ const liveMessage =
  * Checks organization credentials. 401 when a header is missing, live-mode, or wrong (the
  * same message for an unknown key and a wrong secret); 403 when the account is suspended
  * or revoked, which is read from the state on every call (or from a row read at the same
- * state version: no write since). Answers at once (no promise) when the pair was verified
- * before and nothing was written since the key was last read: this runs on every API request.
+ * version of its key: no write to that partner's row since). Answers at once (no promise)
+ * when the pair was verified before and the key's row is unchanged since it was last read,
+ * whatever else was written: this runs on every API request.
  */
 export function authenticatePartner(
-  s: { state: Pick<State, 'version' | 'get' | 'lookupOne'>; credentials: CredentialCache },
+  s: { state: Pick<State, 'keyVersion' | 'get' | 'lookupOne'>; credentials: CredentialCache },
   key: string | undefined,
   secret: string | undefined,
 ): PartnerRow | Promise<PartnerRow> {
@@ -34,11 +35,14 @@ export function authenticatePartner(
       'Malformed credentials: X-Partner-Key must start with pk_test_ and X-Partner-Secret with sk_test_.',
     )
   }
-  const version = s.state.version
+  // Any write to the row under this key (a suspension, a rotation, either key's side of it)
+  // moves its version; writes to other rows leave it.
+  const version = s.state.keyVersion('partners_by_api_key', key)
   const known = s.credentials.partnerAt(key, version)
   if (known) return settle(s, known.partner, key, secret)
   return s.state.lookupOne('partners_by_api_key', key).then((partner) => {
-    if (s.state.version === version) s.credentials.notePartner(key, version, partner)
+    if (s.state.keyVersion('partners_by_api_key', key) === version)
+      s.credentials.notePartner(key, version, partner)
     return settle(s, partner, key, secret)
   })
 }

@@ -72,6 +72,16 @@ const unauthorized = (message: string) => new ApiError('unauthorized', message)
 
 type Authenticated = { user: UserRow; session: SessionRow }
 
+/** A token's rows, and the versions of the index keys they are under when they were read. */
+interface KeptRows {
+  session: SessionRow
+  user: UserRow
+  /** users_by_email's key of the user (its e-mail in lower case). */
+  emailKey: string
+  sessionVersion: number
+  userVersion: number
+}
+
 /**
  * Verified signatures are remembered by token, so a request costs a map lookup instead of an
  * HMAC (a pure derivation: a token's claims never change); the stored session is still read
@@ -88,14 +98,13 @@ export class SessionVerifier {
    */
   private readonly expiries = new WeakMap<SessionRow, { text: string; ms: number }>()
   /**
-   * The session and user rows of each session id, with the state version they were read at:
-   * good only while no write moved the version (a pure derivation), so a request between
-   * writes is admitted without waiting on the state; every check still runs on the rows.
+   * The session and user rows of each session id, with the versions of their keys they were
+   * read at (sessions_by_user of the user, users_by_email of the user's e-mail): good only
+   * while no write to those rows moved them (a pure derivation), so a request is admitted
+   * without waiting on the state however much other users write; every check still runs on
+   * the rows. A token whose rows are missing is not kept: it reads them again each time.
    */
-  private readonly rows = new Map<
-    string,
-    { version: number; session: SessionRow | undefined; user: UserRow | undefined }
-  >()
+  private readonly rows = new Map<string, KeptRows>()
 
   constructor(private readonly s: { state: State; clocks: PartnerClocks }) {}
 
@@ -134,18 +143,32 @@ export class SessionVerifier {
   }
 
   private admit(claims: Claims, partner: PartnerRow): Authenticated | Promise<Authenticated> {
-    const version = this.s.state.version
     const known = this.rows.get(claims.sid)
-    if (known?.version === version) return this.check(claims, partner, known.session, known.user)
-    return this.read(claims, partner, version)
+    if (
+      known !== undefined &&
+      known.sessionVersion === this.s.state.keyVersion('sessions_by_user', known.session.user_id) &&
+      known.userVersion === this.s.state.keyVersion('users_by_email', known.emailKey)
+    )
+      return this.check(claims, partner, known.session, known.user)
+    return this.read(claims, partner)
   }
 
-  private async read(claims: Claims, partner: PartnerRow, version: number) {
+  private async read(claims: Claims, partner: PartnerRow) {
+    const version = this.s.state.version
     const session = await this.s.state.get('sessions', claims.sid)
     const user = session && (await this.s.state.get('users', session.user_id))
-    if (this.s.state.version === version) {
+    // Kept only when nothing at all was written during the reads: the key versions taken now
+    // are then those of the rows read (a later write to either row moves its key's version).
+    if (session && user && this.s.state.version === version) {
       if (this.rows.size >= 10_000) this.rows.clear()
-      this.rows.set(claims.sid, { version, session, user })
+      const emailKey = user.email.toLowerCase()
+      this.rows.set(claims.sid, {
+        session,
+        user,
+        emailKey,
+        sessionVersion: this.s.state.keyVersion('sessions_by_user', session.user_id),
+        userVersion: this.s.state.keyVersion('users_by_email', emailKey),
+      })
     }
     return this.check(claims, partner, session, user)
   }

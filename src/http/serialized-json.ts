@@ -41,7 +41,17 @@ export function serializedCache(version: () => number) {
     { version: number; basis: object | undefined; json: SerializedJson }
   >()
   let chars = 0
-  return <T>(key: string, build: () => T, basis?: object, ownVersion?: number): T => {
+  /**
+   * The kept answer of `key` when it still counts, else undefined: a route whose answer is
+   * kept under its own version asks this first, and reads its rows only on a miss.
+   */
+  const kept = <T>(key: string, basis?: object, ownVersion?: number): T | undefined => {
+    const hit = cache.get(key)
+    return hit?.version === (ownVersion ?? version()) && hit.basis === basis
+      ? (hit.json as unknown as T)
+      : undefined
+  }
+  const answer = <T>(key: string, build: () => T, basis?: object, ownVersion?: number): T => {
     const now = ownVersion ?? version()
     const hit = cache.get(key)
     if (hit?.version === now && hit.basis === basis) return hit.json as unknown as T
@@ -60,4 +70,5 @@ export function serializedCache(version: () => number) {
     }
     return json as unknown as T
   }
+  return Object.assign(answer, { kept })
 }

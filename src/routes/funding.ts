@@ -21,6 +21,12 @@ import {
 import type { Money } from '../services/money.js'
 
 const route = routeFactory(['Funding and cards'], 'session')
+
+const pageAnswer = (rows: Awaited<ReturnType<Money['transactions']>>) => ({
+  success: true as const,
+  data: { data: rows.data.map(publicTransaction), has_more: rows.has_more },
+})
+type TransactionPageAnswer = ReturnType<typeof pageAnswer>
 const bodyErrors = [400, ...orgErrors, 409, 413, 415] as const
 
 /** The card group's money routes: simulate-fund, deposits, card transactions, purchases, freeze. */
@@ -144,20 +150,18 @@ export function fundingRoutes(s: { money: Money }) {
       const user = c.get('user')
       const query = c.req.valid('query')
       // Read far more often than written: the serialized page is kept until the user's
-      // transactions next change (other users' writes leave it current). The version is
-      // taken before the rows are read, so a kept page is never older than its version.
+      // transactions next change (other users' writes leave it current), and a kept page is
+      // answered without reading the rows. The version is taken before the rows are read, so
+      // a kept page is never older than its version.
       const version = money.transactionsVersion(user)
+      const key = `${user.id}\n${query.limit}\n${query.starting_after ?? ''}`
+      const kept = transactionPages.kept<TransactionPageAnswer>(key, undefined, version)
+      if (kept) return c.json(kept, 200)
       const rows = await money.transactions(user, query)
-      const page = transactionPages(
-        `${user.id}\n${query.limit}\n${query.starting_after ?? ''}`,
-        () => ({
-          success: true as const,
-          data: { data: rows.data.map(publicTransaction), has_more: rows.has_more },
-        }),
-        undefined,
-        version,
+      return c.json(
+        transactionPages(key, () => pageAnswer(rows), undefined, version),
+        200,
       )
-      return c.json(page, 200)
     },
   )
 

@@ -34,13 +34,16 @@ const pending = (d: Collections['deposits']) => d.status === 'pending'
 const underReview = (d: Collections['disputes']) => d.status === 'under_review'
 
 export const indexDefs = {
-  partners_by_api_key: index('partners', (p) => p.api_key),
+  // Versioned, as are users_by_email and sessions_by_user: the gate keeps the partner row a key
+  // names, and the session and user rows a token names, until a write changes those very rows
+  // (credential-cache.ts, sessions.ts), so other partners' and users' writes leave them current.
+  partners_by_api_key: index('partners', (p) => p.api_key, { versioned: true }),
   users_by_partner: index('users', (u) => u.partner_id),
   // By e-mail alone, of every partner (findUserByEmail keeps the partner's own): a key built
   // as `partner:email` was a new string per user, 64 bytes each at 100k users; the lowercase
   // e-mail is the row's own string.
-  users_by_email: index('users', (u) => u.email.toLowerCase()),
-  sessions_by_user: index('sessions', (s) => s.user_id),
+  users_by_email: index('users', (u) => u.email.toLowerCase(), { versioned: true }),
+  sessions_by_user: index('sessions', (s) => s.user_id, { versioned: true }),
   webhooks_by_partner: index('webhooks', (w) => w.partner_id),
   deliveries_by_webhook: index('webhook_deliveries', (d) => d.webhook_id, byTime),
   deliveries_by_partner: index('webhook_deliveries', (d) => d.partner_id),
