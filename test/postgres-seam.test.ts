@@ -273,6 +273,27 @@ describePostgres('state seam, PostgreSQL engine', () => {
     await b.catchUp()
   })
 
+  it('a row that leaves a versioned key moves that key too, here and on other replicas', async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [await open(url), await open(url)]
+    await a.transaction(async (tx) =>
+      tx.put('partners', { id: 'p1', api_key: 'pk_test_old' } as never),
+    )
+    await b.catchUp()
+    const [hereBefore, thereBefore] = [a, b].map((s) =>
+      s.keyVersion('partners_by_api_key', 'pk_test_old'),
+    )
+    // A rotation: the row takes a new key and leaves the old one.
+    await a.transaction(async (tx) =>
+      tx.put('partners', { id: 'p1', api_key: 'pk_test_new' } as never),
+    )
+    await b.catchUp()
+    expect(a.keyVersion('partners_by_api_key', 'pk_test_old')).toBeGreaterThan(hereBefore as number)
+    expect(b.keyVersion('partners_by_api_key', 'pk_test_old')).toBeGreaterThan(
+      thereBefore as number,
+    )
+  })
+
   it('a lease is held once among replicas until released or expired', async () => {
     const url = freshDatabaseUrl()
     const [a, b] = [await open(url), await open(url)]

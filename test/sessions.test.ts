@@ -182,9 +182,10 @@ describe('session tokens on Org + User routes', () => {
     const c = await registerAndLogin(call)
     expect((await me(c)).status).toBe(200)
     await elsewhere()
-    const row = sandbox.store.get('users', c.userId)
+    const { state } = sandbox.services
+    const row = await state.get('users', c.userId)
     if (!row) throw new Error('no user row')
-    sandbox.store.put('users', { ...row, is_active: false })
+    await state.transaction(async (tx) => tx.put('users', { ...row, is_active: false }))
     await elsewhere()
     const deactivated = await me(c)
     expect(deactivated.status).toBe(401)

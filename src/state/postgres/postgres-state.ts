@@ -301,7 +301,10 @@ class PgTx extends PgReader implements StateTx {
 
   put<K extends CollectionName>(collection: K, row: Collections[K]): void {
     const table = tableSql[collection]
-    this.send(table.upsert.text, table.upsert.params(row as Row))
+    this.send(table.upsert.text, table.upsert.params(row as Row), (before) => {
+      for (const [index, key] of Object.entries(before[0] ?? {}))
+        if (typeof key === 'string') touch(this.touched, index as IndexName, key)
+    })
     for (const ix of table.layout.indexes) {
       const key = ix.versioned ? ix.keyOf(row as never) : undefined
       if (key !== undefined) touch(this.touched, ix.name, key)

@@ -37,9 +37,21 @@ function upsertOf(layout: TableLayout): Upsert {
     updates.push(`${ix.key} = EXCLUDED.${ix.key}`)
     if (ix.order) updates.push(`${ix.order} = EXCLUDED.${ix.order}`)
   }
+  // A row's keys under versioned indexes before the write, answered by it: a cache of the
+  // key it leaves (a rotated API key) must be told as well as one of the key it takes.
+  const versioned = layout.indexes.filter((ix) => ix.versioned)
+  const before =
+    versioned.length > 0
+      ? `WITH before AS (SELECT ${versioned.map((ix) => `${ix.key} AS "${ix.name}"`).join(', ')} ` +
+        `FROM ${layout.table} WHERE id = $1) `
+      : ''
+  const returning =
+    versioned.length > 0
+      ? ` RETURNING ${versioned.map((ix) => `(SELECT "${ix.name}" FROM before) AS "${ix.name}"`).join(', ')}`
+      : ''
   const text =
-    `INSERT INTO ${layout.table} AS t (${columns.join(', ')}) VALUES (${values.join(', ')}) ` +
-    `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`
+    `${before}INSERT INTO ${layout.table} AS t (${columns.join(', ')}) VALUES (${values.join(', ')}) ` +
+    `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}${returning}`
   const params = (row: Record<string, unknown>) => {
     const out: (string | null)[] = [
       row.id as string,
