@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { acme, FIXTURE_PASSWORD, testSandbox } from './helpers.js'
+import { acme, FIXTURE_PASSWORD, testEngine, testSandbox } from './helpers.js'
 
 describe('control plane /_sandbox', () => {
   it('health reports the version, storage, scenario and sandbox time', async () => {
@@ -8,7 +8,8 @@ describe('control plane /_sandbox', () => {
     expect(res.status).toBe(200)
     expect(res.json).toMatchObject({
       status: 'ok',
-      storage: 'memory',
+      // The engine this run's sandboxes use (test/helpers.ts testEngine).
+      storage: testEngine === 'postgres' ? 'postgres' : 'memory',
       scenario: 'default',
       partners: 2,
     })
