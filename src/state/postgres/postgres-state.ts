@@ -107,18 +107,39 @@ export class PostgresState implements State {
   all = this.reader.all.bind(this.reader)
 
   async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
-    const { result, tx, number } = await withRetries(() =>
-      this.sql.begin('isolation level serializable', async (sql) => {
-        const tx = new PgTx(sql)
-        const result = await fn(tx)
-        await tx.finish()
-        const number = await this.notices.notify(sql, tx.changes, tx.touched)
-        return { result, tx, number }
-      }),
-    )
+    const { result, tx, number } = await withRetries(() => this.attempt(fn))
     this.notices.committed(tx.changes, tx.touched, number)
     tx.committed()
     return result
+  }
+
+  /**
+   * One attempt of a SERIALIZABLE transaction, on a connection of its own. Not sql.begin:
+   * postgres.js 3.4.9 can send its BEGIN down a busy connection's pipeline without reserving
+   * the connection (porsager/postgres#823, #1189), which under load failed the transaction
+   * with UNSAFE_TRANSACTION (a 500) or left it open for unrelated queries (a webhook attempt
+   * recorded in it was lost, and made again). sql.reserve() takes an idle connection only and
+   * holds it until released.
+   */
+  private async attempt<T>(fn: (tx: StateTx) => Promise<T>) {
+    const reserved = await this.sql.reserve()
+    const sql = reserved as unknown as TransactionSql
+    const tx = new PgTx(sql)
+    try {
+      await reserved.unsafe('BEGIN ISOLATION LEVEL SERIALIZABLE')
+      const result = await fn(tx)
+      await tx.finish()
+      const number = await this.notices.notify(sql, tx.changes, tx.touched)
+      await reserved.unsafe('COMMIT')
+      return { result, tx, number }
+    } catch (error) {
+      await reserved.unsafe('ROLLBACK').catch(() => {})
+      // The statements after a failed one only say the transaction was aborted: the first
+      // failure says why (a serialization failure is run again).
+      throw (error as { code?: string }).code === '25P02' ? (tx.failure ?? error) : error
+    } finally {
+      reserved.release()
+    }
   }
 
   async putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
@@ -128,10 +149,27 @@ export class PostgresState implements State {
   }
 
   catchUp(): Promise<void> {
-    return this.notices.catchUp(async () => {
-      const [found] = await this.query(LAST_COMMIT)
-      return Number(found?.n ?? 0)
-    })
+    return this.notices.catchUp(() => this.lastAnnounced())
+  }
+
+  /** The next read of the last commit number, not yet sent (see lastAnnounced). */
+  private nextLast: Promise<number> | undefined
+
+  /**
+   * The number of the last commit announced. Requests that ask within one turn of the event
+   * loop share one read, sent once they have all asked: each asked before it was sent, so it
+   * counts every commit answered before that request came. Under load, one read serves many.
+   */
+  private lastAnnounced(): Promise<number> {
+    if (!this.nextLast) {
+      this.nextLast = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => {
+          this.nextLast = undefined
+          return this.query(LAST_COMMIT)
+        })
+        .then(([found]) => Number(found?.n ?? 0))
+    }
+    return this.nextLast
   }
 
   async increment(name: string, window: number): Promise<number> {
@@ -287,7 +325,8 @@ class PgTx extends PgReader implements StateTx {
   readonly changes: Change[] = []
   readonly touched: TouchedKeys = new Map()
   private pending: Promise<unknown>[] = []
-  private failure: unknown
+  /** The first statement that failed: it aborted the transaction. */
+  failure: unknown
   private after: (() => void)[] = []
   private open = true
 
@@ -295,7 +334,11 @@ class PgTx extends PgReader implements StateTx {
     super((text, params = []) => {
       // A write that failed has aborted the transaction: say why, not "transaction aborted".
       if (this.failure !== undefined) return Promise.reject(this.failure)
-      return sql.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Row[]>
+      const read = sql.unsafe(text, params as never[], { prepare: true })
+      return (read as unknown as Promise<Row[]>).catch((error: unknown) => {
+        this.failure ??= error
+        throw error
+      })
     })
   }
 
