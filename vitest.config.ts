@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
+import { postgresBin } from './test/postgres-server.js'
 
 /** The workflow parser ships source maps without their sources: read it without them (quiet). */
 const withoutSourceMaps = {
@@ -11,20 +12,99 @@ const withoutSourceMaps = {
   },
 }
 
-export default defineConfig({
+/** What both projects share (each is its own inline project: none inherits the root's). */
+const shared = {
   plugins: [withoutSourceMaps],
   test: {
-    include: ['test/**/*.test.ts'],
-    // examples/ run with `npm run test:examples` (their own configs; Playwright for the browser).
-    exclude: ['examples/**', 'node_modules/**'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    pool: 'forks',
-    // Reports browser suites skipped for want of a browser (test/browser.ts) in one line, and
-    // starts the run's PostgreSQL server (test/postgres-setup.ts).
-    globalSetup: ['test/browser-setup.ts', 'test/postgres-setup.ts'],
+    pool: 'forks' as const,
     // GitHub's workflow parser imports its schema JSON without an import attribute, as bundlers
     // allow and Node does not: Vite transforms it (test/workflows.test.ts).
     server: { deps: { inline: ['@actions/workflow-parser'] } },
+  },
+}
+
+const everyTest = ['test/**/*.test.ts']
+// examples/ run with `npm run test:examples` (their own configs; Playwright for the browser).
+const notTests = ['examples/**', 'node_modules/**']
+
+/**
+ * What the `postgres` project leaves to the `memory` one: tests that would only run the same
+ * thing again, because they are about the memory engine itself or never reach the state seam.
+ * Every other suite (the API suites) runs on both engines with the same assertions.
+ */
+const memoryOnly = [
+  // The memory engine itself: its store, indexes, data file, compaction and crash recovery
+  // (a data file is the memory engine's durability; PostgreSQL's is the database).
+  'test/store-*.test.ts',
+  'test/state-seam.test.ts',
+  'test/crash.test.ts',
+  'test/attacks/sigkill.test.ts',
+  'test/scenario-persistence.test.ts',
+  // The memory engine's process: the heap policy of the CLI and its garbage collection.
+  'test/heap-policy.test.ts',
+  // Suites that pick their engine themselves: the PostgreSQL engine, replicas and cluster on
+  // throwaway schemas of the test server, the migrate job and the banner's storage line.
+  'test/postgres-*.test.ts',
+  'test/migrate-cli.test.ts',
+  'test/banner-storage.test.ts',
+  // No sandbox state at all: the source tree's import graph, the CI workflow, the README and
+  // docs text, the package, the CLI's help and options (parsed before any state is opened).
+  'test/architecture.test.ts',
+  'test/workflows.test.ts',
+  'test/readme.test.ts',
+  'test/package.test.ts',
+  'test/cli-help.test.ts',
+  'test/config-env.test.ts',
+  // CLI processes started without --database (the memory engine): their flags, signals and
+  // logs are the same whichever engine holds the state.
+  'test/cli.test.ts',
+  'test/cli-parent.test.ts',
+  'test/log-flush.test.ts',
+  // Browser suites: the pages call the API and control routes the API suites check on both
+  // engines; Chromium adds the page, not the engine, and costs a minute a suite.
+  'test/*-browser.test.ts',
+]
+
+/**
+ * Two projects, so `npx vitest run` (`npm test`) checks both engines: `memory` runs every test
+ * on the default engine; `postgres` runs the API suites again with PARTNER_SANDBOX_TEST_ENGINE
+ * set, each sandbox on a new schema of the run's throwaway PostgreSQL server (test/helpers.ts
+ * engineOptions, test/postgres-setup.ts). Without PostgreSQL installed there is no `postgres`
+ * project, and the run says so in one line. One project alone: `--project memory|postgres`.
+ */
+export default defineConfig({
+  test: {
+    // Once for the run, whichever projects run: browser suites skipped for want of a browser
+    // are reported in one line (test/browser.ts), and the run's PostgreSQL server is started.
+    globalSetup: ['test/browser-setup.ts', 'test/postgres-setup.ts'],
+    projects: [
+      {
+        ...shared,
+        test: {
+          ...shared.test,
+          name: 'memory',
+          include: everyTest,
+          exclude: notTests,
+          // Set, not inherited: a PARTNER_SANDBOX_TEST_ENGINE in the shell does not move it.
+          env: { PARTNER_SANDBOX_TEST_ENGINE: 'memory' },
+        },
+      },
+      ...(postgresBin()
+        ? [
+            {
+              ...shared,
+              test: {
+                ...shared.test,
+                name: 'postgres',
+                include: everyTest,
+                exclude: [...notTests, ...memoryOnly],
+                env: { PARTNER_SANDBOX_TEST_ENGINE: 'postgres' },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 })

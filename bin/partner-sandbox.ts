@@ -4,11 +4,18 @@ import { serveCommand, usageOf } from '../src/cli/command-specs.js'
 import { parseOrFail, runCommand, unknownCommand } from '../src/cli/commands.js'
 import { applyHeapPolicy } from '../src/cli/heap-policy.js'
 import { serveFlags } from '../src/cli/serve-flags.js'
-import { envNames } from '../src/config.js'
-import { ConfigError, DataFileError, ScenarioError, startSandbox } from '../src/index.js'
+import { dataAndDatabase, envNames } from '../src/config.js'
+import {
+  ConfigError,
+  DatabaseError,
+  DataFileError,
+  ScenarioError,
+  startSandbox,
+} from '../src/index.js'
 import { packageVersion } from '../src/package-root.js'
 import { watchParent } from '../src/parent-watch.js'
 import type { SandboxOptions } from '../src/sandbox-options.js'
+import { maskDatabaseUrl } from '../src/state/database-url.js'
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`partner-sandbox: ${message}\n`)
@@ -26,16 +33,21 @@ async function main() {
   const options: Record<string, unknown> = {}
   // Where each option came from, as the person typed it, so an error can name it.
   const typed: Record<string, string> = {}
+  // The database URL's password stays out of every message.
+  const shown = (key: string, value: string) =>
+    key === 'database' ? maskDatabaseUrl(value) : value
   for (const [env, key] of Object.entries(envNames)) {
-    if (process.env[env] !== undefined && process.env[env] !== '') {
-      options[key] = process.env[env]
-      typed[key] = `${env}=${process.env[env]}`
+    const value = process.env[env]
+    if (value !== undefined && value !== '') {
+      options[key] = value
+      typed[key] = `${env}=${shown(key, value)}`
     }
   }
   for (const { name, key } of serveFlags) {
-    if (key === undefined || values[name] === undefined) continue
-    options[key] = values[name]
-    typed[key] = values[name] === true ? `--${name}` : `--${name} ${values[name]}`
+    const value = values[name]
+    if (key === undefined || value === undefined) continue
+    options[key] = value
+    typed[key] = value === true ? `--${name}` : `--${name} ${shown(key, String(value))}`
   }
 
   const started = performance.now()
@@ -44,13 +56,18 @@ async function main() {
     sandbox = await startSandbox(options as SandboxOptions)
   } catch (error) {
     if (error instanceof ConfigError && error.problems.length > 0) {
-      const lines = error.problems.map((p) => `${typed[p.option] ?? p.option}: ${p.message}`)
+      const lines = error.problems.map((p) =>
+        p.message === dataAndDatabase
+          ? `${typed.data} and ${typed.database}: state lives in a data file or in a database; give one of them`
+          : `${typed[p.option] ?? p.option}: ${p.message}`,
+      )
       fail(`${lines.join('\n')}\nRun partner-sandbox --help for the options.`, 2)
     }
     if (
       error instanceof DataFileError ||
       error instanceof ScenarioError ||
-      error instanceof ConfigError
+      error instanceof ConfigError ||
+      error instanceof DatabaseError
     ) {
       fail(error.message)
     }

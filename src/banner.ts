@@ -1,4 +1,5 @@
 import type { SandboxConfig } from './config.js'
+import { describeDatabase } from './state/database-url.js'
 
 /** What the start-up banner shows, gathered by the CLI from the running sandbox. */
 export interface BannerFacts {
@@ -31,6 +32,12 @@ export function openControlPlaneWarning(config: SandboxConfig, url: string): str
   ].join('\n')
 }
 
+/** Where the state lives: PostgreSQL (its password masked), a data file, or memory. */
+function storage(config: SandboxConfig): string {
+  if (config.database) return `PostgreSQL ${describeDatabase(config.database)}`
+  return config.data ?? 'memory (use --data FILE to keep state)'
+}
+
 /** The start-up banner: where things are, the default credentials, and any exposure warning. */
 export function banner(facts: BannerFacts): string {
   const { url, config, credentials } = facts
@@ -39,7 +46,7 @@ export function banner(facts: BannerFacts): string {
     `  API       ${url}/api/v1`,
     `  Docs      ${url}/docs   (OpenAPI: ${url}/openapi.json)`,
     `  Control   ${url}/_sandbox${config.adminToken ? '   (admin token required)' : ''}`,
-    `  Storage   ${config.data ?? 'memory (use --data FILE to keep state)'}`,
+    `  Storage   ${storage(config)}`,
     `  Scenario  ${facts.scenario}`,
   ]
   if (credentials) {

@@ -60,7 +60,7 @@ export async function compose(config: SandboxConfig, logger: Logger) {
     config.publicUrl,
     `http://${hostForUrl(config.host)}:${config.port}`,
   )
-  await SandboxClockRow.open({ state, clock, logger })
+  const clockRow = await SandboxClockRow.open({ state, clock, logger })
   // First of all that listens to the sandbox clock: frozen partners have moved with it by the
   // time the sweeper and the dispatcher look at their due work.
   const clocks = await PartnerClocks.open(state, clock)
@@ -108,6 +108,8 @@ export async function compose(config: SandboxConfig, logger: Logger) {
   })
   const journal = new RequestJournal({
     state,
+    // Only the memory engine keeps the objects it is given (and has the store).
+    copies: store === undefined,
     onError: (error) => logger.warn(`the request journal lost a request: ${error}`),
   })
   const faults = new Faults({ state, random, scenarios })
@@ -182,6 +184,7 @@ export async function compose(config: SandboxConfig, logger: Logger) {
     defaultPartnerPresent,
     state,
     clock,
+    clockRow,
     clocks,
     random,
     scenarios,
@@ -196,6 +199,7 @@ export async function compose(config: SandboxConfig, logger: Logger) {
     faults,
     overrides,
     sweeper,
+    retention,
     sinks,
     webhooks,
     origins,

@@ -27,6 +27,9 @@ const completionDefault = z.union([
   z.string().regex(/^[\w.:-]{1,128}$/, 'must be an id (letters, digits, _ . : -) or off'),
 ])
 
+/** The refusal of both `data` and `database`: the CLI words it with the flags as typed. */
+export const dataAndDatabase = 'give either a data file (data) or a database (database), not both'
+
 export const sandboxOptionsSchema = z
   .object({
     port: numeric().int().min(0).max(65535).default(4010),
@@ -105,7 +108,7 @@ export const sandboxOptionsSchema = z
   })
   .refine((options) => !(options.data && options.database), {
     path: ['database'],
-    message: 'give either a data file (data) or a database (database), not both',
+    message: dataAndDatabase,
   })
 
 export type SandboxConfig = z.output<typeof sandboxOptionsSchema>

@@ -21,6 +21,7 @@ export * from './control/client/index.js'
 export type { SandboxOptions } from './sandbox-options.js'
 export type { RunningSandbox, Sandbox, SandboxApp } from './sandbox-types.js'
 export { ScenarioError } from './scenarios/loader.js'
+export { DatabaseError } from './state/database-error.js'
 export { DEFAULT_PARTNER } from './store/default-credentials.js'
 export { DataFileError } from './store/snapshot-file.js'
 
@@ -89,6 +90,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     close: async () => {
       parts.dispatcher.stop()
       parts.sweeper.stop()
+      await Promise.all([parts.retention.settled(), parts.clockRow.settled()])
       await parts.state.close()
       // Lines on stderr are written asynchronously: the last ones are out before close resolves.
       if (!config.onLog) await flushLogs()

@@ -219,6 +219,6 @@ describe('serializedCache', () => {
     expect(b.text).toBe(a.text)
     expect(b.headers.get('content-type')).toBe('application/json')
     expect(b.headers.get('x-request-id')).not.toBe(a.headers.get('x-request-id'))
-    expect(sandbox.store.version).toBeGreaterThan(0)
+    expect(sandbox.services.state.version).toBeGreaterThan(0)
   })
 })

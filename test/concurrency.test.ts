@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type RunningSandbox, type SandboxOptions, startSandbox } from '../src/index.js'
-import { type Call, httpCall, onboardedUser } from './helpers.js'
+import { type Call, engineOptions, httpCall, onboardedUser } from './helpers.js'
 
 /**
  * Money under real concurrency: requests fired at once over sockets to a listening sandbox, so
@@ -28,7 +28,13 @@ afterEach(async () => {
 
 /** A listening sandbox on 127.0.0.1; the rate limit is off so 200 requests at once all count. */
 async function listening(options: SandboxOptions = {}) {
-  const sandbox = await startSandbox({ port: 0, logLevel: 'silent', rateLimit: 'off', ...options })
+  const sandbox = await startSandbox({
+    port: 0,
+    logLevel: 'silent',
+    rateLimit: 'off',
+    ...engineOptions(options),
+    ...options,
+  })
   running.push(sandbox)
   return { sandbox, call: httpCall(sandbox.url) }
 }

@@ -7,13 +7,19 @@ import {
   startSandbox,
   WaitTimeoutError,
 } from '../src/index.js'
+import { engineOptions } from './helpers.js'
 
 const TOKEN = 'ctl-test-token'
 let sandbox: RunningSandbox
 let control: ReturnType<typeof createControlClient>
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, logLevel: 'silent', adminToken: TOKEN })
+  sandbox = await startSandbox({
+    ...engineOptions(),
+    port: 0,
+    logLevel: 'silent',
+    adminToken: TOKEN,
+  })
   control = createControlClient(sandbox.url, { adminToken: TOKEN })
 })
 afterAll(async () => {

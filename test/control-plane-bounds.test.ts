@@ -2,7 +2,7 @@ import { type IncomingMessage, request, type Server, type ServerResponse } from 
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { parseOptions, startSandbox } from '../src/index.js'
 import { spawnCli, stopCliProcesses } from './cli-process.js'
-import { testSandbox } from './helpers.js'
+import { engineOptions, testSandbox } from './helpers.js'
 import { sinkRegistry } from './sink-registry.js'
 
 const MiB = 1024 * 1024
@@ -97,7 +97,12 @@ it('refuses a 20 MiB control-plane body with 413 having read at most its limit',
   // With a snapshot limit of 1 MiB, no route of this sandbox may read more than 1 MiB of a body
   // before refusing it: a declared length is refused from the header alone, a chunked body
   // once its count passes the limit.
-  const sandbox = await startSandbox({ port: 0, logLevel: 'warn', snapshotLimit: MiB })
+  const sandbox = await startSandbox({
+    ...engineOptions(),
+    port: 0,
+    logLevel: 'warn',
+    snapshotLimit: MiB,
+  })
   const answers = watchAnswers(sandbox.server)
   try {
     for (const path of ['/_sandbox/snapshot', '/_sandbox/events', '/_sandbox/sink/big']) {

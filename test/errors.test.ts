@@ -51,10 +51,8 @@ describe('the error envelope on every failure', () => {
     const fail = () => {
       throw new Error('disk on fire at /secret/path.ts:42')
     }
-    sandbox.store.put = fail
-    sandbox.store.batch = fail
-    // A write through the state seam's transaction fails the same way.
-    sandbox.store.txWrite = fail
+    // Every write goes through the state seam's transaction, whatever the engine.
+    sandbox.services.state.transaction = fail
     const res = await call('PATCH', '/api/v1/partner/me', { body: { display_name: 'Boom' } })
     expect(res.status).toBe(500)
     expect(res.json.error.code).toBe('internal_error')

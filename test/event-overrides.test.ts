@@ -13,9 +13,9 @@ const trigger = (call: Call, body: object) =>
     body: { partner_id: DEFAULT_PARTNER.id, ...body },
   })
 
-const counts = (sandbox: Awaited<ReturnType<typeof testSandbox>>['sandbox']) => ({
-  events: sandbox.store.all('events').length,
-  transactions: sandbox.store.all('transactions').length,
+const counts = async (sandbox: Awaited<ReturnType<typeof testSandbox>>['sandbox']) => ({
+  events: (await sandbox.services.state.all('events')).length,
+  transactions: (await sandbox.services.state.all('transactions')).length,
 })
 
 describe('POST /_sandbox/events with overrides', () => {
@@ -36,7 +36,7 @@ describe('POST /_sandbox/events with overrides', () => {
     })
     expect(txn.json.data).toMatchObject({ type: 'funding', amount: 12.34 })
     // What the endpoint receives is the stored event, overrides included.
-    const stored = sandbox.store.get('events', res.json.event.id)
+    const stored = await sandbox.services.state.get('events', res.json.event.id)
     expect(stored?.data.object.amount).toBe(12.34)
   })
 
@@ -78,7 +78,7 @@ describe('POST /_sandbox/events with overrides', () => {
   it('a bad override is a 400 naming the path and what is wrong, and changes nothing', async () => {
     const { sandbox, call } = await testSandbox()
     await onboardedUser(call)
-    const before = counts(sandbox)
+    const before = await counts(sandbox)
     const cases: [object, string, RegExp][] = [
       [{ 'data.object.amount': 'lots' }, 'overrides.data.object.amount', /must be a number/],
       [
@@ -114,7 +114,7 @@ describe('POST /_sandbox/events with overrides', () => {
     })
     expect(polluted.status).toBe(400)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-    expect(counts(sandbox)).toEqual(before)
+    expect(await counts(sandbox)).toEqual(before)
   })
 
   it('every real event of a flow fits its type’s object schema', async () => {
@@ -122,7 +122,7 @@ describe('POST /_sandbox/events with overrides', () => {
     await onboardedUser(call)
     await trigger(call, { type: 'card.funded' })
     await trigger(call, { type: 'card_transaction.created' })
-    const events = sandbox.store.all('events')
+    const events = await sandbox.services.state.all('events')
     expect(new Set(events.map((e) => e.type)).size).toBeGreaterThanOrEqual(6)
     for (const e of events) {
       const parsed = eventObjectSchemas[e.type as EventType].safeParse(e.data.object)

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createPartner, registerAndLogin, startReceiver, testSandbox } from './helpers.js'
 import { responseSchema, schemaValidator } from './openapi-schema.js'
 
@@ -26,8 +26,19 @@ async function setup() {
   return { ...t, p, wait, trigger }
 }
 
-/** Lets the request reach its await (the wait is registered) before the event happens. */
+/** Lets a promise's callbacks run (the request's answer reaches the test). */
 const tick = () => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Until `count` requests wait: the request reached its await (the wait is registered) before
+ * the event happens. Its first look at the events is a few queries on PostgreSQL, not one
+ * turn of the event loop; a request that answered at once never gets here (the test fails).
+ */
+const waiting = (sandbox: { services: { webhooks: { waits: { size: number } } } }, count = 1) =>
+  vi.waitUntil(() => sandbox.services.webhooks.waits.size === count, {
+    timeout: 15_000,
+    interval: 5,
+  })
 
 describe('GET /_sandbox/partners/{id}/events/wait', () => {
   it('answers at once when a matching event exists already', async () => {
@@ -45,7 +56,7 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
   it('holds the request until the event is recorded, then answers it', async () => {
     const { wait, trigger, sandbox } = await setup()
     const pending = wait({ type: 'card.funded', timeout: '10s' })
-    await tick()
+    await waiting(sandbox)
     expect(sandbox.services.webhooks.waits.size).toBe(1)
     await trigger('card.created')
     await trigger('card.funded', { amount: 25 })
@@ -58,10 +69,10 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
   })
 
   it('with after, only a later event answers; a family such as card.* matches its types', async () => {
-    const { wait, trigger } = await setup()
+    const { wait, trigger, sandbox } = await setup()
     const first = (await trigger('card.created')).json.event
     const pending = wait({ type: 'card.*', after: first.id })
-    await tick()
+    await waiting(sandbox)
     const second = (await trigger('card.funded')).json.event
     const res = await pending
     expect(res.json.event.id).toBe(second.id)
@@ -99,7 +110,7 @@ describe('GET /_sandbox/partners/{id}/events/wait', () => {
     const before = sandbox.services.webhooks.waits.size
     const controller = new AbortController()
     const pending = wait({ type: 'card.created', timeout: '30s' }, { signal: controller.signal })
-    await tick()
+    await waiting(sandbox, before + 1)
     expect(sandbox.services.webhooks.waits.size).toBe(before + 1)
     controller.abort()
     await pending.catch(() => undefined)

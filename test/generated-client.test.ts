@@ -7,6 +7,7 @@ import openapiTS, { astToString } from 'openapi-typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
+import { engineOptions } from './helpers.js'
 import { type OpenApiDoc, responseSchema, schemaValidator } from './openapi-schema.js'
 
 /**
@@ -21,7 +22,7 @@ let doc: OpenApiDoc
 let types: string
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+  sandbox = await startSandbox({ ...engineOptions(), port: 0, logLevel: 'silent' })
   doc = await (await fetch(`${sandbox.url}/openapi.json`)).json()
   types = astToString(await openapiTS(doc))
 })

@@ -1,9 +1,11 @@
 import type { JournalEntry } from '../src/http/journal-entry.js'
 import { RequestJournal } from '../src/services/journal.js'
 import { MemoryState } from '../src/state/memory-state.js'
+import { PostgresState } from '../src/state/postgres/postgres-state.js'
 import { defineIndexes } from '../src/store/indexes.js'
 import { emptyCollections, ephemeralCollections } from '../src/store/records.js'
 import { Store } from '../src/store/store.js'
+import { freshDatabaseUrl } from './postgres.js'
 
 /** A request-journal entry numbered `n` (a GET of /p/n), without headers or bodies. */
 export const journalEntry = (n: number, partnerId: string | null = null): JournalEntry => ({
@@ -19,8 +21,19 @@ export const journalEntry = (n: number, partnerId: string | null = null): Journa
   capture: undefined,
 })
 
-/** A request journal of its own (capacity, body window) over a memory state. */
-export async function standaloneJournal(capacity: number, bodyWindow: number) {
+/**
+ * A request journal of its own (capacity, body window) over a memory state, or over a new
+ * PostgreSQL schema (keeping copies of its rows, as a sandbox on PostgreSQL does).
+ */
+export async function standaloneJournal(
+  capacity: number,
+  bodyWindow: number,
+  engine: 'memory' | 'postgres' = 'memory',
+) {
+  if (engine === 'postgres') {
+    const state = await PostgresState.open({ url: freshDatabaseUrl(), seed: emptyCollections })
+    return new RequestJournal({ state, capacity, bodyWindow, copies: true })
+  }
   const store = await Store.open({ seed: emptyCollections, ephemeral: ephemeralCollections })
   defineIndexes(store)
   return new RequestJournal({ state: new MemoryState(store), capacity, bodyWindow })

@@ -11,6 +11,7 @@ import {
   acme,
   bearer,
   type Call,
+  engineOptions,
   httpCall,
   onboardingApplicant,
   orgHeaders,
@@ -130,7 +131,7 @@ describe('links over a real socket', () => {
   })
 
   it('follow the Host the client really sent, not the bind address', async () => {
-    running = await startSandbox({ port: 0, logLevel: 'silent' })
+    running = await startSandbox({ ...engineOptions(), port: 0, logLevel: 'silent' })
     const { port } = running
     const user = await registerAndLogin(httpCall(running.url))
     const payload = JSON.stringify(onboardingApplicant(user.user))

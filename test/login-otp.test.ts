@@ -95,7 +95,9 @@ describe('POST /partner/auth/verify-otp', () => {
       pid: partnerId,
       exp: session.expiresAt / 1000,
     })
-    expect(sandbox.store.get('sessions', claims.sid as string)?.user_id).toBe(session.userId)
+    expect((await sandbox.services.state.get('sessions', claims.sid as string))?.user_id).toBe(
+      session.userId,
+    )
   })
 
   it('the session lifetime is configurable', async () => {

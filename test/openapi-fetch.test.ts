@@ -2,10 +2,11 @@ import createClient from 'openapi-fetch'
 import type { paths } from 'partner-sandbox/openapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
+import { engineOptions } from './helpers.js'
 
 let sandbox: RunningSandbox
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+  sandbox = await startSandbox({ ...engineOptions(), port: 0, logLevel: 'silent' })
 })
 afterAll(async () => {
   await sandbox?.close()

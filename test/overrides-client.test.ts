@@ -6,6 +6,7 @@ import {
   type SandboxPartnerHandle,
   startSandbox,
 } from '../src/index.js'
+import { engineOptions } from './helpers.js'
 
 /** Overrides and verification through the typed control client, over a real socket. */
 const TOKEN = 'overrides-token'
@@ -14,7 +15,12 @@ let sandbox: RunningSandbox
 let control: ReturnType<typeof createControlClient>
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, logLevel: 'silent', adminToken: TOKEN })
+  sandbox = await startSandbox({
+    ...engineOptions(),
+    port: 0,
+    logLevel: 'silent',
+    adminToken: TOKEN,
+  })
   control = createControlClient(sandbox.url, { adminToken: TOKEN })
 })
 afterAll(async () => {

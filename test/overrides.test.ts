@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { OVERRIDE_CAP } from '../src/domain/overrides.js'
-import { acme, createPartner, journalOf, newUser, northwind, testSandbox } from './helpers.js'
+import {
+  acme,
+  createPartner,
+  journalOf,
+  newUser,
+  northwind,
+  testEngine,
+  testSandbox,
+} from './helpers.js'
+import { freshDatabaseUrl } from './postgres.js'
 
 const REGISTER = '/api/v1/partner/auth/register'
 const conflict = {
@@ -266,19 +275,23 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     expect(Object.keys(whole.json.collections.overrides)).toHaveLength(2)
   })
 
-  it('survives a restart with a data file, times left included', async () => {
+  it('survives a restart with a data file (or on its database), times left included', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-overrides-'))
     try {
-      const data = join(dir, 'sandbox.json')
-      const first = await testSandbox({ data })
+      // The state a restarted sandbox finds again: its data file, or on PostgreSQL its database.
+      const kept =
+        testEngine === 'postgres'
+          ? { database: freshDatabaseUrl() }
+          : { data: join(dir, 'sandbox.json') }
+      const first = await testSandbox(kept)
       const id = (await first.call('GET', '/api/v1/partner/me')).json.partner.id
       const path = `/_sandbox/partners/${id}/overrides`
       await first.call('POST', path, { creds: null, body: on409({ times: 2 }) })
       expect((await first.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
       await first.sandbox.close()
-      const second = await testSandbox({ data })
-      const [kept] = (await second.call('GET', path, { creds: null })).json.data
-      expect(kept.remaining).toBe(1)
+      const second = await testSandbox(kept)
+      const [override] = (await second.call('GET', path, { creds: null })).json.data
+      expect(override.remaining).toBe(1)
       expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
       expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(201)
       await second.sandbox.close()
@@ -289,22 +302,23 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
 
   it(`holds at most ${OVERRIDE_CAP} per partner, then says so with 409`, async () => {
     const { sandbox, add, acmeId } = await setup()
-    const stored = sandbox.store
-    for (let i = 0; i < OVERRIDE_CAP; i++) {
-      stored.put('overrides', {
-        id: `ovr_filler${i}`,
-        partner_id: acmeId,
-        match: { method: 'GET', path: '/api/v1/partner/me' },
-        respond: { status: 503 },
-        remaining: null,
-        priority: 0,
-        off_contract: true,
-        contract_problem: 'filler',
-        operation_id: null,
-        seq: i,
-        created_at: new Date(0).toISOString(),
-      })
-    }
+    await sandbox.services.state.transaction(async (tx) => {
+      for (let i = 0; i < OVERRIDE_CAP; i++) {
+        tx.put('overrides', {
+          id: `ovr_filler${i}`,
+          partner_id: acmeId,
+          match: { method: 'GET', path: '/api/v1/partner/me' },
+          respond: { status: 503 },
+          remaining: null,
+          priority: 0,
+          off_contract: true,
+          contract_problem: 'filler',
+          operation_id: null,
+          seq: i,
+          created_at: new Date(0).toISOString(),
+        })
+      }
+    })
     const res = await add(on409())
     expect(res.status).toBe(409)
     expect(res.json.error.message).toMatch(`already has ${OVERRIDE_CAP} overrides`)

@@ -23,9 +23,8 @@ async function sandbox() {
   return t
 }
 
-/** Waits for the transactions queued so far: the seam runs them in arrival order. */
-const settled = (t: Awaited<ReturnType<typeof sandbox>>) =>
-  t.sandbox.services.state.transaction(async () => {})
+/** Waits for the writes of the sandbox clock's row asked for so far (one transaction each). */
+const settled = (t: Awaited<ReturnType<typeof sandbox>>) => t.sandbox.services.clockRow.settled()
 
 describe('the sandbox clock through the seam', () => {
   it('keeps its setting as a row, and a reset leaves the time as it stands', async () => {

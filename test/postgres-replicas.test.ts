@@ -139,6 +139,31 @@ describePostgres('replicas on one PostgreSQL database', () => {
       expect(Math.abs(Date.parse(time.now) - Date.parse(moved.json.now))).toBeLessThan(60_000)
   })
 
+  it('wake a long-poll wait on one replica when the event is made through another', async () => {
+    const { started, calls } = await replicas()
+    const [a, b] = calls as [Call, Call]
+    const partner = await createPartner(a, { name: 'Waiter' })
+    const waiting = a(
+      'GET',
+      `/_sandbox/partners/${partner.id}/events/wait?type=card.funded&timeout=20s`,
+      {
+        creds: null,
+      },
+    )
+    // The wait is registered on replica A before the event is made through B.
+    await expect.poll(() => (started[0] as RunningSandbox).services.webhooks.waits.size).toBe(1)
+    const user = await onboardedUser(b, {}, partner.creds)
+    const funded = await b('POST', '/api/v1/partner/cards/simulate-fund', {
+      creds: partner.creds,
+      headers: user.bearer,
+      body: { amount: 7 },
+    })
+    expect(funded.status, funded.text).toBe(200)
+    const res = await waiting
+    expect(res.json).toMatchObject({ status: 'matched', event: { type: 'card.funded' } })
+    expect(res.json.event.data.object.amount).toBe(7)
+  })
+
   it("reset one partner through one replica: its data is gone through all, others' stays", async () => {
     const { calls, call } = await replicas()
     const other = await createPartner(call, { name: 'Other Co' })

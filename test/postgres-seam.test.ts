@@ -249,6 +249,30 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(heard[1]).toBe('webhooks:wh_1:gone')
   })
 
+  it('catchUp: once it resolves, every commit made before it was heard, rows included', async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [await open(url), await open(url)]
+    const heard: string[] = []
+    b.onCommit((changes) => heard.push(...changes.map((c) => c.id)))
+    for (let i = 0; i < 5; i++) {
+      const key = b.keyVersion('overrides_by_partner', `p${i}`)
+      await a.transaction(async (tx) => {
+        tx.put('overrides', { id: `ovr_${i}`, partner_id: `p${i}` } as never)
+        tx.put('events', {
+          id: `evt_${i}`,
+          partner_id: `p${i}`,
+          created_at: '2026-01-01T00:00:00.000Z',
+        } as never)
+      })
+      // No polling: the next read through b, after catchUp, knows of the commit.
+      await b.catchUp()
+      expect(b.keyVersion('overrides_by_partner', `p${i}`)).toBeGreaterThan(key)
+      expect(heard).toContain(`evt_${i}`)
+    }
+    // Nothing to wait for: it resolves at once, and so does the memory engine's (undefined).
+    await b.catchUp()
+  })
+
   it('a lease is held once among replicas until released or expired', async () => {
     const url = freshDatabaseUrl()
     const [a, b] = [await open(url), await open(url)]

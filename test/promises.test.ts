@@ -113,6 +113,10 @@ describe('defaults', () => {
         body: { url: receiver.url, events: ['card.funded'] },
       })
       const id = created.json.webhook.id as string
+      // On PostgreSQL, every connection of the pool (10) opens now: the driver opens one on a
+      // 0 ms timer, which the fake timers below would never run.
+      const state = sandbox.services.state
+      await Promise.all(Array.from({ length: 20 }, () => state.get('webhooks', id)))
       // Only the timers: the socket to the receiver is real.
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
       const tick = () => new Promise((resolve) => setImmediate(resolve))

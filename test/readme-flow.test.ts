@@ -4,6 +4,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { allCodeBlocks, type CodeBlock } from './doc-blocks.js'
+import { engineOptions } from './helpers.js'
 
 /**
  * The command blocks of the README and docs/ marked `<!-- runnable -->`, run as written (bash +
@@ -32,7 +33,7 @@ async function run(code: string, url: string) {
 
 let sandbox: RunningSandbox | undefined
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+  sandbox = await startSandbox({ ...engineOptions(), port: 0, logLevel: 'silent' })
 })
 afterAll(() => sandbox?.close())
 
@@ -87,7 +88,7 @@ describe('every runnable command block of the README and docs/', () => {
     '%s exits 0 against a fresh sandbox',
     async (_name, block) => {
       // Each block on its own sandbox: blocks register fixed emails, as a reader would.
-      const own = await startSandbox({ port: 0, logLevel: 'silent' })
+      const own = await startSandbox({ ...engineOptions(), port: 0, logLevel: 'silent' })
       try {
         const result = await run(block.code, own.url).catch(
           (error: { code?: number; stdout?: string; stderr?: string }) => error,

@@ -17,7 +17,7 @@ describe('POST /partner/auth/register', () => {
     expect(res.status).toBe(201)
     expect(res.json).toMatchObject({ email: 'jane.doe@example.com' })
     expect(res.json.userId).toMatch(/^[0-9a-f-]{36}$/)
-    const row = sandbox.store.get('users', res.json.userId)
+    const row = await sandbox.services.state.get('users', res.json.userId)
     expect(row?.phone_number).toBe('+14155550199')
     expect(row?.ssn_last4).toBe('6789')
     expect(row?.password_hash).toMatch(/^scrypt\$/)
@@ -100,7 +100,9 @@ describe('POST /partner/auth/register', () => {
   it('records a user.created event without the SSN', async () => {
     const { sandbox, call } = await testSandbox()
     const res = await call('POST', '/api/v1/partner/auth/register', { body: newUser() })
-    const events = sandbox.store.all('events').filter((e) => e.type === 'user.created')
+    const events = (await sandbox.services.state.all('events')).filter(
+      (e) => e.type === 'user.created',
+    )
     expect(events).toHaveLength(1)
     expect(events[0]?.data.object.id).toBe(res.json.userId)
     expect(JSON.stringify(events[0])).not.toMatch(/123-?45-?6789|ssn|password/)

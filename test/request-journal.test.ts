@@ -3,10 +3,12 @@ import { startSandbox } from '../src/index.js'
 import {
   acme,
   createPartner,
+  engineOptions,
   httpCall,
   journalOf,
   onboardedUser,
   registerAndLogin,
+  testEngine,
   testSandbox,
 } from './helpers.js'
 import { standaloneJournal } from './journal-entry.js'
@@ -54,7 +56,7 @@ describe('the request journal: headers, bodies and redaction', () => {
   })
 
   it('journals over a real socket too, and keeps error envelopes readable', async () => {
-    const sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+    const sandbox = await startSandbox({ port: 0, logLevel: 'silent', ...engineOptions() })
     cleanup.push(() => sandbox.close())
     const call = httpCall(sandbox.url)
     const bad = await call('POST', `${API}/auth/login`, { body: { email: 'nope' } })
@@ -103,7 +105,7 @@ describe('the request journal: headers, bodies and redaction', () => {
   })
 
   it('is a ring: the oldest entries go, and only the newest keep their bodies', async () => {
-    const journal = await standaloneJournal(4, 2)
+    const journal = await standaloneJournal(4, 2, testEngine)
     const entry = (n: number) => ({
       id: `req_${n}`,
       at: 0,

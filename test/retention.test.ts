@@ -36,19 +36,19 @@ async function frozenSandbox() {
 }
 
 const codesOf = (t: Awaited<ReturnType<typeof testSandbox>>, userId: string) =>
-  t.sandbox.store.lookup('verification_codes', 'codes_by_user', userId)
+  t.sandbox.services.state.lookup('codes_by_user', userId)
 
 describe('login codes and sessions', () => {
   it('a used code stays a day after it expired, then goes', async () => {
     const t = await frozenSandbox()
     const { userId } = await registerAndLogin(t.call)
-    const [code] = codesOf(t, userId)
+    const [code] = await codesOf(t, userId)
     expect(code?.ended_reason).toBe('used')
     // Expired after 10 minutes; kept until a day after that, removed within the next hour.
     await t.sandbox.clock.advance(10 * 60_000 + DAY - 60_000)
-    expect(codesOf(t, userId)).toHaveLength(1)
+    expect(await codesOf(t, userId)).toHaveLength(1)
     await t.sandbox.clock.advance(HOUR + 2 * 60_000)
-    expect(codesOf(t, userId)).toHaveLength(0)
+    expect(await codesOf(t, userId)).toHaveLength(0)
   })
 
   it('an unused code that expired goes a day later too; a live one stays', async () => {
@@ -58,12 +58,12 @@ describe('login codes and sessions', () => {
       body: { email: user.email, password: user.password },
     })
     await t.sandbox.clock.advance(DAY + 2 * HOUR)
-    expect(codesOf(t, userId)).toHaveLength(0)
+    expect(await codesOf(t, userId)).toHaveLength(0)
     await t.call('POST', '/api/v1/partner/auth/login', {
       body: { email: user.email, password: user.password },
     })
     await t.sandbox.clock.advance(5 * 60_000)
-    expect(codesOf(t, userId)).toHaveLength(1)
+    expect(await codesOf(t, userId)).toHaveLength(1)
   })
 
   it("runs on each partner's own clock: advancing one partner prunes only its codes", async () => {
@@ -77,8 +77,8 @@ describe('login codes and sessions', () => {
       body: { by: '2d' },
     })
     expect(advanced.status, advanced.text).toBe(200)
-    expect(codesOf(t, userA.userId)).toHaveLength(0)
-    expect(codesOf(t, userB.userId)).toHaveLength(1)
+    expect(await codesOf(t, userA.userId)).toHaveLength(0)
+    expect(await codesOf(t, userB.userId)).toHaveLength(1)
   })
 
   it('a logged-out session stays a day, then goes; its token keeps getting 401', async () => {
@@ -87,11 +87,11 @@ describe('login codes and sessions', () => {
     expect(
       (await t.call('POST', '/api/v1/partner/auth/logout', { headers: bearer(token) })).status,
     ).toBe(200)
-    const sessions = () => t.sandbox.store.lookup('sessions', 'sessions_by_user', userId)
+    const sessions = () => t.sandbox.services.state.lookup('sessions_by_user', userId)
     await t.sandbox.clock.advance(DAY - 60_000)
-    expect(sessions()).toHaveLength(1)
+    expect(await sessions()).toHaveLength(1)
     await t.sandbox.clock.advance(HOUR + 2 * 60_000)
-    expect(sessions()).toHaveLength(0)
+    expect(await sessions()).toHaveLength(0)
     const me = await t.call('GET', '/api/v1/partner/users/me', { headers: bearer(token) })
     expect(me.status).toBe(401)
     expect(me.json.error.message).toContain('no longer exists')
@@ -100,12 +100,12 @@ describe('login codes and sessions', () => {
   it('a session that expired stays a day past its expiry; a live one is never removed', async () => {
     const t = await frozenSandbox()
     const { userId } = await registerAndLogin(t.call)
-    const sessions = () => t.sandbox.store.lookup('sessions', 'sessions_by_user', userId)
+    const sessions = () => t.sandbox.services.state.lookup('sessions_by_user', userId)
     // The session lives 24 h; kept until 48 h, gone within the hour after.
     await t.sandbox.clock.advance(2 * DAY - 60_000)
-    expect(sessions()).toHaveLength(1)
+    expect(await sessions()).toHaveLength(1)
     await t.sandbox.clock.advance(HOUR + 2 * 60_000)
-    expect(sessions()).toHaveLength(0)
+    expect(await sessions()).toHaveLength(0)
   })
 })
 
@@ -129,21 +129,20 @@ describe('events and deliveries', () => {
     })
     expect(funded.status, funded.text).toBe(200)
     await t.sandbox.services.dispatcher.runDue()
-    const events = () => t.sandbox.store.lookup('events', 'events_by_partner', partner.id)
-    const deliveries = () =>
-      t.sandbox.store.lookup('webhook_deliveries', 'deliveries_by_partner', partner.id)
-    const count = events().length
+    const events = () => t.sandbox.services.state.lookup('events_by_partner', partner.id)
+    const deliveries = () => t.sandbox.services.state.lookup('deliveries_by_partner', partner.id)
+    const count = (await events()).length
     expect(count).toBeGreaterThan(2)
-    expect(deliveries()).toHaveLength(count)
+    expect(await deliveries()).toHaveLength(count)
     expect(receiver.requests).toHaveLength(count)
 
     await t.sandbox.clock.advance(30 * DAY - 60_000)
-    expect(events()).toHaveLength(count)
-    expect(deliveries()).toHaveLength(count)
+    expect(await events()).toHaveLength(count)
+    expect(await deliveries()).toHaveLength(count)
     // Kept by the day: gone by the end of the day after the 30 days.
     await t.sandbox.clock.advance(DAY + 2 * 60_000)
-    expect(events()).toHaveLength(0)
-    expect(deliveries()).toHaveLength(0)
+    expect(await events()).toHaveLength(0)
+    expect(await deliveries()).toHaveLength(0)
 
     // Money is not history: the card, its balance and its transactions are all still there.
     const txns = await t.call('GET', '/api/v1/partner/cards/transactions', {
@@ -173,15 +172,11 @@ describe('events and deliveries', () => {
       scenario: 'slow-first-attempt',
     })
     const user = await registerAndLogin(t.call, {}, partner.creds)
-    const [event] = t.sandbox.store.lookup('events', 'events_by_partner', partner.id)
+    const [event] = await t.sandbox.services.state.lookup('events_by_partner', partner.id)
     expect(event?.type).toBe('user.created')
     await t.sandbox.clock.advance(35 * DAY)
-    expect(t.sandbox.store.get('events', event?.id as string)).toBeDefined()
-    const [pending] = t.sandbox.store.lookup(
-      'webhook_deliveries',
-      'deliveries_by_partner',
-      partner.id,
-    )
+    expect(await t.sandbox.services.state.get('events', event?.id as string)).toBeDefined()
+    const [pending] = await t.sandbox.services.state.lookup('deliveries_by_partner', partner.id)
     expect(pending?.status).toBe('pending')
     await t.sandbox.clock.advance(6 * DAY)
     expect(receiver.requests).toHaveLength(1)
@@ -189,10 +184,14 @@ describe('events and deliveries', () => {
     // Finished now: it counts in the last 24 h, so it stays that long, then both go.
     const usage = await t.call('GET', '/api/v1/partner/usage', { creds: partner.creds })
     expect(usage.json.last_24h.webhook_deliveries_succeeded).toBe(1)
-    expect(t.sandbox.store.get('webhook_deliveries', pending?.id as string)).toBeDefined()
+    expect(
+      await t.sandbox.services.state.get('webhook_deliveries', pending?.id as string),
+    ).toBeDefined()
     await t.sandbox.clock.advance(DAY + 2 * HOUR)
-    expect(t.sandbox.store.get('webhook_deliveries', pending?.id as string)).toBeUndefined()
-    expect(t.sandbox.store.get('events', event?.id as string)).toBeUndefined()
+    expect(
+      await t.sandbox.services.state.get('webhook_deliveries', pending?.id as string),
+    ).toBeUndefined()
+    expect(await t.sandbox.services.state.get('events', event?.id as string)).toBeUndefined()
     expect(user.userId).toBeTruthy()
   })
 
@@ -220,7 +219,7 @@ describe('events and deliveries', () => {
     const t = await frozenSandbox()
     const chatty = await createPartner(t.call, { name: 'Chatty' })
     const partnerId = chatty.id
-    const other = t.sandbox.store.lookup('partners', 'partners_by_api_key', acme.key)[0]
+    const other = (await t.sandbox.services.state.lookupOne('partners_by_api_key', acme.key))
       ?.id as string
     const now = t.sandbox.clock.iso()
     const extra = 2 * BATCH + 10
@@ -232,26 +231,26 @@ describe('events and deliveries', () => {
         created_at: now,
         data: { object: { n: i } },
       }))
-    t.sandbox.store.batch((w) => {
+    await t.sandbox.services.state.transaction(async (tx) => {
       for (const row of rows(partnerId, HISTORY_CAP_PER_PARTNER + extra, 'cap'))
-        w.put('events', row)
-      for (const row of rows(other, 100, 'other')) w.put('events', row)
+        tx.put('events', row)
+      for (const row of rows(other, 100, 'other')) tx.put('events', row)
     })
-    const count = () => t.sandbox.store.count('events', 'events_by_partner', partnerId)
+    const count = () => t.sandbox.services.state.count('events_by_partner', partnerId)
     // Retention looks at partners that emitted an event: this one registers a user.
     await registerAndLogin(t.call, {}, chatty.creds)
-    expect(count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1)
+    expect(await count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1)
     await t.sandbox.services.sweeper.run()
     // One run removes one batch: a backlog never stalls the event loop in one go.
-    expect(count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1 - BATCH)
+    expect(await count()).toBe(HISTORY_CAP_PER_PARTNER + extra + 1 - BATCH)
     await t.sandbox.services.sweeper.run()
     await t.sandbox.services.sweeper.run()
-    expect(count()).toBe(HISTORY_CAP_PER_PARTNER)
-    expect(t.sandbox.store.get('events', 'evt_cap000000')).toBeUndefined()
+    expect(await count()).toBe(HISTORY_CAP_PER_PARTNER)
+    expect(await t.sandbox.services.state.get('events', 'evt_cap000000')).toBeUndefined()
     expect(
-      t.sandbox.store.get('events', `evt_cap${String(extra + 1).padStart(6, '0')}`),
+      await t.sandbox.services.state.get('events', `evt_cap${String(extra + 1).padStart(6, '0')}`),
     ).toBeDefined()
-    expect(t.sandbox.store.count('events', 'events_by_partner', other)).toBe(100)
+    expect(await t.sandbox.services.state.count('events_by_partner', other)).toBe(100)
   })
 })
 
@@ -259,19 +258,19 @@ describe('incremental pruning', () => {
   it(`removes at most ${BATCH} rows of a kind per run, and the backlog drains`, async () => {
     const t = await frozenSandbox()
     const { userId } = await registerAndLogin(t.call)
-    const template = codesOf(t, userId)[0]
+    const [template] = await codesOf(t, userId)
     if (!template) throw new Error('no code')
-    t.sandbox.store.batch((w) => {
+    await t.sandbox.services.state.transaction(async (tx) => {
       for (let i = 0; i < BATCH * 2 + 7; i++)
-        w.put('verification_codes', { ...template, id: `otp_bulk${i}` })
+        tx.put('verification_codes', { ...template, id: `otp_bulk${i}` })
     })
     t.sandbox.clock.freeze(t.sandbox.clock.now() + 2 * DAY)
-    const left = () => codesOf(t, userId).length
+    const left = async () => (await codesOf(t, userId)).length
     await t.sandbox.services.sweeper.run()
-    expect(left()).toBe(BATCH + 8)
+    expect(await left()).toBe(BATCH + 8)
     await t.sandbox.services.sweeper.run()
     await t.sandbox.services.sweeper.run()
-    expect(left()).toBe(0)
+    expect(await left()).toBe(0)
   })
 })
 

@@ -11,6 +11,7 @@ import {
   type Call,
   type Creds,
   createPartner,
+  engineOptions,
   hostedOnboarding,
   journalOf,
   loginSession,
@@ -628,7 +629,7 @@ describe('faults from the control plane', () => {
   })
 
   it('a dropped connection over a real socket: the client sees a network error', async () => {
-    const sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+    const sandbox = await startSandbox({ port: 0, logLevel: 'silent', ...engineOptions() })
     cleanup.push(() => sandbox.close())
     const admin = (method: string, path: string, body?: unknown) =>
       fetch(`${sandbox.url}${path}`, {

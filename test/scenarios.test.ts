@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createSandbox } from '../src/index.js'
 import { listBundledScenarios, loadScenario } from '../src/scenarios/loader.js'
-import { testSandbox } from './helpers.js'
+import { engineOptions, testSandbox } from './helpers.js'
 
 const tempFile = (name: string, content: string) => {
   const file = join(mkdtempSync(join(tmpdir(), 'scn-')), name)
@@ -42,7 +42,7 @@ describe('scenario skeleton', () => {
         clock: { start: '2027-02-03T04:05:06Z', frozen: true },
       }),
     )
-    const sandbox = await createSandbox({ scenario: file, logLevel: 'silent' })
+    const sandbox = await createSandbox({ ...engineOptions(), scenario: file, logLevel: 'silent' })
     expect(sandbox.clock.iso()).toBe('2027-02-03T04:05:06.000Z')
     const health = (await (await sandbox.app.request('/_sandbox/health')).json()) as {
       scenario: string

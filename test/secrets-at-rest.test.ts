@@ -99,7 +99,9 @@ describe('GET /_sandbox/snapshot', () => {
     const restored = await call('POST', '/_sandbox/snapshot', { creds: null, body: exported.json })
     expect(restored.status, restored.text).toBe(200)
 
-    expect(sandbox.store.get('webhooks', endpoint.id)?.secret).toBe(endpoint.secret)
+    expect((await sandbox.services.state.get('webhooks', endpoint.id))?.secret).toBe(
+      endpoint.secret,
+    )
     const me = await call('GET', '/api/v1/partner/users/me', { headers: bearer(token) })
     expect(me.status, me.text).toBe(200)
     const verified = await call('POST', '/api/v1/partner/auth/verify-otp', {

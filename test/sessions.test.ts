@@ -65,7 +65,9 @@ describe('session tokens on Org + User routes', () => {
         })
       ).status,
     ).toBe(200)
-    expect(sandbox.store.all('sessions').filter((s) => s.revoked_at)).toHaveLength(0)
+    expect((await sandbox.services.state.all('sessions')).filter((s) => s.revoked_at)).toHaveLength(
+      0,
+    )
   })
 
   it('expires by the sandbox clock', async () => {

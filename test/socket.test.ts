@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
-import { acme, northwind, orgHeaders } from './helpers.js'
+import { acme, engineOptions, northwind, orgHeaders } from './helpers.js'
 
 describe('over a real socket', () => {
   let sandbox: RunningSandbox
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+    sandbox = await startSandbox({ port: 0, logLevel: 'silent', ...engineOptions() })
   })
   afterAll(() => sandbox.close())
 

@@ -54,7 +54,7 @@ describe.each(['suspended', 'revoked'])('a %s partner', (status) => {
       body: { status },
     })
     expect(patched.status).toBe(200)
-    const before = JSON.stringify(s.sandbox.store.export().collections)
+    const before = JSON.stringify((await s.sandbox.services.state.export()).collections)
 
     for (const path of [s.embedPath, s.connectPath]) {
       const page = await call('GET', path, { creds: null })
@@ -86,7 +86,7 @@ describe.each(['suspended', 'revoked'])('a %s partner', (status) => {
     expect(enrolled.json).toMatchObject({ success: false, error: { code: 'forbidden' } })
 
     // No bank account, no onboarding step, no used token, no event.
-    expect(JSON.stringify(s.sandbox.store.export().collections)).toBe(before)
+    expect(JSON.stringify((await s.sandbox.services.state.export()).collections)).toBe(before)
   })
 })
 

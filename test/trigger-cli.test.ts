@@ -7,7 +7,7 @@ import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { eventCatalogue } from '../src/webhooks/catalogue.js'
 import { spawnCli, stopCliProcesses, until } from './cli-process.js'
-import { httpCall, onboardedUser, startReceiver } from './helpers.js'
+import { engineOptions, httpCall, onboardedUser, startReceiver } from './helpers.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -16,7 +16,11 @@ afterEach(async () => {
 })
 
 async function sandboxOn127() {
-  const sandbox: RunningSandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+  const sandbox: RunningSandbox = await startSandbox({
+    ...engineOptions(),
+    port: 0,
+    logLevel: 'silent',
+  })
   cleanup.push(() => sandbox.close())
   return sandbox
 }
@@ -49,13 +53,13 @@ describe('partner-sandbox trigger', () => {
     const event = JSON.parse(out.slice(out.indexOf('{')))
     expect(event).toMatchObject({ id: eventId, type: 'card.funded' })
     expect(event.data.object).toMatchObject({ amount: 12.34, transaction_id: txnId })
-    expect(sandbox.store.get('transactions', txnId)).toMatchObject({
+    expect(await sandbox.services.state.get('transactions', txnId)).toMatchObject({
       card_id: u.cardId,
       amount_cents: 1234,
     })
 
     // A value that is not JSON is a string, which the schema refuses: nothing is made.
-    const before = sandbox.store.all('transactions').length
+    const before = (await sandbox.services.state.all('transactions')).length
     const bad = spawnCli([
       'trigger',
       'card.funded',
@@ -66,7 +70,7 @@ describe('partner-sandbox trigger', () => {
     ])
     expect((await bad.exited).code).toBe(1)
     expect(bad.output.stderr).toContain('data.object.amount must be a number')
-    expect(sandbox.store.all('transactions')).toHaveLength(before)
+    expect(await sandbox.services.state.all('transactions')).toHaveLength(before)
     const malformed = spawnCli(['trigger', 'card.funded', '--override', 'amount'])
     expect((await malformed.exited).code).toBe(2)
     expect(malformed.output.stderr).toContain('write PATH=VALUE')

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { spawnCli, stopCliProcesses, until } from './cli-process.js'
-import { httpCall, onboardedUser, type Receiver, startReceiver } from './helpers.js'
+import { engineOptions, httpCall, onboardedUser, type Receiver, startReceiver } from './helpers.js'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -18,7 +18,11 @@ afterEach(async () => {
 })
 
 async function setup(...replies: number[]) {
-  const sandbox: RunningSandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+  const sandbox: RunningSandbox = await startSandbox({
+    ...engineOptions(),
+    port: 0,
+    logLevel: 'silent',
+  })
   cleanup.push(() => sandbox.close())
   const app: Receiver = await startReceiver(...replies)
   cleanup.push(() => app.close())
@@ -39,7 +43,7 @@ describe('partner-sandbox listen / trigger', () => {
     ])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
     const secret = /Webhook signing secret: (whsec_\S+)/.exec(cli.output.stdout)?.[1] as string
-    const hooks = sandbox.store.all('webhooks')
+    const hooks = await sandbox.services.state.all('webhooks')
     expect(hooks).toHaveLength(1)
     expect(hooks[0]?.events).toEqual(['card.funded', 'user.created'])
 
@@ -74,16 +78,20 @@ describe('partner-sandbox listen / trigger', () => {
     // The app's failure goes back to the sandbox: the delivery is retried.
     expect((await emit('user.created')).status).toBe(201)
     await until(cli, (o) => /--> user\.created \[evt_\w+\] {2}<-- \[500\]/.test(o), 'failure line')
-    const failed = sandbox.store
-      .all('webhook_deliveries')
-      .find((d) => d.event_type === 'user.created')
-    expect(failed?.attempts[0]?.status_code).toBe(500)
+    // The attempt is recorded once the answer is back in the sandbox, as the line is printed.
+    const failed = async () =>
+      (await sandbox.services.state.all('webhook_deliveries')).find(
+        (d) => d.event_type === 'user.created',
+      )
+    await expect
+      .poll(async () => (await failed())?.attempts[0]?.status_code, { timeout: 10_000 })
+      .toBe(500)
     expect(cli.output.stdout.split('whsec_').length).toBe(2) // printed once
 
     // Stopping removes the endpoint it made.
     cli.child.kill('SIGTERM')
     await cli.exited
-    expect(sandbox.store.all('webhooks')).toHaveLength(0)
+    expect(await sandbox.services.state.all('webhooks')).toHaveLength(0)
     expect(cli.output.stdout).toContain(`Removed webhook endpoint ${hooks[0]?.id}`)
   }, 60_000)
 
@@ -91,7 +99,7 @@ describe('partner-sandbox listen / trigger', () => {
     const { sandbox, app } = await setup()
     const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
-    const [hook] = sandbox.store.all('webhooks')
+    const [hook] = await sandbox.services.state.all('webhooks')
     expect(hook?.id).toMatch(/^wh_/)
     cli.child.kill('SIGINT')
     expect(await cli.exited).toEqual({ code: 0, signal: null })
@@ -99,17 +107,17 @@ describe('partner-sandbox listen / trigger', () => {
       `Removed webhook endpoint ${hook?.id} (forwarding to ${app.url})\n`,
     )
     expect(cli.output.stderr).toBe('')
-    expect(sandbox.store.all('webhooks')).toHaveLength(0)
+    expect(await sandbox.services.state.all('webhooks')).toHaveLength(0)
   }, 60_000)
 
   it('when the sandbox is gone at Ctrl-C, says the endpoint is left and how to delete it (exit 1)', async () => {
     // Not through setup(): this test closes the sandbox itself.
-    const sandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+    const sandbox = await startSandbox({ ...engineOptions(), port: 0, logLevel: 'silent' })
     const app = await startReceiver()
     cleanup.push(() => app.close())
     const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
-    const id = sandbox.store.all('webhooks')[0]?.id as string
+    const id = (await sandbox.services.state.all('webhooks'))[0]?.id as string
     await sandbox.close()
     cli.child.kill('SIGINT')
     expect(await cli.exited).toEqual({ code: 1, signal: null })
@@ -151,6 +159,6 @@ describe('partner-sandbox listen / trigger', () => {
       cli.output.stdout,
     )?.[1]
     expect(id).toBeDefined()
-    expect(sandbox.store.get('transactions', id as string)?.card_id).toBe(u.cardId)
+    expect((await sandbox.services.state.get('transactions', id as string))?.card_id).toBe(u.cardId)
   }, 60_000)
 })

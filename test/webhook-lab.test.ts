@@ -132,7 +132,7 @@ describe('the webhook lab over the control plane', () => {
     expect(forged).toMatchObject({ status: 'permanently_failed', retries: 0, event_id: first })
     expect(forged.attempts).toHaveLength(1)
     expect(log.json.data.filter((d: { lab: string | null }) => d.lab === null)).toHaveLength(1)
-    expect(sandbox.store.get('webhook_labs', hook.id)?.checks).toHaveLength(4)
+    expect((await sandbox.services.state.get('webhook_labs', hook.id))?.checks).toHaveLength(4)
   })
 
   it('flags a receiver that accepts anything: forged and replayed copies fail', async () => {
@@ -190,7 +190,7 @@ describe('the webhook lab over the control plane', () => {
       body: { checks: ['replay', 'replay'] },
     })
     expect(twice.status).toBe(400)
-    expect(sandbox.store.get('webhook_labs', hook.id)).toBeUndefined()
+    expect(await sandbox.services.state.get('webhook_labs', hook.id)).toBeUndefined()
     const none = await call('GET', `/_sandbox/webhooks/${hook.id}/lab`, { creds: null })
     expect(none.status).toBe(404)
     expect(none.json.error.message).toContain('never armed')
@@ -209,13 +209,15 @@ describe('the webhook lab over the control plane', () => {
     })
     expect(Object.keys(snapshot.json.collections.webhook_labs)).toEqual([hook.id])
     await call('POST', `/_sandbox/partners/${DEFAULT_PARTNER.id}/reset`, { creds: null })
-    expect(sandbox.store.all('webhook_labs')).toHaveLength(0)
+    expect(await sandbox.services.state.all('webhook_labs')).toHaveLength(0)
     const restored = await call('POST', `/_sandbox/partners/${DEFAULT_PARTNER.id}/snapshot`, {
       creds: null,
       body: snapshot.json,
     })
     expect(restored.status, restored.text).toBe(200)
-    expect(sandbox.store.get('webhook_labs', hook.id)?.checks[0]?.check).toBe('replay')
+    expect((await sandbox.services.state.get('webhook_labs', hook.id))?.checks[0]?.check).toBe(
+      'replay',
+    )
 
     // A disabled endpoint cannot be armed; a deleted one takes its lab with it.
     await call('PATCH', `/api/v1/partner/webhooks/${hook.id}`, {
@@ -230,7 +232,7 @@ describe('the webhook lab over the control plane', () => {
     expect(disabled.json.error.message).toContain('enable it')
     const gone = await call('DELETE', `/api/v1/partner/webhooks/${hook.id}`, { creds: acme })
     expect(gone.status, gone.text).toBeLessThan(300)
-    expect(sandbox.store.all('webhook_labs')).toHaveLength(0)
+    expect(await sandbox.services.state.all('webhook_labs')).toHaveLength(0)
   })
 })
 

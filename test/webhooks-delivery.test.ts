@@ -11,6 +11,7 @@ import {
   type Call,
   type Creds,
   closedPort,
+  engineOptions,
   orgHeaders,
   type ReceivedRequest,
   type Receiver,
@@ -752,7 +753,11 @@ describe('restart with a data file (i)', () => {
 
 describe('the built-in sink over a real socket (j)', () => {
   it('records failed, failed, succeeded, each with both signatures checked', async () => {
-    const sandbox: RunningSandbox = await startSandbox({ port: 0, logLevel: 'silent' })
+    const sandbox: RunningSandbox = await startSandbox({
+      ...engineOptions(),
+      port: 0,
+      logLevel: 'silent',
+    })
     cleanup.push(() => sandbox.close())
     sandbox.clock.freeze(T0)
     const request = async (method: string, path: string, body?: unknown, creds?: Creds) => {

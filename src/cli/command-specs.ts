@@ -38,6 +38,7 @@ export const serveCommand: Command = {
     ['partner-sandbox scenarios', 'list the bundled scenarios'],
     ['partner-sandbox listen --forward-to URL', 'forward webhook deliveries to your app'],
     ['partner-sandbox trigger EVENT', "emit a webhook event made from a partner's real state"],
+    ['partner-sandbox migrate --database URL', "create or upgrade a database's tables, and exit"],
     ['partner-sandbox help COMMAND', "a command's options and examples (or: COMMAND --help)"],
   ],
   optionsTitle:
@@ -124,15 +125,43 @@ export const triggerCommand: Command = {
   ],
 }
 
+export const migrateCommand: Command = {
+  name: 'migrate',
+  summary: "create or upgrade the sandbox's tables in a PostgreSQL database, and exit",
+  usage: [['partner-sandbox migrate [--database URL]', '']],
+  about:
+    "Runs the migrations this build has and the database lacks, under the schema's lock, and\nprints what it applied: a job to run before replicas start (each replica also migrates at\nstart, so it is never required). Exits 1, saying why in one line, when it cannot.",
+  flags: [
+    {
+      name: 'database',
+      type: 'string',
+      arg: 'URL',
+      help: 'postgres://user:password@host:5432/database, ?schema=NAME for a schema\nother than partner_sandbox; also SANDBOX_DATABASE_URL or SANDBOX_DATABASE',
+    },
+  ],
+  examples: [
+    'partner-sandbox migrate --database postgres://sandbox:secret@db:5432/sandbox',
+    'SANDBOX_DATABASE_URL=postgres://sandbox:secret@db:5432/sandbox partner-sandbox migrate',
+  ],
+}
+
 export const helpCommand: Command = {
   name: 'help',
   summary: "print a command's usage, options and examples",
-  usage: [['partner-sandbox help [COMMAND]', 'COMMAND: scenarios, listen, trigger or help']],
+  usage: [
+    ['partner-sandbox help [COMMAND]', 'COMMAND: scenarios, listen, trigger, migrate or help'],
+  ],
   flags: [],
   examples: ['partner-sandbox help listen'],
 }
 
-export const commands = [scenariosCommand, listenCommand, triggerCommand, helpCommand]
+export const commands = [
+  scenariosCommand,
+  listenCommand,
+  triggerCommand,
+  migrateCommand,
+  helpCommand,
+]
 
 /** A command's help, headed by its name; the sandbox's own with the version. */
 export function usageOf(command: Command): string {

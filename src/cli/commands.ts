@@ -3,6 +3,7 @@ import { DEFAULT_PARTNER } from '../store/default-credentials.js'
 import {
   commands,
   listenCommand,
+  migrateCommand,
   scenariosCommand,
   serveCommand,
   triggerCommand,
@@ -10,6 +11,7 @@ import {
 } from './command-specs.js'
 import { type Command, helpHint, parseFlags, UsageError } from './flags.js'
 import { listen } from './listen.js'
+import { runMigrate } from './migrate.js'
 import { nearest } from './nearest.js'
 import { remoteFrom } from './remote.js'
 import { eventList, parseOverrides, trigger } from './trigger.js'
@@ -39,8 +41,8 @@ export function unknownCommand(word: string, fail: Fail): never {
 }
 
 /**
- * Runs `scenarios`, `help`, `listen` or `trigger`; answers false for any other command line
- * (the sandbox itself).
+ * Runs `scenarios`, `help`, `listen`, `trigger` or `migrate`; answers false for any other
+ * command line (the sandbox itself).
  */
 export async function runCommand(argv: string[], fail: Fail) {
   const command = commands.find((c) => c.name === argv[0])
@@ -63,6 +65,10 @@ export async function runCommand(argv: string[], fail: Fail) {
     if (positionals.length > 0)
       fail(`scenarios takes no arguments\n${helpHint(scenariosCommand)}`, 2)
     for (const s of listBundledScenarios()) print(`${s.name.padEnd(22)} ${s.description ?? ''}`)
+    return true
+  }
+  if (command === migrateCommand) {
+    await runMigrate({ values, positionals }, fail, print)
     return true
   }
   const remote = remoteFrom(values)

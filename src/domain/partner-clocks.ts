@@ -59,7 +59,7 @@ export class PartnerClocks {
         else this.fields.delete(change.id)
       }
     })
-    seam.onReplace(() => void this.load())
+    seam.onReplace(() => this.load())
   }
 
   /** The partner clocks over `state`, their copy read before the first request. */

@@ -165,6 +165,15 @@ export class Retention {
     return check.done
   }
 
+  /**
+   * Resolves once every write-time cap check under way has finished. They run after the
+   * commit that called for them: on PostgreSQL that is after the request was answered, so a
+   * closing sandbox waits for them before its connections go (and so may a test).
+   */
+  async settled(): Promise<void> {
+    while (this.checks.size > 0) await Promise.all([...this.checks.values()].map((c) => c.done))
+  }
+
   private async checkCaps(partnerId: string): Promise<void> {
     try {
       // Counted first outside a transaction: below the caps (nearly always) nothing waits.

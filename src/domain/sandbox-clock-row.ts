@@ -21,16 +21,22 @@ export interface SandboxClockRowParts {
 export class SandboxClockRow {
   /** Writes of this process not committed yet: their notices are this clock's own. */
   private pending = 0
+  /**
+   * The last write asked for. Writes go one after the other, each of the setting as it then
+   * stands: on PostgreSQL two transactions at once may commit in either order, and the row
+   * must end with the latest setting, not the one whose transaction happened to lose a retry.
+   */
+  private last: Promise<void> = Promise.resolve()
 
   private constructor(private readonly parts: SandboxClockRowParts) {
-    parts.clock.onChange((setting) => this.save(setting))
+    parts.clock.onChange(() => void this.save())
     parts.state.onCommit((changes) => {
       for (const change of changes) {
         if (change.collection !== 'clocks' || change.id !== 'sandbox' || !change.row) continue
         if (this.pending === 0) parts.clock.adopt(change.row as ClockRow)
       }
     })
-    parts.state.onReplace(() => this.save(parts.clock.setting()))
+    parts.state.onReplace(() => this.save())
   }
 
   /** Takes the stored setting when there is one, else stores the clock's. */
@@ -38,13 +44,24 @@ export class SandboxClockRow {
     const row = new SandboxClockRow(parts)
     const stored = await parts.state.get('clocks', 'sandbox')
     if (stored) parts.clock.adopt(stored)
-    else await row.save(parts.clock.setting())
+    else await row.save()
     return row
   }
 
-  private async save(setting: ClockSetting): Promise<void> {
+  /** Resolves once the writes asked for so far are committed (or failed, and said so). */
+  settled(): Promise<void> {
+    return this.last
+  }
+
+  private save(): Promise<void> {
     this.pending++
+    this.last = this.last.then(() => this.write())
+    return this.last
+  }
+
+  private async write(): Promise<void> {
     try {
+      const setting: ClockSetting = this.parts.clock.setting()
       await this.parts.state.transaction(async (tx) =>
         tx.put('clocks', { id: 'sandbox', ...setting }),
       )

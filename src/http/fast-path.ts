@@ -14,6 +14,7 @@ import { TrieRouter } from 'hono/router/trie-router'
 import type { Clock } from '../clock.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { RequestJournal } from '../services/journal.js'
+import type { State } from '../state/seam.js'
 import type { AppEnv } from './app-env.js'
 import { capture } from './journal-view.js'
 import { chooseRequestId, REQUEST_ID_HEADER } from './request-id.js'
@@ -92,6 +93,7 @@ export function frontDoor(
     journal: Pick<RequestJournal, 'add'>
     clock: Pick<Clock, 'now'>
     scenarios: Pick<ScenarioRegistry, 'forPartner'>
+    state: Pick<State, 'catchUp'>
   },
   generateId: () => string,
   door: FrontDoor,
@@ -103,6 +105,9 @@ export function frontDoor(
     const ticket = origins.enter(c)
     const requestBody = log?.start(c)
     try {
+      // With replicas, first hear every commit answered before this request (seam catchUp).
+      const behind = deps.state.catchUp()
+      if (behind) await behind
       const pending =
         typeof ticket === 'string' ? origins.run(ticket, () => gate(c, next)) : gate(c, next)
       if (pending instanceof Promise) await pending
@@ -115,7 +120,8 @@ export function frontDoor(
       const logged = log?.done(c, started, requestBody)
       if (logged) await logged
       const partner = c.get('partner')
-      deps.journal.add({
+      // On a database, answered once journaled: the next request, to any replica, finds it.
+      const journaled = deps.journal.add({
         id: c.get('requestId'),
         at: deps.clock.now(),
         method: c.req.method,
@@ -131,6 +137,7 @@ export function frontDoor(
         override: c.get('override') ?? null,
         capture: capture(c),
       })
+      if (journaled) await journaled
     }
   }
 }

@@ -39,6 +39,15 @@ export interface ShownMessage {
   truncated: boolean
 }
 
+/**
+ * A capture as shown (journal-view.ts showCapture): what an engine that keeps copies of its
+ * rows (PostgreSQL) stores, since the live objects of a Capture do not survive JSON.
+ */
+export interface ShownCapture {
+  request: ShownMessage | null
+  response: ShownMessage | null
+}
+
 export type RawHeaders = Headers | Record<string, string | string[] | undefined>
 
 /**
@@ -49,6 +58,8 @@ export interface Capture {
   requestHeaders: RawHeaders
   requestBody: Record<string, Promise<unknown> | undefined> | 'too_large'
   response: Response
+  /** `response` is the one the server sends (on a socket), not a copy. */
+  served?: boolean
   /** Filled on the first read: a response body can be read only once. */
   shown?: Promise<ShownMessage | null>
 }

@@ -5,6 +5,7 @@ import type {
   Capture,
   JournalEntry,
   RawHeaders,
+  ShownCapture,
   ShownMessage,
   StoredEntry,
 } from './journal-entry.js'
@@ -41,6 +42,7 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
     // @hono/node-server's responses keep their body string and can be read again later;
     // a plain Response (app.request) is read by the caller, so the journal needs a copy.
     response: incoming ? c.res : c.res.clone(),
+    served: incoming !== undefined,
   }
 }
 
@@ -93,28 +95,28 @@ async function responseView(res: Response): Promise<JournalView['response']> {
   return { headers, ...shownBody(redactValue(body)) }
 }
 
+/** A capture as the journal shows it: headers and bodies redacted and cut, plain JSON. */
+export async function showCapture(kept: Capture): Promise<ShownCapture> {
+  const headers = redactHeaders(kept.requestHeaders)
+  const request = {
+    headers,
+    ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
+  }
+  // A response body can be read once: the first view is kept with the capture it shows.
+  kept.shown ??= responseView(kept.response)
+  return { request, response: await kept.shown }
+}
+
 /** The entry as the control plane shows it: ISO time, headers and bodies redacted. */
-export async function viewOf(entry: StoredEntry, kept: Capture | undefined): Promise<JournalView> {
+export function viewOf(entry: StoredEntry, shown: ShownCapture | undefined): JournalView {
   // The entry still names its capture (emptied when the journal took it out).
   const { at, query, capture: _, ...rest } = entry as JournalEntry
-  let request: JournalView['request'] = null
-  let response: JournalView['response'] = null
-  if (kept) {
-    const headers = redactHeaders(kept.requestHeaders)
-    request = {
-      headers,
-      ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
-    }
-    // A response body can be read once: the first view is kept with the capture it shows.
-    kept.shown ??= responseView(kept.response)
-    response = await kept.shown
-  }
   return {
     ...rest,
     at: new Date(at).toISOString(),
     query: redactValue(queryOf(query ?? '')) as Record<string, string>,
     override: entry.override ?? null,
-    request,
-    response,
+    request: shown?.request ?? null,
+    response: shown?.response ?? null,
   }
 }

@@ -29,7 +29,7 @@ export class LoadedScenarios {
       for (const change of changes)
         if (change.collection === 'scenarios' && change.row) this.take(change.row as ScenarioRow)
     })
-    parts.state.onReplace(() => void this.afterReplace())
+    parts.state.onReplace(() => this.afterReplace())
   }
 
   /** Registers the kept scenarios, and says at start-up which partners name a missing one. */

@@ -1,4 +1,4 @@
-import type { JournalEntry, StoredEntry } from '../http/journal-entry.js'
+import type { Capture, JournalEntry, ShownCapture, StoredEntry } from '../http/journal-entry.js'
 import {
   type ContentFilter,
   countJournal,
@@ -6,7 +6,7 @@ import {
   type VerifyCriteria,
   verifyRequests,
 } from '../http/journal-search.js'
-import { type JournalView, viewOf } from '../http/journal-view.js'
+import { type JournalView, showCapture, viewOf } from '../http/journal-view.js'
 import {
   BODY_WINDOW,
   JOURNAL_CAPACITY,
@@ -14,12 +14,14 @@ import {
   matcher,
 } from '../http/request-journal.js'
 import type { State } from '../state/seam.js'
-import type { RequestJournalRow } from '../store/records-journal.js'
+import type { RequestCaptureRow, RequestJournalRow } from '../store/records-journal.js'
+import { JournalCopies, numberOf, seqOf } from './journal-copies.js'
+
+/** A page longer than this reads the captures' ring at once, not a capture at a time. */
+const ONE_BY_ONE = 50
 
 /** The row ids of a ring's slots, made once: a string a write reuses is hashed once. */
 const slotIds = (size: number) => Array.from({ length: size }, (_, slot) => `jrn_${slot}`)
-/** Zero-padded: sorts as the number does. */
-const seqOf = (n: number) => String(n).padStart(15, '0')
 
 /**
  * The request journal over the seam (see http/request-journal.ts for what it keeps): two
@@ -27,7 +29,8 @@ const seqOf = (n: number) => String(n).padStart(15, '0')
  * slots. Adding runs on every request, so it is one `putEphemeral` into each ring, over its
  * oldest row: no transaction, no await, no new version, no row removed, one index kept (by
  * partner). A read filtered by partner (what a partner's test suite asks for) walks only that
- * partner's entries; the others sort the ring by `seq`.
+ * partner's entries; the others walk the ring's slots from the newest request back. On an
+ * engine that keeps copies of rows, shared by replicas, journal-copies.ts numbers and writes.
  */
 export class RequestJournal {
   private readonly state: State
@@ -36,10 +39,9 @@ export class RequestJournal {
   private readonly entrySlots: string[]
   private readonly captureSlots: string[]
   private readonly onError: (error: unknown) => void
-  /**
-   * Requests journaled so far: request n goes to slot n % size of each ring (an engine shared
-   * by several processes would number them with a sequence of its own).
-   */
+  /** The journal on an engine that keeps copies of its rows (none in memory). */
+  private readonly copies: JournalCopies | undefined
+  /** Requests journaled so far, in memory: request n goes to slot n % size of each ring. */
   private added = 0
 
   constructor(s: {
@@ -48,6 +50,11 @@ export class RequestJournal {
     bodyWindow?: number
     /** A write the engine refused (a database gone): the request was answered all the same. */
     onError?: (error: unknown) => void
+    /**
+     * The engine keeps copies of its rows (PostgreSQL: JSON), not the objects put, and may be
+     * shared by replicas: the journal is kept as journal-copies.ts says.
+     */
+    copies?: boolean
   }) {
     this.state = s.state
     this.capacity = s.capacity ?? JOURNAL_CAPACITY
@@ -55,21 +62,35 @@ export class RequestJournal {
     this.entrySlots = slotIds(this.capacity)
     this.captureSlots = slotIds(this.bodyWindow)
     this.onError = s.onError ?? (() => {})
+    this.copies = s.copies
+      ? new JournalCopies(this.state, this.entrySlots, this.captureSlots, this.onError)
+      : undefined
   }
 
-  /** Journals an answered request; its capture is taken out of the entry and kept apart. */
-  add(entry: JournalEntry): void {
-    const n = this.added++
-    const seq = seqOf(n)
+  /**
+   * Journals an answered request; its capture is taken out of the entry and kept apart. On an
+   * engine that keeps copies, the promise of the written request (never rejected): the front
+   * door answers after it.
+   */
+  add(entry: JournalEntry): Promise<void> | undefined {
     const capture = entry.capture ?? null
     entry.capture = undefined
     const stored: StoredEntry = entry
+    if (this.copies) return this.copies.add(stored, capture)
+    const n = this.added++
+    const seq = seqOf(n)
     const { state, onError } = this
     const id = this.entrySlots[n % this.capacity] as string
-    state.putEphemeral('request_journal', { id, seq, entry: stored }).catch(onError)
     // A row even without a capture (the control plane's): it writes over the older one.
     const slot = this.captureSlots[n % this.bodyWindow] as string
+    state.putEphemeral('request_journal', { id, seq, entry: stored }).catch(onError)
     state.putEphemeral('request_captures', { id: slot, seq, capture }).catch(onError)
+    return undefined
+  }
+
+  /** Once this process's writes so far can be read (at once in memory). */
+  private async landed(): Promise<void> {
+    await this.copies?.landed()
   }
 
   /**
@@ -82,6 +103,10 @@ export class RequestJournal {
       yield* await this.state.range('journal_by_partner', partnerId, { reverse: true })
       return
     }
+    if (this.copies) {
+      yield* await this.copies.newestFirst()
+      return
+    }
     const oldest = Math.max(0, this.added - this.capacity)
     for (let n = this.added - 1; n >= oldest; n--) {
       const row = await this.state.get(
@@ -92,16 +117,23 @@ export class RequestJournal {
     }
   }
 
-  private async view(row: RequestJournalRow): Promise<JournalView> {
-    const slot = this.captureSlots[Number(row.seq) % this.bodyWindow] as string
-    const kept = await this.state.get('request_captures', slot)
-    return viewOf(row.entry, (kept?.seq === row.seq && kept.capture) || undefined)
+  /** `captures`: the whole ring, read once for a long page (each a query on a database). */
+  private async view(
+    row: RequestJournalRow,
+    captures?: Map<string, RequestCaptureRow>,
+  ): Promise<JournalView> {
+    const slot = this.captureSlots[numberOf(row.seq) % this.bodyWindow] as string
+    const kept = captures ? captures.get(slot) : await this.state.get('request_captures', slot)
+    const capture = kept?.seq === row.seq ? kept.capture : null
+    if (!capture) return viewOf(row.entry, undefined)
+    return viewOf(row.entry, isLive(capture) ? await showCapture(capture) : capture)
   }
 
   /** Newest first, redacted, with `has_more` when more entries matched than `limit`. */
   async list(
     filter: JournalFilter & { limit: number },
   ): Promise<{ data: JournalView[]; has_more: boolean }> {
+    await this.landed()
     const matches = matcher(filter)
     const picked: RequestJournalRow[] = []
     let hasMore = false
@@ -113,17 +145,24 @@ export class RequestJournal {
       }
       picked.push(row)
     }
-    return { data: await Promise.all(picked.map((row) => this.view(row))), has_more: hasMore }
+    const captures =
+      picked.length > ONE_BY_ONE
+        ? new Map((await this.state.all('request_captures')).map((row) => [row.id, row]))
+        : undefined
+    const data = await Promise.all(picked.map((row) => this.view(row, captures)))
+    return { data, has_more: hasMore }
   }
 
   /** One entry by its request id (the newest with it), redacted; undefined once it left. */
   async find(requestId: string): Promise<JournalView | undefined> {
+    await this.landed()
     for await (const row of this.newestFirst(undefined))
       if (row.entry.id === requestId) return this.view(row)
     return undefined
   }
 
   async count(filter: JournalFilter): Promise<number> {
+    await this.landed()
     const matches = matcher(filter)
     // Order does not matter here: the partner's rows, or every row as the engine holds them.
     const rows = filter.partner_id
@@ -149,10 +188,13 @@ export class RequestJournal {
   }
 
   /** Empties the journal (`DELETE /_sandbox/requests`). */
-  clear(): Promise<void> {
+  async clear(): Promise<void> {
+    await this.landed()
     return this.state.transaction(async (tx) => {
       for (const row of await tx.all('request_journal')) tx.remove('request_journal', row.id)
       for (const row of await tx.all('request_captures')) tx.remove('request_captures', row.id)
     })
   }
 }
+
+const isLive = (capture: Capture | ShownCapture): capture is Capture => 'requestHeaders' in capture

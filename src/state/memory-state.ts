@@ -2,7 +2,15 @@ import type { CollectionName, Collections, CollectionsData } from '../store/reco
 import type { SnapshotDoc } from '../store/snapshot-file.js'
 import type { OpenTx, Store } from '../store/store.js'
 import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
-import type { Change, Lease, RangeOptions, State, StateReader, StateTx } from './seam.js'
+import type {
+  Change,
+  Lease,
+  RangeOptions,
+  ReplaceListener,
+  State,
+  StateReader,
+  StateTx,
+} from './seam.js'
 
 /** What a write applied at once answers: one promise for all (no allocation per request). */
 const settled = Promise.resolve()
@@ -25,6 +33,8 @@ export class MemoryState implements State {
   private readonly leases = new Map<string, { until: number }>()
   /** Counters (increment), by name: one per partner with a rate limit. */
   private readonly counters = new Map<string, { window: number; count: number }>()
+  /** What the replace listeners answered for the replace under way. */
+  private readonly reloads: Promise<void>[] = []
 
   constructor(readonly store: Store) {}
 
@@ -106,6 +116,11 @@ export class MemoryState implements State {
     return settled
   }
 
+  /** Every commit is this process's own: heard as it is made. */
+  catchUp(): undefined {
+    return undefined
+  }
+
   increment(name: string, window: number): number {
     const counter = this.counters.get(name)
     if (counter && counter.window === window) return ++counter.count
@@ -147,16 +162,29 @@ export class MemoryState implements State {
   }
 
   /** Called after each whole-state replace (reset, restore). */
-  onReplace(listener: () => void): void {
-    this.store.onReplace(listener)
+  onReplace(listener: ReplaceListener): void {
+    this.store.onReplace(() => {
+      const done = listener()
+      if (done instanceof Promise) this.reloads.push(done)
+    })
   }
 
-  replaceAll(collections: CollectionsData): Promise<void> {
-    return this.exclusive(() => this.store.replaceAll(collections))
+  async replaceAll(collections: CollectionsData): Promise<void> {
+    await this.exclusive(() => this.store.replaceAll(collections))
+    await this.reloaded()
   }
 
-  reset(): Promise<void> {
-    return this.exclusive(() => this.store.reset())
+  async reset(): Promise<void> {
+    await this.exclusive(() => this.store.reset())
+    await this.reloaded()
+  }
+
+  /**
+   * The replace listeners' work, awaited once the replace let the writers go: a listener may
+   * write (the clock's row), and its transaction waits for the replace to finish.
+   */
+  private async reloaded(): Promise<void> {
+    await Promise.allSettled(this.reloads.splice(0))
   }
 
   export(): Promise<SnapshotDoc> {

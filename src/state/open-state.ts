@@ -10,6 +10,7 @@ import {
   type PartnerRow,
 } from '../store/records.js'
 import { Store } from '../store/store.js'
+import { databaseError } from './database-error.js'
 import { MemoryState } from './memory-state.js'
 import { PostgresState } from './postgres/postgres-state.js'
 import type { State } from './seam.js'
@@ -37,11 +38,13 @@ export async function openState(
   },
 ): Promise<OpenedState> {
   if (config.database) {
-    const state = await PostgresState.open({
-      url: config.database,
-      seed: parts.seed,
-      now: parts.now,
-    })
+    const url = config.database
+    // Unreachable, refused, or newer than this build: one line that says so, not a stack.
+    const state = await PostgresState.open({ url, seed: parts.seed, now: parts.now }).catch(
+      (error: unknown) => {
+        throw databaseError(error, url)
+      },
+    )
     const find = () => state.lookupOne('partners_by_api_key', DEFAULT_PARTNER.api_key)
     const partner = await find()
     primeDefaultPartner(parts.credentials, partner)
@@ -49,12 +52,14 @@ export async function openState(
     // removed through the control plane, which a reset or restore covers).
     let present = partner !== undefined
     const recheck = () =>
-      void find().then(
-        (row) => (present = row !== undefined),
+      find().then(
+        (row) => {
+          present = row !== undefined
+        },
         () => {},
       )
     state.onCommit((changes) => {
-      if (changes.some((change) => change.collection === 'partners')) recheck()
+      if (changes.some((change) => change.collection === 'partners')) void recheck()
     })
     state.onReplace(recheck)
     return { state, store: undefined, defaultPartnerPresent: () => present }

@@ -55,6 +55,9 @@ export interface Change {
   row: Record<string, unknown> | undefined
 }
 
+/** What hears a replace: what it answers, when a promise, is awaited (State.onReplace). */
+export type ReplaceListener = (() => void) | (() => Promise<void>)
+
 /** A claim on work to be done once among every process sharing the state (claim). */
 export interface Lease {
   /** Gives the work up (done, or not to be done): another holder may claim it at once. */
@@ -90,6 +93,13 @@ export interface State extends StateReader {
    * at once, without a promise.
    */
   increment(name: string, window: number): number | Promise<number>
+  /**
+   * Waits until this process has heard every commit made anywhere before the call (another
+   * replica's, through the notices that keep caches, clocks and schedules current), so a
+   * request sees what a request answered before it changed, whichever replica took either.
+   * Undefined when there is nothing to wait for (one process holds the state).
+   */
+  catchUp(): Promise<void> | undefined
   /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
   onCommit(listener: (changes: readonly Change[]) => void): () => void
   /**
@@ -99,8 +109,12 @@ export interface State extends StateReader {
   readonly version: number
   /** The version of the last commit that changed a row under `key` of a versioned index. */
   keyVersion(index: IndexName, key: string): number
-  /** Hears every whole-state replace (reset, restore): what is derived from rows starts over. */
-  onReplace(listener: () => void): void
+  /**
+   * Hears every whole-state replace (reset, restore): what is derived from rows starts over.
+   * `replaceAll` and `reset` resolve once the promise a listener answers has settled, so the
+   * request that replaced the state is answered with what is derived from it in place.
+   */
+  onReplace(listener: ReplaceListener): void
   /** Replaces every collection (reset to fixtures, restore of a snapshot). */
   replaceAll(collections: CollectionsData): Promise<void>
   /** Back to the seed data. */

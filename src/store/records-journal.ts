@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Capture, StoredEntry } from '../http/journal-entry.js'
+import type { Capture, ShownCapture, StoredEntry } from '../http/journal-entry.js'
 import { faultRule } from '../scenarios/faults.js'
 
 /**
@@ -26,15 +26,18 @@ export type RequestJournalRow = z.infer<typeof requestJournalRow>
 
 /**
  * The headers and bodies of the newest BODY_WINDOW journaled requests, in a ring of their own
- * (`jrn_<slot>`); a request's are those with its `seq`. References, not copies: the capture
- * runs on every request, and redaction happens when the journal is read (journal-view.ts).
+ * (`jrn_<slot>`); a request's are those with its `seq`. In memory, references, not copies: the
+ * capture runs on every request, and redaction happens when the journal is read
+ * (journal-view.ts). An engine that keeps rows as JSON (PostgreSQL) keeps them as shown.
  */
 export const requestCaptureRow = z.object({
   id: z.string().startsWith('jrn_'),
   seq: z.string(),
   /** Null for a request that keeps none (the control plane's own). */
   capture: z
-    .custom<Capture>((v) => isObject(v) && (v as Capture).response instanceof Response)
+    .custom<Capture | ShownCapture>(
+      (v) => isObject(v) && ((v as Capture).response instanceof Response || 'request' in v),
+    )
     .nullable(),
 })
 export type RequestCaptureRow = z.infer<typeof requestCaptureRow>

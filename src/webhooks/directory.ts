@@ -26,7 +26,7 @@ export class WebhookDirectory {
   static async open(state: State): Promise<WebhookDirectory> {
     const directory = new WebhookDirectory(state)
     state.onCommit((changes) => directory.heard(changes))
-    state.onReplace(() => void directory.reload())
+    state.onReplace(() => directory.reload())
     await directory.reload()
     return directory
   }

@@ -78,7 +78,7 @@ export class Dispatcher {
 
   constructor(private readonly o: DispatcherOptions) {
     o.state.onCommit((changes) => this.heard(changes))
-    o.state.onReplace(() => void this.reload())
+    o.state.onReplace(() => this.reload())
     // Deliveries pending in a data file resume on their own after a restart: overdue ones
     // at once, the others on the timer pump() arms (unless the clock is frozen by then).
     void this.reload(undefined, false).then(() => {

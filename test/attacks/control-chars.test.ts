@@ -156,7 +156,7 @@ describe('control characters in a person’s text', () => {
         const allowed = c.multiLine && /[\t\n]/.test(bad)
         if (allowed) continue
         const label = `${c.name} with U+${bad.charCodeAt(0).toString(16).padStart(4, '0')}`
-        const before = JSON.stringify(sandbox.store.export().collections)
+        const before = JSON.stringify((await sandbox.services.state.export()).collections)
         const inboxBefore = await sandbox.services.inbox.size()
         const res = await call(c.method, c.path, { ...auth({ body: c.body(bad) }), creds: c.creds })
         expect(res.status, `${label}: ${res.text}`).toBe(400)
@@ -165,7 +165,9 @@ describe('control characters in a person’s text', () => {
           .filter((d: { field: string }) => d.field === c.field)
           .map((d: { message: string }) => d.message)
         expect(messages.join('; '), label).toMatch(/control characters/)
-        expect(JSON.stringify(sandbox.store.export().collections), label).toBe(before)
+        expect(JSON.stringify((await sandbox.services.state.export()).collections), label).toBe(
+          before,
+        )
         expect(await sandbox.services.inbox.size(), label).toBe(inboxBefore)
       }
     }

@@ -193,7 +193,7 @@ describe('credential and session attacks', () => {
         status: 403,
       },
     ]
-    const before = JSON.stringify(s.sandbox.store.export().collections)
+    const before = JSON.stringify((await s.sandbox.services.state.export()).collections)
     for (const attack of attacks) {
       for (const [method, path] of [
         [attack.method ?? 'GET', attack.path ?? '/api/v1/partner/me'],
@@ -218,7 +218,7 @@ describe('credential and session attacks', () => {
         }
       }
     }
-    expect(JSON.stringify(s.sandbox.store.export().collections)).toBe(before)
+    expect(JSON.stringify((await s.sandbox.services.state.export()).collections)).toBe(before)
     // The real credentials and token still work: no attack disturbed them.
     const ok = await s.call('GET', USERS_ME, { creds: s.a.creds, headers: s.userA.bearer })
     expect(ok.status).toBe(200)

@@ -153,7 +153,7 @@ describe('fuzz over every operation of /openapi.json', () => {
             const path = op.path.replace(/\{\w+\}/g, () => encodeURIComponent(values[i++] ?? ''))
             const qs = new URLSearchParams(query).toString()
             const url = `${path}${qs ? `?${qs}` : ''}`
-            const before = JSON.stringify(sandbox.store.export().collections)
+            const before = JSON.stringify((await sandbox.services.state.export()).collections)
             const res = await call(op.method, url, {
               creds: null,
               headers: {
@@ -175,7 +175,10 @@ describe('fuzz over every operation of /openapi.json', () => {
                 })
               }
               if (!changesOnRejection.has(`${op.method} ${op.path}`)) {
-                expect(JSON.stringify(sandbox.store.export().collections), label).toBe(before)
+                expect(
+                  JSON.stringify((await sandbox.services.state.export()).collections),
+                  label,
+                ).toBe(before)
               }
             }
           },

@@ -46,19 +46,19 @@ describe('ended login and reset codes', () => {
       body: { email: user.email },
     })
     expect(reset.status, reset.text).toBe(200)
-    const codes = () => sandbox.store.count('verification_codes', 'codes_by_user', userId)
-    expect(codes()).toBe(LOGINS + 1)
+    const codes = () => sandbox.services.state.count('codes_by_user', userId)
+    expect(await codes()).toBe(LOGINS + 1)
 
     // Two hours on: every login code has expired, and stays its day (the rule).
     expect((await control('/clock/advance', { by: '2h' })).status).toBe(200)
-    expect(codes()).toBe(LOGINS + 1)
+    expect(await codes()).toBe(LOGINS + 1)
 
     // Past the day (and the hour it is removed within) after the last expiry: the advance
     // removes one batch before it answers; with the clock still frozen, the rest drain on
     // their own.
     const advance = ENDED_RETENTION_MS + 20 * 60_000
     expect((await control('/clock/advance', { by: `${advance}ms` })).status).toBe(200)
-    expect(codes()).toBeLessThanOrEqual(LOGINS + 1 - BATCH)
+    expect(await codes()).toBeLessThanOrEqual(LOGINS + 1 - BATCH)
     await expect.poll(codes, { timeout: 30_000, interval: 100 }).toBe(0)
 
     // The user logs in as before, and the new code is the one row.
@@ -67,7 +67,7 @@ describe('ended login and reset codes', () => {
       body: credentials,
     })
     expect(fresh.status).toBe(200)
-    expect(codes()).toBe(1)
+    expect(await codes()).toBe(1)
     const verify = await call('POST', '/api/v1/partner/auth/verify-otp', {
       creds: acme,
       body: { email: user.email, code: '000000' },

@@ -71,7 +71,7 @@ describe('tenant isolation', () => {
       (o) =>
         (o.path.startsWith('/api/v1/') || o.path.startsWith('/embed/')) && o.path.includes('{'),
     )
-    const before = JSON.stringify(sandbox.store.export().collections)
+    const before = JSON.stringify((await sandbox.services.state.export()).collections)
     let attempts = 0
     for (const attacker of tenants) {
       for (const victim of tenants) {
@@ -108,7 +108,7 @@ describe('tenant isolation', () => {
       }
     }
     expect(attempts).toBeGreaterThanOrEqual(6 * 15)
-    expect(JSON.stringify(sandbox.store.export().collections)).toBe(before)
+    expect(JSON.stringify((await sandbox.services.state.export()).collections)).toBe(before)
   }, 120_000)
 
   it('each partner still sees its own resources', async () => {

@@ -1,7 +1,7 @@
 import type { ListenMeta, Sql, TransactionSql } from 'postgres'
 import type { CollectionName } from '../../store/records.js'
 import type { IndexName } from '../indexes.js'
-import type { Change } from '../seam.js'
+import type { Change, ReplaceListener } from '../seam.js'
 
 /**
  * The collections whose commits every replica hears in full (onCommit, with the rows as they
@@ -25,12 +25,17 @@ export type RowFetcher = (
   ids: string[],
 ) => Promise<Map<string, Record<string, unknown>>>
 
+/** How long a request waits for a commit number that may never be heard (see catchUp). */
+const GAP_WAIT_MS = 50
+
 /** A notice bigger than this says "everything changed" instead of naming keys (limit 8000). */
 const MAX_PAYLOAD = 7000
 
 interface Notice {
   /** The replica that committed. */
   r: string
+  /** The commit's number (sequence sandbox_commits), added by the database. */
+  n: number
   /** Versioned index keys whose rows changed: `[index, key]`. */
   k?: [IndexName, string][]
   /** Rows of the noticed collections written: `[collection, id]`. */
@@ -52,10 +57,14 @@ export class ChangeNotices {
   private floor = 0
   private readonly keys = new Map<string, number>()
   private readonly commitListeners = new Set<(changes: readonly Change[]) => void>()
-  private readonly replaceListeners: (() => void)[] = []
+  private readonly replaceListeners: ReplaceListener[] = []
   private unlisten: (() => Promise<void>) | undefined
   /** Other replicas' commits, heard in the order they came (each waits for the one before). */
   private remote: Promise<void> = Promise.resolve()
+  /** The highest commit number heard (and its rows delivered to the listeners). */
+  private heardUpTo = 0
+  /** Requests waiting to be current (catchUp), each for a commit number. */
+  private readonly waiters = new Set<{ upTo: number; resolve: () => void }>()
 
   private constructor(
     private readonly fetchRows: RowFetcher,
@@ -71,7 +80,9 @@ export class ChangeNotices {
     fetchRows: RowFetcher,
   ): Promise<ChangeNotices> {
     const notices = new ChangeNotices(fetchRows, `partner_sandbox_${schema}`, replica)
-    const meta: ListenMeta = await sql.listen(notices.channel, (payload) => notices.heard(payload))
+    const meta: ListenMeta = await sql.listen(notices.channel, (payload) =>
+      notices.onNotice(payload),
+    )
     notices.unlisten = meta.unlisten
     return notices
   }
@@ -85,7 +96,7 @@ export class ChangeNotices {
     return () => this.commitListeners.delete(listener)
   }
 
-  onReplace(listener: () => void): void {
+  onReplace(listener: ReplaceListener): void {
     this.replaceListeners.push(listener)
   }
 
@@ -94,59 +105,110 @@ export class ChangeNotices {
     sql: TransactionSql,
     changes: readonly Change[],
     touched: TouchedKeys,
-  ): Promise<void> {
-    if (changes.length === 0) return
+  ): Promise<number> {
+    if (changes.length === 0) return 0
     const noticed: [CollectionName, string][] = []
     for (const { collection, id } of changes)
       if (noticedCollections.has(collection)) noticed.push([collection, id])
-    const notice: Notice = { r: this.replica, k: [...touched.values()], c: noticed }
+    const notice: Omit<Notice, 'n'> = { r: this.replica, k: [...touched.values()], c: noticed }
     let payload = JSON.stringify(notice)
     if (payload.length > MAX_PAYLOAD) payload = JSON.stringify({ r: this.replica, all: 1 })
-    await sql`SELECT pg_notify(${this.channel}, ${payload})`
+    return this.send(sql, payload)
   }
 
-  async notifyReplace(sql: TransactionSql): Promise<void> {
-    await sql`SELECT pg_notify(${this.channel}, ${JSON.stringify({ r: this.replica, replace: 1 })})`
+  /** Sends a notice numbered by the database; answers its number. */
+  private async send(sql: TransactionSql, payload: string): Promise<number> {
+    // `{…}` becomes `{…,"n":123}`: the number is taken as the notice is sent, last in the
+    // transaction, so the numbers of committed transactions come nearly without gaps.
+    const [sent] = await sql<{ n: string }[]>`
+      SELECT n, pg_notify(${this.channel}, ${payload.slice(0, -1)} || ',"n":' || n || '}')
+      FROM (SELECT nextval('sandbox_commits') AS n) AS numbered`
+    return Number(sent?.n ?? 0)
   }
 
-  /** A transaction of this replica committed. */
-  committed(changes: readonly Change[], touched: TouchedKeys): void {
+  /**
+   * Resolves once every commit numbered up to the last one announced has been heard. A number
+   * never heard (its transaction failed at commit after taking it) is given up on after a
+   * moment: nothing will come under it.
+   */
+  async catchUp(lastAnnounced: () => Promise<number>): Promise<void> {
+    const upTo = await lastAnnounced()
+    if (upTo <= this.heardUpTo) return
+    await new Promise<void>((resolve) => {
+      const waiter = { upTo, resolve }
+      this.waiters.add(waiter)
+      setTimeout(() => {
+        if (!this.waiters.delete(waiter)) return
+        this.markHeard(upTo)
+        resolve()
+      }, GAP_WAIT_MS).unref()
+    })
+  }
+
+  /** Commits up to `n` were made before this replica listened: none is to wait for. */
+  startAt(n: number): void {
+    this.markHeard(n)
+  }
+
+  /** Notes commits up to `n` as heard and wakes who waited for them. */
+  private markHeard(n: number): void {
+    if (n <= this.heardUpTo) return
+    this.heardUpTo = n
+    for (const waiter of this.waiters) {
+      if (waiter.upTo > n) continue
+      this.waiters.delete(waiter)
+      waiter.resolve()
+    }
+  }
+
+  notifyReplace(sql: TransactionSql): Promise<number> {
+    return this.send(sql, JSON.stringify({ r: this.replica, replace: 1 }))
+  }
+
+  /** A transaction of this replica committed, with the number its notice took. */
+  committed(changes: readonly Change[], touched: TouchedKeys, number = 0): void {
+    this.markHeard(number)
     if (changes.length === 0) return
     this.version++
     for (const name of touched.keys()) this.keys.set(name, this.version)
     for (const listener of this.commitListeners) listener(changes)
   }
 
-  /** This replica replaced the whole state. */
-  replaced(): void {
+  /**
+   * The whole state was replaced (its notice numbered `number`): settles once every listener's
+   * reload has, and only then counts the notice as heard, so a request waiting to be current
+   * (catchUp) reads what is derived from the new rows.
+   */
+  async replaced(number = 0): Promise<void> {
     this.floor = ++this.version
     this.keys.clear()
-    for (const listener of this.replaceListeners) listener()
+    await Promise.allSettled(this.replaceListeners.map((listener) => listener()))
+    this.markHeard(number)
   }
 
-  private heard(payload: string): void {
+  private onNotice(payload: string): void {
     let notice: Notice
     try {
       notice = JSON.parse(payload) as Notice
     } catch {
       return
     }
+    // This replica's own: applied as it committed.
     if (notice.r === this.replica) return
-    if (notice.replace) {
-      this.replaced()
+    if (notice.replace || notice.all) {
+      // A replace, or too much to name: whatever this replica derived from rows starts over.
+      this.version++
+      this.remote = this.remote.then(() => this.replaced(notice.n))
       return
     }
     this.version++
-    if (notice.all) {
-      // Too much to name: whatever this replica derived from rows starts over.
-      this.replaced()
-      return
-    }
     for (const [index, key] of notice.k ?? []) this.keys.set(`${index}\0${key}`, this.version)
-    if (notice.c?.length) {
-      const named = notice.c
-      this.remote = this.remote.then(() => this.deliver(named)).catch(() => {})
-    }
+    const named = notice.c ?? []
+    // In the order heard: a commit counts as heard once its rows reached the listeners.
+    this.remote = this.remote
+      .then(() => (named.length > 0 ? this.deliver(named) : undefined))
+      .catch(() => {})
+      .then(() => this.markHeard(notice.n))
   }
 
   /** Tells the listeners of another replica's commit, with its rows as they now stand. */

@@ -357,7 +357,7 @@ CREATE INDEX fault_uses_partner ON fault_uses (partner_id);
   },
   {
     version: 2,
-    name: 'leases and counters',
+    name: 'leases, counters, commit numbers',
     sql: `
 -- Work done once among replicas (state seam claim): a webhook attempt is leased by the
 -- replica making it; a replica that dies leaves its lease to expire. UNLOGGED: a lease
@@ -375,6 +375,8 @@ CREATE UNLOGGED TABLE sandbox_counters (
   win bigint NOT NULL,
   count integer NOT NULL
 );
+-- Numbers every announced commit: a replica that heard up to the last one is current.
+CREATE SEQUENCE sandbox_commits;
 `,
   },
 ]

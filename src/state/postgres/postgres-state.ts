@@ -9,7 +9,15 @@ import {
 } from '../../store/records.js'
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import type { IndexName, IndexRow } from '../indexes.js'
-import type { Change, Lease, RangeOptions, State, StateReader, StateTx } from '../seam.js'
+import type {
+  Change,
+  Lease,
+  RangeOptions,
+  ReplaceListener,
+  State,
+  StateReader,
+  StateTx,
+} from '../seam.js'
 import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
 import { layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
@@ -66,6 +74,9 @@ export class PostgresState implements State {
         })
         return new Map(found.map(({ row }) => [row.id as string, row]))
       })
+      // Listening now: every commit before this one was made before this replica started.
+      const [last] = await sql.unsafe<{ n: string }[]>(LAST_COMMIT)
+      notices.startAt(Number(last?.n ?? 0))
       return new PostgresState(sql, schema, options, notices)
     } catch (error) {
       await sql.end({ timeout: 1 })
@@ -96,16 +107,16 @@ export class PostgresState implements State {
   all = this.reader.all.bind(this.reader)
 
   async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
-    const { result, tx } = await withRetries(() =>
+    const { result, tx, number } = await withRetries(() =>
       this.sql.begin('isolation level serializable', async (sql) => {
         const tx = new PgTx(sql)
         const result = await fn(tx)
         await tx.finish()
-        await this.notices.notify(sql, tx.changes, tx.touched)
-        return { result, tx }
+        const number = await this.notices.notify(sql, tx.changes, tx.touched)
+        return { result, tx, number }
       }),
     )
-    this.notices.committed(tx.changes, tx.touched)
+    this.notices.committed(tx.changes, tx.touched, number)
     tx.committed()
     return result
   }
@@ -114,6 +125,13 @@ export class PostgresState implements State {
     const table = tableSql[collection]
     if (!table.layout.ephemeral) throw new Error(`${collection} is not ephemeral`)
     await this.query(table.upsert.text, table.upsert.params(row as Row))
+  }
+
+  catchUp(): Promise<void> {
+    return this.notices.catchUp(async () => {
+      const [found] = await this.query(LAST_COMMIT)
+      return Number(found?.n ?? 0)
+    })
   }
 
   async increment(name: string, window: number): Promise<number> {
@@ -135,17 +153,17 @@ export class PostgresState implements State {
     return this.notices.onCommit(listener)
   }
 
-  onReplace(listener: () => void): void {
+  onReplace(listener: ReplaceListener): void {
     this.notices.onReplace(listener)
   }
 
   async replaceAll(collections: CollectionsData): Promise<void> {
-    await this.sql.begin(async (sql) => {
+    const number = await this.sql.begin(async (sql) => {
       await lockSchema(sql, this.schema)
       await writeAll(sql, collections)
-      await this.notices.notifyReplace(sql)
+      return this.notices.notifyReplace(sql)
     })
-    this.notices.replaced()
+    await this.notices.replaced(number)
   }
 
   async reset(): Promise<void> {
@@ -184,6 +202,9 @@ const CLAIM =
   "INSERT INTO sandbox_leases AS l (name, holder, until) VALUES ($1, $2, now() + $3 * interval '1 millisecond') " +
   'ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until WHERE l.until < now() ' +
   'RETURNING holder'
+/** The number of the last commit announced (0 before the first). */
+const LAST_COMMIT =
+  'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM sandbox_commits'
 const INCREMENT =
   'INSERT INTO sandbox_counters AS c (name, win, count) VALUES ($1, $2, 1) ' +
   'ON CONFLICT (name) DO UPDATE SET win = EXCLUDED.win, ' +
@@ -193,7 +214,14 @@ const FORGET_LEASES = "DELETE FROM sandbox_leases WHERE until < now() - interval
 
 /** The reads, over any connection: the pool's, or a transaction's. */
 class PgReader implements StateReader {
-  constructor(private readonly query: Query) {}
+  private readonly query: Query
+
+  constructor(query: Query) {
+    // A text column cannot hold NUL, so no row has an id or key with one (a token sent as
+    // %00): nothing is found, as in memory, where PostgreSQL would refuse the parameter.
+    this.query = (text, params = []) =>
+      params.some((p) => typeof p === 'string' && p.includes('\0')) ? noRows : query(text, params)
+  }
 
   async get<K extends CollectionName>(collection: K, id: string) {
     const [found] = await this.query(tableSql[collection].get, [id])
@@ -241,6 +269,8 @@ class PgReader implements StateReader {
     return rowsOf<Collections[K]>(await this.query(tableSql[collection].all))
   }
 }
+
+const noRows: Promise<Row[]> = Promise.resolve([])
 
 function rowsOf<T>(found: Row[]): T[] {
   const out = new Array<T>(found.length)

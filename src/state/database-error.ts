@@ -1,0 +1,87 @@
+import postgres from 'postgres'
+import { maskDatabaseUrl, passwordOf, serverOf } from './database-url.js'
+
+/**
+ * The database given with `--database` cannot be used: the message is one line that says why
+ * and what to check, never the password; the driver's error is its `cause`.
+ */
+export class DatabaseError extends Error {
+  override name = 'DatabaseError'
+}
+
+/** Connection failures (Node's socket codes and postgres.js's own) and what each means. */
+const unreachable: Record<string, string> = {
+  ECONNREFUSED:
+    'connection refused (is PostgreSQL running there, and are the host and port right?)',
+  ENOTFOUND: 'no such host (check the host in the URL)',
+  EAI_AGAIN: 'its host name could not be resolved now (DNS)',
+  CONNECT_TIMEOUT: 'no answer within the connect timeout (a firewall, or a wrong host?)',
+  ETIMEDOUT: 'no answer (a firewall, or a wrong host?)',
+  EHOSTUNREACH: 'no route to that host',
+  ENETUNREACH: 'no route to that network',
+  ECONNRESET: 'the server closed the connection',
+}
+
+/** SQLSTATEs of a refused login, and of a database that does not exist. */
+const loginRefused = new Set(['28P01', '28000'])
+const noSuchDatabase = '3D000'
+const insufficientPrivilege = '42501'
+
+/** `error`, from opening or migrating the database at `url`, as a DatabaseError. */
+export function databaseError(error: unknown, url: string): DatabaseError {
+  if (error instanceof DatabaseError) return error
+  return new DatabaseError(withoutPassword(describe(error, url), url), { cause: error })
+}
+
+function describe(error: unknown, url: string): string {
+  const where = `PostgreSQL at ${serverOf(url)}`
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  const text = firstLine(typeof message === 'string' ? message : String(error))
+  if (code === 'ERR_INVALID_URL')
+    return `${maskDatabaseUrl(url)} is not a valid URL (postgres://user:password@host:5432/database)`
+  if (error instanceof postgres.PostgresError) {
+    // pg_hba.conf's refusal of a connection without TLS ends "no encryption".
+    if (loginRefused.has(error.code) && /no encryption/.test(text))
+      return `${where} refused the login: ${text} (it wants TLS: add ?sslmode=require to the URL)`
+    if (loginRefused.has(error.code))
+      return `${where} refused the login: ${text} (check the user and password in the URL)`
+    if (error.code === noSuchDatabase)
+      return `${where}: ${text} (create it, or name another database in the URL)`
+    // CREATE SCHEMA IF NOT EXISTS, run at every start, needs CREATE on the database even when
+    // the schema exists.
+    if (error.code === insufficientPrivilege && /for database/.test(text))
+      return `${where}: ${text} (the URL's user needs CREATE on it: ${grantOf(url)})`
+    return `${where}: ${text}`
+  }
+  if (typeof code === 'string' && unreachable[code])
+    return `cannot connect to ${where}: ${unreachable[code]}`
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+    return `cannot connect to ${where}: ${code}`
+  // The engine's own refusals (a schema newer than this build, a schema name that is no SQL
+  // name) already say what is wrong and what to do.
+  if (typeof code !== 'string') return text
+  return `${where}: ${text}`
+}
+
+/** `GRANT CREATE ON DATABASE "sandbox" TO "app"`, for the URL's database and user. */
+function grantOf(raw: string): string {
+  const url = new URL(raw)
+  const user = decodeURIComponent(url.username) || 'USER'
+  const database = decodeURIComponent(url.pathname.slice(1)) || user
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
+  return `GRANT CREATE ON DATABASE ${quote(database)} TO ${quote(user)}`
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]?.trim() || 'unknown error'
+}
+
+/**
+ * Neither the server nor the driver is known to repeat a password, and the URLs above are
+ * masked: this is the last guard. A password of a few letters would also match ordinary words
+ * of the message, so such a one is left to the masking above.
+ */
+function withoutPassword(message: string, url: string): string {
+  const password = passwordOf(url)
+  return password.length >= 4 ? message.replaceAll(password, '****') : message
+}
