@@ -27,6 +27,7 @@ import {
   FAN_OUT_HEADER,
   fanOut,
   fanOutClean,
+  fanOutRefusals,
   fanOutRows,
   fmtFanOutErrors,
 } from './webhook-fanout.mjs'
@@ -161,7 +162,7 @@ export async function run() {
         `Webhook fan-out, ${c.label}: ${fmt(EVENT_RATE)} events/s asked × 5 endpoints for ${EVENT_SECONDS} s, each ask to the next replica`,
         FAN_OUT_HEADER,
         fanOutRows(webhooks[c.key]),
-        [fmtFanOutErrors(webhooks[c.key])],
+        [fmtFanOutErrors(webhooks[c.key]), ...fanOutRefusals(webhooks[c.key])],
       )
     }
     const figures = CONFIGS.map((config) => ({

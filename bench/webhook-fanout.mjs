@@ -43,7 +43,7 @@ async function post(url, headers, body) {
   return res.json()
 }
 
-/** Asks for one event; answers its status (0: no answer), never throws. */
+/** Asks for one event; answers its status (0: no answer) and, if refused, why. Never throws. */
 const askEvent = (url, partnerId) =>
   fetch(`${url}/_sandbox/events`, {
     method: 'POST',
@@ -54,11 +54,8 @@ const askEvent = (url, partnerId) =>
       object: { sent_at: Date.now() },
     }),
   }).then(
-    async (res) => {
-      await res.arrayBuffer()
-      return res.status
-    },
-    () => 0,
+    async (res) => ({ status: res.status, text: res.ok ? '' : (await res.text()).slice(0, 300) }),
+    (error) => ({ status: 0, text: String(error.cause ?? error) }),
   )
 
 /**
@@ -77,9 +74,11 @@ async function phase(urls, receiver, partnerId, events, rate) {
     if (due > Date.now()) await sleep(due - Date.now())
     pending.push(askEvent(urls[i % urls.length], partnerId))
   }
-  const statuses = await Promise.all(pending)
+  const answers = await Promise.all(pending)
   const asked = Date.now()
-  const refused = statuses.filter((status) => status < 200 || status >= 300)
+  const refused = answers
+    .filter(({ status }) => status < 200 || status >= 300)
+    .map(({ status }) => status)
   const target = expected - refused.length * ENDPOINTS
   if (refused.length > 0) receiver.child.stdin.write(`TARGET ${target}\n`)
   let result = await done.then(
@@ -104,6 +103,7 @@ async function phase(urls, receiver, partnerId, events, rate) {
     max: delays.at(-1) ?? 0,
     refused5xx: refused.filter((status) => status >= 500).length,
     refusedOther: refused.filter((status) => status < 500).length,
+    refusals: answers.filter(({ text }) => text).map(({ status, text }) => `${status} ${text}`),
     missing: Math.max(0, target - result.count),
     duplicates: result.duplicates,
     retries: result.retries,
@@ -141,6 +141,8 @@ export async function fanOut(urls, receiver, { rate = RATE, seconds = SECONDS, r
     max: Math.max(...measured.map((x) => x.max)),
     refused5xx: total('refused5xx'),
     refusedOther: total('refusedOther'),
+    /** The first few refusals' answers, to say what failed. */
+    refusals: measured.flatMap((x) => x.refusals).slice(0, 3),
     missing: total('missing'),
     duplicates: total('duplicates'),
     retries: total('retries'),
@@ -174,6 +176,9 @@ export const FAN_OUT_HEADER = [
   'max ms',
 ]
 
+/** The first refusals' answers, a note line each. */
+export const fanOutRefusals = (r) => r.refusals.map((text) => `refused: ${text}`)
+
 /** "asks refused: 0 with a 5xx, 0 other; deliveries missing: 0, retried: 0, duplicated: 0". */
 export const fmtFanOutErrors = (r) =>
   `asks refused: ${fmt(r.refused5xx)} with a 5xx, ${fmt(r.refusedOther)} other; deliveries missing: ${fmt(r.missing)}, retried: ${fmt(r.retries)} (an attempt failed), duplicated: ${fmt(r.duplicates)} (an attempt made twice)`
@@ -194,6 +199,7 @@ export async function run() {
       [
         `deliveries/s ${fmt(r.rate)} (target >= ${fmt(TARGET_RATE)}) with p50 event -> delivery ${fmt(r.p50)} ms at that rate (target < ${TARGET_P50_MS} ms), medians of ${ROUNDS} rounds (max: the largest of any round)   ${verdict(pass)}`,
         fmtFanOutErrors(r),
+        ...fanOutRefusals(r),
       ],
     )
     return { ...r, targetRate: TARGET_RATE, targetP50: TARGET_P50_MS, pass }
