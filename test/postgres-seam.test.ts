@@ -294,6 +294,18 @@ describePostgres('state seam, PostgreSQL engine', () => {
     )
   })
 
+  it('increment counts once among replicas: every caller its own count, a new window from 1', async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [await open(url), await open(url)]
+    const counts = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).increment('rate:p1', 7)),
+    )
+    expect([...counts].sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1))
+    expect(await a.increment('rate:p2', 7)).toBe(1)
+    expect(await b.increment('rate:p1', 8)).toBe(1)
+    expect(await a.increment('rate:p1', 8)).toBe(2)
+  })
+
   it('a lease is held once among replicas until released or expired', async () => {
     const url = freshDatabaseUrl()
     const [a, b] = [await open(url), await open(url)]
