@@ -198,7 +198,7 @@ export class PostgresState implements State {
       this.query(INCREMENT, [name, window, waiting.length]).then(
         ([counted]) => {
           const first = (counted?.count as number) - waiting.length + 1
-          waiting.forEach((w, i) => w.resolve(first + i))
+          for (const [i, w] of waiting.entries()) w.resolve(first + i)
         },
         (error: unknown) => {
           for (const w of waiting) w.reject(error)
