@@ -49,6 +49,9 @@ const memoryOnly = [
   'test/postgres-*.test.ts',
   'test/migrate-cli.test.ts',
   'test/banner-storage.test.ts',
+  // The cluster example's files (compose, HAProxy) are read, not run; its PostgreSQL health
+  // check picks the engine itself.
+  'test/cluster-example.test.ts',
   // No sandbox state at all: the source tree's import graph, the CI workflow, the README and
   // docs text, the package, the CLI's help and options (parsed before any state is opened).
   'test/architecture.test.ts',
