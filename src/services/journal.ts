@@ -41,6 +41,8 @@ export class RequestJournal {
    * by several processes would number them with a sequence of its own).
    */
   private added = 0
+  /** The last write's promise, already given the error handler (see `watch`). */
+  private watched: Promise<void> | undefined
 
   constructor(s: {
     state: State
@@ -64,12 +66,23 @@ export class RequestJournal {
     const capture = entry.capture ?? null
     entry.capture = undefined
     const stored: StoredEntry = entry
-    const { state, onError } = this
+    const { state } = this
     const id = this.entrySlots[n % this.capacity] as string
-    state.putEphemeral('request_journal', { id, seq, entry: stored }).catch(onError)
+    this.watch(state.putEphemeral('request_journal', { id, seq, entry: stored }))
     // A row even without a capture (the control plane's): it writes over the older one.
     const slot = this.captureSlots[n % this.bodyWindow] as string
-    state.putEphemeral('request_captures', { id: slot, seq, capture }).catch(onError)
+    this.watch(state.putEphemeral('request_captures', { id: slot, seq, capture }))
+  }
+
+  /**
+   * Hands a write's refusal to `onError`. The memory engine answers every write it applied
+   * with one settled promise, which needs its handler once: a `.catch` per write was a new
+   * promise and a microtask on every request, twice.
+   */
+  private watch(written: Promise<void>): void {
+    if (written === this.watched) return
+    this.watched = written
+    written.catch(this.onError)
   }
 
   /**
