@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startSandbox } from '../src/index.js'
+import { RequestJournal } from '../src/services/journal.js'
+import type { State } from '../src/state/seam.js'
 import {
   acme,
   createPartner,
@@ -11,7 +13,7 @@ import {
   testEngine,
   testSandbox,
 } from './helpers.js'
-import { standaloneJournal } from './journal-entry.js'
+import { journalEntry, standaloneJournal } from './journal-entry.js'
 
 const API = '/api/v1/partner'
 const cleanup: (() => Promise<void>)[] = []
@@ -129,6 +131,28 @@ describe('the request journal: headers, bodies and redaction', () => {
     expect(data.map((e) => e.id)).toEqual(['req_6', 'req_5', 'req_4', 'req_3'])
     expect(data.map((e) => e.response?.body ?? null)).toEqual([{ n: 6 }, { n: 5 }, null, null])
     expect(await journal.count({})).toBe(4)
+  })
+
+  it('hands every write the engine refused to onError, and the request goes on', async () => {
+    const refusals: string[] = []
+    let n = 0
+    const gone = {
+      // A database gone: each write is refused with an error of its own.
+      putEphemeral: () => Promise.reject(new Error(`write ${++n} refused`)),
+    } as unknown as State
+    const journal = new RequestJournal({
+      state: gone,
+      onError: (error) => refusals.push((error as Error).message),
+    })
+    journal.add(journalEntry(1))
+    journal.add(journalEntry(2))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(refusals).toEqual([
+      'write 1 refused',
+      'write 2 refused',
+      'write 3 refused',
+      'write 4 refused',
+    ])
   })
 })
 

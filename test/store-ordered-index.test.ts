@@ -92,4 +92,41 @@ describe('OrderedIds', () => {
       }
     }
   })
+
+  it('as a ring (the oldest goes as each new one comes) agrees with a plain list, walks and cursors included', () => {
+    const ids = new OrderedIds(true)
+    let model: [string, string][] = []
+    const add = (id: string, value: string) => {
+      ids.add(id, value)
+      model.push([id, value])
+      model = model.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    }
+    const remove = (id: string) => {
+      ids.delete(id)
+      model = model.filter((m) => m[0] !== id)
+    }
+    for (let i = 0; i < 50; i++) add(`s${i}`, String(i).padStart(8, '0'))
+    // A walk begun now reads on through the compactions below, skipping what went.
+    const early = ids.walk()
+    expect(early.next().value).toBe('s0')
+    for (let step = 50; step < 5_000; step++) {
+      remove((model[0] as [string, string])[0])
+      // Now and then one from the middle, or one dated before the newest (a clock moved back).
+      if (step % 211 === 0) remove((model[Math.floor(model.length / 2)] as [string, string])[0])
+      const value = String(step % 397 === 0 ? step - 5 : step).padStart(8, '0')
+      add(`s${step}`, value)
+      if (step % 251 === 0 || step === 4_999) {
+        const order = model.map((m) => m[0])
+        expect([...ids.walk()]).toEqual(order)
+        expect([...ids.walk(true)]).toEqual([...order].reverse())
+        expect(ids.first()).toBe(order[0])
+        const cut = order[Math.floor(order.length / 3)] as string
+        expect([...ids.walk(false, cut)]).toEqual(order.slice(order.indexOf(cut) + 1))
+        expect([...ids.walk(true, cut)]).toEqual(order.slice(0, order.indexOf(cut)).reverse())
+        expect(ids.size).toBe(order.length)
+      }
+    }
+    // Every id the early walk began with is gone: it gives nothing more, and none of the new.
+    expect([...early]).toEqual([])
+  })
 })

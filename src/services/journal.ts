@@ -43,6 +43,8 @@ export class RequestJournal {
   private readonly copies: JournalCopies | undefined
   /** Requests journaled so far, in memory: request n goes to slot n % size of each ring. */
   private added = 0
+  /** The last write's promise, already given the error handler (see `watch`). */
+  private watched: Promise<void> | undefined
 
   constructor(s: {
     state: State
@@ -79,13 +81,24 @@ export class RequestJournal {
     if (this.copies) return this.copies.add(stored, capture)
     const n = this.added++
     const seq = seqOf(n)
-    const { state, onError } = this
+    const { state } = this
     const id = this.entrySlots[n % this.capacity] as string
+    this.watch(state.putEphemeral('request_journal', { id, seq, entry: stored }))
     // A row even without a capture (the control plane's): it writes over the older one.
     const slot = this.captureSlots[n % this.bodyWindow] as string
-    state.putEphemeral('request_journal', { id, seq, entry: stored }).catch(onError)
-    state.putEphemeral('request_captures', { id: slot, seq, capture }).catch(onError)
+    this.watch(state.putEphemeral('request_captures', { id: slot, seq, capture }))
     return undefined
+  }
+
+  /**
+   * Hands a write's refusal to `onError`. The memory engine answers every write it applied
+   * with one settled promise, which needs its handler once: a `.catch` per write was a new
+   * promise and a microtask on every request, twice.
+   */
+  private watch(written: Promise<void>): void {
+    if (written === this.watched) return
+    this.watched = written
+    written.catch(this.onError)
   }
 
   /** Once this process's writes so far can be read (at once in memory). */

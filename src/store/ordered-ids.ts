@@ -12,7 +12,13 @@
 export class OrderedIds {
   private ids: (string | undefined)[] = []
   private order: string[] | undefined
+  /** Each id's place: its index in `ids` plus `base`. */
   private readonly at = new Map<string, number>()
+  /**
+   * How many places were cut off the front of `ids` since the last rebuild: holes that gather
+   * in front (the oldest go first) are dropped without giving every id its place again.
+   */
+  private base = 0
   private holes = 0
   /** Where the first id is: the oldest go first (retention, caps), so holes gather in front. */
   private head = 0
@@ -37,14 +43,15 @@ export class OrderedIds {
       this.insertSorted(id, orderValue)
       return
     }
-    this.at.set(id, this.ids.length)
+    this.at.set(id, this.base + this.ids.length)
     this.ids.push(id)
     order?.push(orderValue)
   }
 
   delete(id: string): void {
-    const i = this.at.get(id)
-    if (i === undefined) return
+    const place = this.at.get(id)
+    if (place === undefined) return
+    const i = place - this.base
     this.at.delete(id)
     this.ids[i] = undefined
     this.holes++
@@ -65,8 +72,9 @@ export class OrderedIds {
     const ids = this.ids
     let i = reverse ? ids.length - 1 : this.head
     if (after !== undefined) {
-      const from = this.at.get(after)
-      if (from === undefined) return
+      const place = this.at.get(after)
+      if (place === undefined) return
+      const from = place - this.base
       i = reverse ? from - 1 : from + 1
     }
     const step = reverse ? -1 : 1
@@ -107,11 +115,22 @@ export class OrderedIds {
     this.order = [...order.slice(0, lo), orderValue, ...order.slice(lo)]
     for (let i = lo; i < this.ids.length; i++) {
       const moved = this.ids[i]
-      if (moved !== undefined) this.at.set(moved, i)
+      if (moved !== undefined) this.at.set(moved, this.base + i)
     }
   }
 
   private compact(): void {
+    // Every hole in front (a ring's slots written again, retention or a cap taking the oldest):
+    // new arrays without them, and every id keeps its place. At the cap, each new row removed
+    // the oldest and a full rebuild every `size` removals gave every id its place again.
+    if (this.holes === this.head) {
+      this.ids = this.ids.slice(this.head)
+      if (this.order) this.order = this.order.slice(this.head)
+      this.base += this.head
+      this.holes = 0
+      this.head = 0
+      return
+    }
     this.rebuild(this.live())
   }
 
@@ -130,6 +149,7 @@ export class OrderedIds {
     if (this.order) this.order = pairs.map((p) => p[1])
     this.at.clear()
     for (let i = 0; i < this.ids.length; i++) this.at.set(this.ids[i] as string, i)
+    this.base = 0
     this.holes = 0
     this.head = 0
   }
