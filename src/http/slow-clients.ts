@@ -40,6 +40,11 @@ export function guardSlowBodies(server: Server, limits: SlowClientLimits): void 
       if (req.listenerCount('error') > 0 && !res.headersSent) {
         // Fails the app's body read; it renders the 408 (bodyTimedOut) with its request id.
         req.emit('error', Object.assign(new Error('request body timeout'), { code: 'ETIMEDOUT' }))
+        // The read has failed: what the client still sends is dropped. Node's web-stream
+        // adapter keeps its 'data' listener after the error and would enqueue into the
+        // stream it closed (an uncaught "Controller is already closed").
+        req.removeAllListeners('data')
+        req.on('data', () => {})
         setTimeout(() => req.destroy(), 1_000).unref()
       } else {
         req.destroy()
