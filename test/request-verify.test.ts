@@ -97,6 +97,22 @@ describe('POST /_sandbox/requests/verify', () => {
     expect(result.near_misses.length).toBeLessThanOrEqual(3)
   })
 
+  it("never offers the suite's own control-plane calls as near misses of an API request", async () => {
+    const { call, verify } = await setup()
+    // Newer than the API calls, and as close by method (GET) as the usage call.
+    for (let i = 0; i < 3; i++) await call('GET', '/_sandbox/partners', { creds: null })
+    const result = await verify({ method: 'GET', path: '/api/v1/partner/users/me' })
+    expect(result.matched).toBe(false)
+    const paths = result.near_misses.map((m: { request: { path: string } }) => m.request.path)
+    expect(paths[0]).toBe('/api/v1/partner/usage')
+    expect(paths.filter((p: string) => p.startsWith('/_sandbox'))).toEqual([])
+    // A verification of a control path still gets control calls as its near misses.
+    const control = await verify({ method: 'POST', path: '/_sandbox/partners' })
+    const near = control.near_misses.map((m: { request: { path: string } }) => m.request.path)
+    expect(near).toContain('/_sandbox/partners')
+    expect(near.every((p: string) => p.startsWith('/_sandbox/'))).toBe(true)
+  })
+
   it('looks only at the partner it names', async () => {
     const { call, verify } = await setup()
     const other = await createPartner(call, { name: 'Other' })
