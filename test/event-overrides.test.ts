@@ -75,6 +75,24 @@ describe('POST /_sandbox/events with overrides', () => {
     expect(res.json.made).toEqual([])
   })
 
+  it("chosen fields stay on their event: the next trigger resends the partner's real object", async () => {
+    const { call } = await testSandbox()
+    await onboardedUser(call)
+    const real = (await trigger(call, { type: 'user.created' })).json.event.data.object
+    const chosen = await trigger(call, {
+      type: 'user.created',
+      overrides: { 'data.object.first_name': 'Chosen', 'data.object.metadata': { plan: 'gold' } },
+    })
+    expect(chosen.json.event.data.object.first_name).toBe('Chosen')
+    const given = await trigger(call, {
+      type: 'user.created',
+      object: { ...real, first_name: 'Given' },
+    })
+    expect(given.status, given.text).toBe(201)
+    const next = await trigger(call, { type: 'user.created' })
+    expect(next.json.event.data.object).toEqual(real)
+  })
+
   it('a bad override is a 400 naming the path and what is wrong, and changes nothing', async () => {
     const { sandbox, call } = await testSandbox()
     await onboardedUser(call)

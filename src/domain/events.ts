@@ -101,14 +101,17 @@ export class EventBus {
     partnerId: string,
     type: EventType,
     object: Record<string, unknown>,
-    options: { fanOut?: boolean } = {},
+    options: { fanOut?: boolean; chosen?: boolean } = {},
   ): EventRow {
+    // A patch that changes nothing hands the object back as is; one that sets fields, a copy.
+    const patched = this.patches.get(type)?.(object) ?? object
     const event: EventRow = {
       id: this.random.id('evt'),
       partner_id: partnerId,
       type,
       created_at: this.clocks.forPartner(partnerId).iso(),
-      data: { object: this.patches.get(type)?.(object) ?? object },
+      data: { object: patched },
+      ...(options.chosen || patched !== object ? { chosen: true as const } : {}),
     }
     this.recorded.add(event)
     writer.put('events', event)

@@ -137,6 +137,8 @@ export const eventRow = z.object({
   type: z.string(),
   created_at: z.string(),
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
+  /** Its object was chosen by a trigger (overrides, or an explicit object), not the domain's. */
+  chosen: z.literal(true).optional(),
 })
 export type EventRow = z.infer<typeof eventRow>
 

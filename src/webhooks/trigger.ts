@@ -45,7 +45,8 @@ export interface MadeObject {
  * Emits an event of `type` for a partner with a fully formed object from its real state, as
  * `stripe trigger` does: a money event makes the real thing through the domain (a purchase for
  * card_transaction.created, a funding for card.funded), so the ids in the payload resolve over
- * the API; any other type re-sends the object of that partner's newest real event of the type.
+ * the API; any other type re-sends the object of that partner's newest real event of the type
+ * (not one a trigger chose the fields of).
  * An explicit `object` is sent as given. `overrides` (event-overrides.ts) set chosen fields;
  * for the money events, `data.object.amount` (and a purchase's merchant) shape the real thing.
  */
@@ -79,7 +80,7 @@ export async function triggerEvent(
     )
   const next = patched(base)
   const event = await ctx.state.transaction(async (tx) =>
-    ctx.events.record(tx, partner.id, type, next),
+    ctx.events.record(tx, partner.id, type, next, { chosen: chosen !== undefined || !!object }),
   )
   return { event: eventEnvelope(event), made: [] }
 }
@@ -175,7 +176,8 @@ async function newestEvent(
 ): Promise<EventRow | undefined> {
   let newest: EventRow | undefined
   for (const e of await reader.lookup('events_by_partner', partnerId)) {
-    if (e.type !== type) continue
+    // A triggered event's chosen fields are not the partner's state: never resend them.
+    if (e.type !== type || e.chosen) continue
     if (!newest || e.created_at >= newest.created_at) newest = e
   }
   return newest
