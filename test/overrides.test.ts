@@ -329,6 +329,13 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     const res = await add({ match: { method: 'POST' }, respond: { status: 409 } })
     expect(res.status).toBe(400)
     expect(res.json.error.details[0]).toMatchObject({ field: 'match.path' })
+    // WireMock's url carries the query; here it goes in match.query, and the refusal says so.
+    const withQuery = await add(
+      on409({ match: { method: 'POST', path: '/api/v1/partner/auth/register?invite=1' } }),
+    )
+    expect(withQuery.status).toBe(400)
+    expect(withQuery.json.error.details[0]).toMatchObject({ field: 'match.path' })
+    expect(withQuery.json.error.details[0].message).toMatch('match.query')
     const unknownPartner = await add(on409(), '3f0c9a52-7d1e-4c55-9a0e-1b2c3d4e5f60')
     expect(unknownPartner.status).toBe(404)
   })

@@ -11,7 +11,7 @@ export const overrideMatch = z
       .string()
       .regex(
         /^\/api\/v1\/[^?#\s*]*$/,
-        'must be a partner API path as sent (/api/v1/partner/auth/register) or a template with {name} segments',
+        'must be a partner API path as sent (/api/v1/partner/auth/register) or a template with {name} segments, without a query string (match.query takes its parameters)',
       ),
     query: z.record(z.string(), z.string()).optional(),
     headers: z.record(z.string(), z.string()).optional(),
