@@ -16,8 +16,12 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((state) => state.close()))
 })
 
-async function open(url = freshDatabaseUrl(), seed: () => CollectionsData = emptyCollections) {
-  const state = await PostgresState.open({ url, seed })
+async function open(
+  url = freshDatabaseUrl(),
+  seed: () => CollectionsData = emptyCollections,
+  gapWaitMs?: number,
+) {
+  const state = await PostgresState.open({ url, seed, gapWaitMs })
   opened.push(state)
   return state
 }
@@ -272,6 +276,73 @@ describePostgres('state seam, PostgreSQL engine', () => {
     // Nothing to wait for: it resolves at once, and so does the memory engine's (undefined).
     await b.catchUp()
   })
+
+  // The two below wait for a number with no give-up in sight (10 minutes): they end only if
+  // the number is accounted for as it should be, and fail on the test timeout otherwise.
+  const NEVER = 600_000
+  const AT = '2026-01-01T00:00:00.000Z'
+
+  it('catchUp waits for a commit numbered below one already heard (notices out of order)', async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [
+      await open(url, emptyCollections, NEVER),
+      await open(url, emptyCollections, NEVER),
+    ]
+    const { url: plain, schema } = parseDatabaseUrl(url)
+    const sql = postgres(plain, { max: 1, onnotice: () => {} })
+    try {
+      // A third replica's transaction has taken its number and not committed yet.
+      const [taken] = await sql.unsafe(`SELECT nextval('"${schema}".sandbox_commits') AS n`)
+      const heardLater = new Promise<void>((resolve) => b.onCommit(() => resolve()))
+      await a.transaction(async (tx) =>
+        tx.put('events', { id: 'evt_1', partner_id: 'p1', created_at: AT } as never),
+      )
+      let current = false
+      const caughtUp = b.catchUp().then(() => {
+        current = true
+      })
+      await heardLater
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+      // b heard the later commit, yet the earlier one may still bring rows: not current.
+      expect(current).toBe(false)
+      // That transaction failed: its replica says the number will never come.
+      const gap = JSON.stringify({ r: 'third', n: Number(taken?.n), gap: 1 })
+      await sql`SELECT pg_notify(${`partner_sandbox_${schema}`}, ${gap})`
+      await caughtUp
+      expect(current).toBe(true)
+    } finally {
+      await sql.end()
+    }
+  }, 20_000)
+
+  it('a commit that fails after taking its number tells every replica not to wait for it', async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [
+      await open(url, emptyCollections, NEVER),
+      await open(url, emptyCollections, NEVER),
+    ]
+    const { url: plain, schema } = parseDatabaseUrl(url)
+    const sql = postgres(plain, { max: 1, onnotice: () => {} })
+    try {
+      // A check PostgreSQL makes only at COMMIT, after the notice took its number.
+      await sql.unsafe(`
+        CREATE FUNCTION "${schema}".refuse() RETURNS trigger LANGUAGE plpgsql AS
+          $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+        CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON "${schema}".events
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.id = 'evt_refused')
+          EXECUTE FUNCTION "${schema}".refuse();`)
+      await expect(
+        a.transaction(async (tx) =>
+          tx.put('events', { id: 'evt_refused', partner_id: 'p1', created_at: AT } as never),
+        ),
+      ).rejects.toThrow(/refused at commit/)
+      // Nothing else was committed: both end at once only because the number was announced.
+      await Promise.all([a.catchUp(), b.catchUp()])
+      expect(await b.get('events', 'evt_refused')).toBeUndefined()
+    } finally {
+      await sql.end()
+    }
+  }, 20_000)
 
   it('a row that leaves a versioned key moves that key too, here and on other replicas', async () => {
     const url = freshDatabaseUrl()

@@ -25,8 +25,13 @@ export type RowFetcher = (
   ids: string[],
 ) => Promise<Map<string, Record<string, unknown>>>
 
-/** How long a request waits for a commit number that may never be heard (see catchUp). */
-const GAP_WAIT_MS = 50
+/**
+ * How long a request waits for a commit number nobody announced (see catchUp). A commit that
+ * failed after taking its number announces that number as a gap at once; only a replica that
+ * died between the two leaves one unannounced, so this is long enough for any notice to arrive
+ * on a loaded machine (50 ms was not: requests then read before commits they came after).
+ */
+export const GAP_WAIT_MS = 2_000
 
 /** A notice bigger than this says "everything changed" instead of naming keys (limit 8000). */
 const MAX_PAYLOAD = 7000
@@ -43,6 +48,8 @@ interface Notice {
   /** Every key may have changed (too many to name), or the whole state was replaced. */
   all?: 1
   replace?: 1
+  /** The number was taken by a transaction that did not commit: nothing comes under it. */
+  gap?: 1
 }
 
 /**
@@ -61,8 +68,13 @@ export class ChangeNotices {
   private unlisten: (() => Promise<void>) | undefined
   /** Other replicas' commits, heard in the order they came (each waits for the one before). */
   private remote: Promise<void> = Promise.resolve()
-  /** The highest commit number heard (and its rows delivered to the listeners). */
-  private heardUpTo = 0
+  /**
+   * Every commit number up to here was heard (its rows delivered to the listeners) or is known
+   * never to come. Numbers are taken before commit, so notices may arrive out of their order:
+   * those heard above the frontier wait in `above` until the ones below them arrive.
+   */
+  private frontier = 0
+  private readonly above = new Set<number>()
   /** Requests waiting to be current (catchUp), each for a commit number. */
   private readonly waiters = new Set<{ upTo: number; resolve: () => void }>()
 
@@ -71,6 +83,7 @@ export class ChangeNotices {
     private readonly channel: string,
     /** This replica's name among those sharing the database (notices, lease holders). */
     readonly replica: string,
+    private readonly gapWaitMs: number,
   ) {}
 
   static async listen(
@@ -78,8 +91,9 @@ export class ChangeNotices {
     schema: string,
     replica: string,
     fetchRows: RowFetcher,
+    { gapWaitMs = GAP_WAIT_MS }: { gapWaitMs?: number } = {},
   ): Promise<ChangeNotices> {
-    const notices = new ChangeNotices(fetchRows, `partner_sandbox_${schema}`, replica)
+    const notices = new ChangeNotices(fetchRows, `partner_sandbox_${schema}`, replica, gapWaitMs)
     const meta: ListenMeta = await sql.listen(notices.channel, (payload) =>
       notices.onNotice(payload),
     )
@@ -128,34 +142,57 @@ export class ChangeNotices {
 
   /**
    * Resolves once every commit numbered up to the last one announced has been heard. A number
-   * never heard (its transaction failed at commit after taking it) is given up on after a
-   * moment: nothing will come under it.
+   * that never comes (taken by a replica that died before it committed) is given up on after
+   * the gap wait; a commit that failed here or elsewhere announces its number as a gap.
    */
   async catchUp(lastAnnounced: () => Promise<number>): Promise<void> {
     const upTo = await lastAnnounced()
-    if (upTo <= this.heardUpTo) return
+    if (upTo <= this.frontier) return
     await new Promise<void>((resolve) => {
       const waiter = { upTo, resolve }
       this.waiters.add(waiter)
       setTimeout(() => {
         if (!this.waiters.delete(waiter)) return
-        this.markHeard(upTo)
+        this.skipTo(upTo)
         resolve()
-      }, GAP_WAIT_MS).unref()
+      }, this.gapWaitMs).unref()
     })
   }
 
   /** Commits up to `n` were made before this replica listened: none is to wait for. */
   startAt(n: number): void {
-    this.markHeard(n)
+    this.skipTo(n)
   }
 
-  /** Notes commits up to `n` as heard and wakes who waited for them. */
+  /**
+   * A transaction took `n` and did not commit: this replica stops waiting for it, and tells the
+   * others so they do not wait the gap wait for it either.
+   */
+  async gap(sql: Sql, n: number): Promise<void> {
+    this.markHeard(n)
+    const payload = JSON.stringify({ r: this.replica, n, gap: 1 } satisfies Notice)
+    await sql`SELECT pg_notify(${this.channel}, ${payload})`
+  }
+
+  /** Notes commit `n` as heard and wakes who waited for it and every number below it. */
   private markHeard(n: number): void {
-    if (n <= this.heardUpTo) return
-    this.heardUpTo = n
+    if (n <= this.frontier) return
+    this.above.add(n)
+    this.advance()
+  }
+
+  /** Counts every number up to `n` as heard, come or not (given up on, or before listening). */
+  private skipTo(n: number): void {
+    if (n <= this.frontier) return
+    this.frontier = n
+    for (const heard of this.above) if (heard <= n) this.above.delete(heard)
+    this.advance()
+  }
+
+  private advance(): void {
+    while (this.above.delete(this.frontier + 1)) this.frontier++
     for (const waiter of this.waiters) {
-      if (waiter.upTo > n) continue
+      if (waiter.upTo > this.frontier) continue
       this.waiters.delete(waiter)
       waiter.resolve()
     }
@@ -195,6 +232,10 @@ export class ChangeNotices {
     }
     // This replica's own: applied as it committed.
     if (notice.r === this.replica) return
+    if (notice.gap) {
+      this.remote = this.remote.then(() => this.markHeard(notice.n))
+      return
+    }
     if (notice.replace || notice.all) {
       // A replace, or too much to name: whatever this replica derived from rows starts over.
       this.version++

@@ -36,6 +36,8 @@ export interface PostgresStateOptions {
   now?: () => string
   /** Connections of this replica's pool. */
   poolSize?: number
+  /** How long catchUp waits for a commit number nobody announced (change-notices.ts). */
+  gapWaitMs?: number
 }
 
 /** The schema the sandbox's tables live in, unless the URL's `?schema=` names another. */
@@ -68,11 +70,14 @@ export class PostgresState implements State {
     try {
       await migrate(sql, schema)
       await seedOnce(sql, schema, options.seed)
-      const notices = await ChangeNotices.listen(sql, schema, randomUUID(), async (name, ids) => {
+      const fetchRows = async (name: CollectionName, ids: string[]) => {
         const found = await sql.unsafe<{ row: Row }[]>(tableSql[name].getMany, [ids], {
           prepare: true,
         })
         return new Map(found.map(({ row }) => [row.id as string, row]))
+      }
+      const notices = await ChangeNotices.listen(sql, schema, randomUUID(), fetchRows, {
+        gapWaitMs: options.gapWaitMs,
       })
       // Listening now: every commit before this one was made before this replica started.
       const [last] = await sql.unsafe<{ n: string }[]>(LAST_COMMIT)
@@ -125,15 +130,19 @@ export class PostgresState implements State {
     const reserved = await this.sql.reserve()
     const sql = reserved as unknown as TransactionSql
     const tx = new PgTx(sql)
+    let number = 0
     try {
       await reserved.unsafe('BEGIN ISOLATION LEVEL SERIALIZABLE')
       const result = await fn(tx)
       await tx.finish()
-      const number = await this.notices.notify(sql, tx.changes, tx.touched)
+      number = await this.notices.notify(sql, tx.changes, tx.touched)
       await reserved.unsafe('COMMIT')
       return { result, tx, number }
     } catch (error) {
       await reserved.unsafe('ROLLBACK').catch(() => {})
+      // A commit that failed (a serialization failure is often found only then) took its
+      // number: say it will never come, or every replica's next request waits for it.
+      if (number > 0) void this.notices.gap(this.sql, number).catch(() => {})
       // The statements after a failed one only say the transaction was aborted: the first
       // failure says why (a serialization failure is run again).
       throw (error as { code?: string }).code === '25P02' ? (tx.failure ?? error) : error
