@@ -344,6 +344,26 @@ describePostgres('state seam, PostgreSQL engine', () => {
     }
   }, 20_000)
 
+  it('a number lost for good is given up once a thousand later ones were heard, waited for or not', async () => {
+    const url = freshDatabaseUrl()
+    const b = await open(url, emptyCollections, NEVER)
+    const { url: plain, schema } = parseDatabaseUrl(url)
+    const sql = postgres(plain, { max: 1, onnotice: () => {} })
+    try {
+      // One number whose notice never comes, then 1,001 announced (as gaps: no rows to fetch).
+      const taken = await sql.unsafe(
+        `SELECT nextval('"${schema}".sandbox_commits') AS n FROM generate_series(1, 1002)`,
+      )
+      const channel = `partner_sandbox_${schema}`
+      for (const { n } of taken.slice(1))
+        await sql`SELECT pg_notify(${channel}, ${JSON.stringify({ r: 'x', n: Number(n), gap: 1 })})`
+      // Without a bound, b would keep all 1,001 and wait 10 minutes here.
+      await b.catchUp()
+    } finally {
+      await sql.end()
+    }
+  }, 20_000)
+
   it('a row that leaves a versioned key moves that key too, here and on other replicas', async () => {
     const url = freshDatabaseUrl()
     const [a, b] = [await open(url), await open(url)]

@@ -33,6 +33,9 @@ export type RowFetcher = (
  */
 export const GAP_WAIT_MS = 2_000
 
+/** Numbers heard above a hole in them, at most, before the hole is given up on. */
+const MAX_ABOVE = 1_000
+
 /** A notice bigger than this says "everything changed" instead of naming keys (limit 8000). */
 const MAX_PAYLOAD = 7000
 
@@ -178,6 +181,9 @@ export class ChangeNotices {
   private markHeard(n: number): void {
     if (n <= this.frontier) return
     this.above.add(n)
+    // A replica nobody asks to catch up (no request waits, so no give-up runs) would keep
+    // every number above a lost one: past MAX_ABOVE of them, the lowest hole is given up.
+    if (this.above.size > MAX_ABOVE) this.skipTo(Math.min(...this.above) - 1)
     this.advance()
   }
 
