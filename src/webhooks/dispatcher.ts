@@ -21,6 +21,8 @@ const LEASE_MARGIN_MS = 15_000
 interface Outcome {
   recorded?: DeliveryRow
   next?: number
+  /** The attempt failed before its result was recorded: queued again whatever `due` says. */
+  again?: boolean
 }
 /** A slow or dead endpoint can hold at most this many sockets; the rest go to others. */
 const MAX_IN_FLIGHT_PER_ENDPOINT = 32
@@ -255,11 +257,18 @@ export class Dispatcher {
     try {
       outcome = await this.perform(id, dueAt)
     } catch (error) {
-      this.o.logger.error(`webhook delivery ${id} failed unexpectedly: ${(error as Error).stack}`)
+      // Its result is unknown (the transaction recording it failed, say): forgetting it would
+      // leave the delivery pending and never tried again. It comes again like a retry, once
+      // any lease on it has run out, and that attempt goes by the row as it then stands.
+      const wait = this.leaseMs(partnerId)
+      outcome = { next: this.o.clocks.nowOf(partnerId) + wait, again: true }
+      this.o.logger.error(
+        `webhook delivery ${id} failed unexpectedly, tried again in ${wait / 1000} s: ${(error as Error).stack}`,
+      )
     } finally {
       this.inFlight.delete(id)
       // Queued only now that it is no longer in flight, so pump can take it.
-      if (outcome.next !== undefined && this.due.has(id))
+      if (outcome.next !== undefined && (outcome.again || this.due.has(id)))
         this.enqueue(id, partnerId, webhookId, outcome.next)
       this.perEndpoint.set(webhookId, (this.perEndpoint.get(webhookId) ?? 1) - 1)
       const waiting = this.parked.get(webhookId)
@@ -268,6 +277,11 @@ export class Dispatcher {
       if (outcome.recorded) for (const listener of this.attemptListeners) listener(outcome.recorded)
       this.pump()
     }
+  }
+
+  /** How long a lease on a delivery of `partnerId` lasts: its attempt's timeout and a margin. */
+  private leaseMs(partnerId: string): number {
+    return policyOf(this.o, partnerId).timeoutMs + LEASE_MARGIN_MS
   }
 
   /** The JSON of an event, made once for all the endpoints (and retries) it goes to. */
@@ -288,8 +302,7 @@ export class Dispatcher {
    * that replica die, its lease runs out and this one looks again (recheck).
    */
   private async perform(id: string, dueAt: number): Promise<Outcome> {
-    const partnerId = this.partnerOf.get(id) as string
-    const ttl = policyOf(this.o, partnerId).timeoutMs + LEASE_MARGIN_MS
+    const ttl = this.leaseMs(this.partnerOf.get(id) as string)
     const lease = await this.o.state.claim(`delivery:${id}`, ttl)
     if (!lease) {
       this.recheck(id, ttl)
