@@ -644,6 +644,36 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
   )
 
   it(
+    "frames from any localhost port (Vite's and Angular's default host) with the fixture origins, logging no refusal",
+    async () => {
+      const lines: string[] = []
+      const { sandbox, call, page } = await setup({ onLog: (l) => lines.push(l) })
+      const fixtureOnly = await call('PATCH', '/api/v1/partner/me', {
+        body: { allowed_origins: ['http://localhost:*', 'http://127.0.0.1:*'] },
+      })
+      expect(fixtureOnly.status, fixtureOnly.text).toBe(200)
+      const devServer = await startPartnerPage() // a port nobody listed, reached as localhost
+      const { user, bearer } = await registerAndLogin(call)
+      const start = await startOnboarding(call, bearer, onboardingApplicant(user))
+      const app = devServer
+        .pageFor(start.onboardingEmbedUrl)
+        .replace('//127.0.0.1:', '//localhost:')
+      await page.goto(app)
+      const frame = page.frameLocator('#onboarding')
+      await walkFlow(frame, ['employed', '25k_50k', 'salary'])
+      await frame
+        .locator('[data-testid="result"][data-state="waiting"]')
+        .waitFor({ timeout: UI_TIMEOUT })
+      // The message went to the localhost page's own origin, matched by the any-port entry.
+      const [message] = await messagesOf(page)
+      expect(message?.origin).toBe(sandbox.url)
+      expect(message?.data).toMatchObject({ onboardingId: start.onboardingId, result: 'pass' })
+      expect(lines.filter((l) => l.includes('framed by'))).toEqual([])
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  it(
     'in a plain tab (no redirect_uri, no opener) with auto_complete: the page ends on the real card',
     async () => {
       const { call, page } = await setup()
