@@ -220,6 +220,35 @@ async function walkFlow(scope: Page | FrameLocator, answers: [string, string, st
   await scope.getByTestId('agreement-submit').click()
 }
 
+/**
+ * A partner with only the fixtures' any-port origins, framing a new onboarding from a dev
+ * server on a port nobody listed, reached as `host`: the flow walked to its end, the page
+ * waiting, and its message received by that page's own origin (found through the entry).
+ */
+async function frameFromDevServer(
+  { sandbox, call, page }: Awaited<ReturnType<typeof setup>>,
+  host: 'localhost' | '127.0.0.1',
+  answers: [string, string, string],
+) {
+  const fixtureOnly = await call('PATCH', '/api/v1/partner/me', {
+    body: { allowed_origins: ['http://localhost:*', 'http://127.0.0.1:*'] },
+  })
+  expect(fixtureOnly.status, fixtureOnly.text).toBe(200)
+  const devServer = await startPartnerPage()
+  const { user, bearer } = await registerAndLogin(call)
+  const start = await startOnboarding(call, bearer, onboardingApplicant(user))
+  await page.goto(devServer.pageFor(start.onboardingEmbedUrl).replace('127.0.0.1', host))
+  const frame = page.frameLocator('#onboarding')
+  await walkFlow(frame, answers)
+  await frame
+    .locator('[data-testid="result"][data-state="waiting"]')
+    .waitFor({ timeout: UI_TIMEOUT })
+  const [message] = await messagesOf(page)
+  expect(message?.origin).toBe(sandbox.url)
+  expect(message?.data).toMatchObject({ onboardingId: start.onboardingId, result: 'pass' })
+  return { call, frame, start }
+}
+
 describeWithBrowser('hosted onboarding in a real browser, embedded in a partner page', () => {
   beforeAll(async () => {
     browser = await launchBrowser()
@@ -606,26 +635,11 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
   it(
     'frames from any 127.0.0.1 port with the fixture origins: the message arrives, the page waits, then shows the control-plane completion',
     async () => {
-      const { sandbox, call, page } = await setup()
-      // Reset to the fixture entries only (http://localhost:*, http://127.0.0.1:*).
-      const fixtureOnly = await call('PATCH', '/api/v1/partner/me', {
-        body: { allowed_origins: ['http://localhost:*', 'http://127.0.0.1:*'] },
-      })
-      expect(fixtureOnly.status, fixtureOnly.text).toBe(200)
-      const devServer = await startPartnerPage() // a port nobody listed
-      const { user, bearer } = await registerAndLogin(call)
-      const start = await startOnboarding(call, bearer, onboardingApplicant(user))
-      await page.goto(devServer.pageFor(start.onboardingEmbedUrl))
-      const frame = page.frameLocator('#onboarding')
-      await walkFlow(frame, ['student', 'under_25k', 'savings'])
-      await frame
-        .locator('[data-testid="result"][data-state="waiting"]')
-        .waitFor({ timeout: UI_TIMEOUT })
-
-      // postMessage reached the dev server's exact origin, found through the any-port entry.
-      const [message] = await messagesOf(page)
-      expect(message?.origin).toBe(sandbox.url)
-      expect(message?.data).toMatchObject({ onboardingId: start.onboardingId, result: 'pass' })
+      const { call, frame, start } = await frameFromDevServer(await setup(), '127.0.0.1', [
+        'student',
+        'under_25k',
+        'savings',
+      ])
 
       // The dashboard's completion (control plane) is what the page then shows.
       const done = await call('POST', `/_sandbox/onboardings/${start.onboardingId}/complete`, {
@@ -639,6 +653,20 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
       expect(await frame.getByTestId('result-detail').textContent()).toContain(
         `Your card ending ${done.json.card.last4} is issued.`,
       )
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  it(
+    "frames from any localhost port (Vite's and Angular's default host) with the fixture origins, logging no refusal",
+    async () => {
+      const lines: string[] = []
+      await frameFromDevServer(await setup({ onLog: (l) => lines.push(l) }), 'localhost', [
+        'employed',
+        '25k_50k',
+        'salary',
+      ])
+      expect(lines.filter((l) => l.includes('framed by'))).toEqual([])
     },
     BROWSER_TEST_TIMEOUT,
   )

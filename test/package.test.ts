@@ -151,6 +151,28 @@ describe('the packed package', () => {
     expect(up, 'the sandbox still answers after npx was killed').toBe(false)
   }, 60_000)
 
+  it("runs the README's tarball command without installing, from an empty folder", () => {
+    // As pasted: the README's file name is the one `npm pack` writes, and its npx line runs the
+    // tarball's CLI (npx given the bare file path would try to execute the .tgz itself).
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8')
+    const name = tarball.slice(dir.length + 1)
+    expect(readme).toContain(`\`npm pack\` builds and writes \`${name}\``)
+    const command = /without installing, `(npx [^`]+)`/.exec(readme)?.[1]
+    expect(command).toContain(`/path/to/${name}`)
+    const empty = mkdtempSync(join(dir, 'empty-'))
+    // A cache of its own: the npx folder it makes stays in this test's directory.
+    const env = { ...npmEnv(), npm_config_cache: join(dir, 'npx-cache') }
+    const run = spawnSync(
+      'sh',
+      ['-c', `${(command as string).replace(`/path/to/${name}`, tarball)} --version`],
+      { cwd: empty, env, encoding: 'utf8', timeout: 60_000 },
+    )
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'))
+    expect(run.stdout.trim(), run.stderr).toBe(version)
+    expect(run.status).toBe(0)
+    expect(readdirSync(empty)).toEqual([])
+  }, 60_000)
+
   it('types a TypeScript suite fully: strict, lib check on, no `any` (test/consumer/consumer.ts)', () => {
     const project = consumerProject()
     cpSync(join(repoRoot, 'test', 'consumer', 'consumer.ts'), join(project, 'consumer.ts'))
