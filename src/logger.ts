@@ -36,8 +36,9 @@ const colors: Record<string, string> = {
  * Lines on stderr (stdout stays free for the banner), buffered and written asynchronously
  * (log-destination.ts). A hand-written formatter rather than pino: pino's formatting is this
  * same JSON.stringify of one object per line, and pino-pretty would add a dozen packages to
- * the tarball for the pretty format; its writer, sonic-boom, is what we use. Callers never
- * pass secrets (bodies go through redact() first).
+ * the tarball for the pretty format; its writer, sonic-boom, queues lines as strings, which
+ * cost more than they save here (log-destination.ts says why). Callers never pass secrets
+ * (bodies go through redact() first).
  */
 export function createLogger(
   levelOrOptions: LogLevel | LoggerOptions,
