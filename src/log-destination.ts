@@ -19,7 +19,7 @@ import { write as fsWrite, writeSync } from 'node:fs'
 const MAX_QUEUED = 16 * 1024 * 1024
 /** A stop waits at most this long for a reader that does not read (a full pipe). */
 const FLUSH_WAIT_MS = 3_000
-/** A full non-blocking pipe (EAGAIN) is tried again after this long. */
+/** A full non-blocking pipe (EAGAIN, EBUSY) is tried again after this long. */
 const RETRY_MS = 100
 const CHUNK = 64 * 1024
 const FD = 2
@@ -100,7 +100,7 @@ function writeNext(): void {
   fsWrite(FD, chunk, 0, chunk.length, null, (error, written) => {
     writing = false
     if (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+      if (busy(error)) {
         writing = true
         setTimeout(() => {
           writing = false
@@ -115,6 +115,12 @@ function writeNext(): void {
     if (ready.length === 0) seal()
     writeNext()
   })
+}
+
+/** A full non-blocking pipe or terminal: worth another try (as sonic-boom retries them). */
+const busy = (error: unknown) => {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === 'EAGAIN' || code === 'EBUSY'
 }
 
 /** Takes `written` bytes of the oldest queued chunk off the queue. */
@@ -159,7 +165,7 @@ function flushSync(): void {
       wrote(chunk, writeSync(FD, chunk, 0, chunk.length))
     } catch (error) {
       // A full non-blocking pipe: wait for its reader, a little at a time, within the bound.
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > until) return
+      if (!busy(error) || Date.now() > until) return
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)
     }
   }
