@@ -76,4 +76,33 @@ describe('request log on a clean stop', () => {
     expect(ids.filter((id) => !logged.has(id))).toEqual([])
     expect(entries.at(-1)).toMatchObject({ level: 'info', msg: 'SIGINT: stopping' })
   })
+
+  it('debug lines of a few KB each arrive whole, across the 64 KiB buffers of the writer', async () => {
+    const cli = await started({ SANDBOX_LOG_LEVEL: 'debug' })
+    // A refused (400) body is logged cut at 4,096 characters: a line of ~4 KB, 16 a buffer.
+    const body = JSON.stringify({ email: 'long@example.com', first_name: 'n'.repeat(100_000) })
+    const ids: string[] = []
+    const stream = async () => {
+      for (let i = 0; i < 10; i++) {
+        const res = await fetch(`${cli.url}/api/v1/partner/auth/register`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body,
+        })
+        expect(res.status).toBe(400)
+        await res.arrayBuffer()
+        ids.push(res.headers.get('x-request-id') as string)
+      }
+    }
+    await Promise.all(Array.from({ length: PARALLEL }, stream))
+    cli.child.kill('SIGTERM')
+    expect((await cli.exited).code).toBe(0)
+    const lines = cli.output.stderr.split('\n')
+    for (const id of ids) {
+      const line = lines.find((l) => l.includes(`id=${id}`))
+      expect(line, `no log line for ${id}`).toMatch(
+        / info {2}POST \/api\/v1\/partner\/auth\/register 400 .*first_name.*n{4000}.*\(\d+ chars\)/,
+      )
+    }
+  })
 })

@@ -38,11 +38,12 @@ export function requestLog(logger: Logger): RequestLog {
         ...bodies,
       })
     } else {
-      logger.info(`${method} ${path} ${status} ${ms}ms`, {
-        partner,
-        id: c.get('requestId'),
-        ...bodies,
-      })
+      const id = c.get('requestId')
+      // Without bodies (below debug, every request): no spread, one small object.
+      logger.info(
+        `${method} ${path} ${status} ${ms}ms`,
+        bodies ? { partner, id, ...bodies } : { partner, id },
+      )
     }
   }
   return {
