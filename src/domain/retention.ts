@@ -161,19 +161,25 @@ export class Retention {
     }
     const check = { started: false, again: false, done: settled }
     this.checks.set(partnerId, check)
-    check.done = (async () => {
-      try {
-        await settled
-        check.started = true
-        do {
-          check.again = false
-          await this.checkCaps(partnerId)
-        } while (check.again)
-      } finally {
-        this.checks.delete(partnerId)
-      }
-    })()
+    check.done = this.checkUntilCurrent(partnerId, check)
     return check.done
+  }
+
+  /** Runs the checks one partner was asked for: once, and again while calls came meanwhile. */
+  private async checkUntilCurrent(
+    partnerId: string,
+    check: { started: boolean; again: boolean },
+  ): Promise<void> {
+    try {
+      await settled
+      check.started = true
+      do {
+        check.again = false
+        await this.checkCaps(partnerId)
+      } while (check.again)
+    } finally {
+      this.checks.delete(partnerId)
+    }
   }
 
   /**
@@ -186,10 +192,16 @@ export class Retention {
   }
 
   private async checkCaps(partnerId: string): Promise<void> {
+    const { state } = this.parts
     try {
       // Counted first outside a transaction: below the caps (nearly always) nothing waits.
-      if (!(await this.overCaps(this.parts.state, partnerId))) return
-      await this.parts.state.transaction(async (tx) => {
+      // The counts are read here, not through overCaps: one async call less on every check.
+      if (
+        (await state.count('deliveries_by_partner', partnerId)) <= HISTORY_CAP_PER_PARTNER &&
+        (await state.count('events_by_partner', partnerId)) <= HISTORY_CAP_PER_PARTNER
+      )
+        return
+      await state.transaction(async (tx) => {
         if (await this.overCaps(tx, partnerId)) await this.pruneCapsOf(tx, partnerId, true)
       })
     } catch (error) {
