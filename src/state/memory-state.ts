@@ -92,8 +92,8 @@ export class MemoryState implements State {
 
   /** The lock taken inline, not through `locked`: one async call per transaction, not two. */
   async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
-    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve))
-    else this.busy = true
+    const queued = this.lock()
+    if (queued) await queued
     try {
       const open = this.store.begin()
       const tx = new MemoryTx(this, this.store, open)
@@ -150,13 +150,22 @@ export class MemoryState implements State {
 
   /** Runs `fn` once no other transaction is under way; others wait, in arrival order. */
   private async locked<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve))
-    else this.busy = true
+    const queued = this.lock()
+    if (queued) await queued
     try {
       return await fn()
     } finally {
       this.unlock()
     }
+  }
+
+  /** Takes the lock at once (undefined), or answers when it passes to this caller. */
+  private lock(): Promise<void> | undefined {
+    if (!this.busy) {
+      this.busy = true
+      return undefined
+    }
+    return new Promise<void>((resolve) => this.waiting.push(resolve))
   }
 
   private unlock(): void {
