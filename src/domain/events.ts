@@ -49,16 +49,22 @@ export class EventBus {
   ) {
     // Listeners hear only events recorded here whose write committed, after the commit's own
     // work is done; rows written otherwise (a partner's snapshot restored) are not news.
+    // The events of one commit go out in one microtask, in the order they were recorded.
     commits.onCommit((changes) => {
       if (this.listeners.size === 0) return
+      let heard: EventRow[] | undefined
       for (const change of changes) {
         if (change.collection !== 'events' || !change.row) continue
         const event = change.row as EventRow
         if (!this.recorded.delete(event)) continue
-        queueMicrotask(() => {
-          for (const listener of this.listeners) listener(event)
-        })
+        if (heard) heard.push(event)
+        else heard = [event]
       }
+      if (heard === undefined) return
+      const events = heard
+      queueMicrotask(() => {
+        for (const event of events) for (const listener of this.listeners) listener(event)
+      })
     })
   }
 

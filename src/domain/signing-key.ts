@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual, webcrypto } from 'node:crypto'
 import type { Random } from '../random.js'
 import type { StateReader, StateTx } from '../state/seam.js'
+import type { MetaRow } from '../store/records.js'
 
 type CryptoKey = webcrypto.CryptoKey
 
@@ -15,13 +16,27 @@ export async function signingKey(ctx: { random: Random }, tx: StateTx): Promise<
     meta = { id: 'sandbox', session_signing_key: ctx.random.bytes(32).toString('base64url') }
     tx.put('meta', meta)
   }
-  return Buffer.from(meta.session_signing_key, 'base64url')
+  return keyOf(meta)
 }
 
 /** The key when one was made; none means no token or code was ever signed with one. */
 export async function existingSigningKey(reader: StateReader): Promise<Buffer | undefined> {
   const meta = await reader.get('meta', 'sandbox')
-  return meta ? Buffer.from(meta.session_signing_key, 'base64url') : undefined
+  return meta ? keyOf(meta) : undefined
+}
+
+/**
+ * Each meta row's key decoded once (a login and its code check read it several times): by
+ * the row object, checked against the row's text (a new key, after a reset, is decoded
+ * again); an engine that reads copies of its rows decodes each copy. Never written to.
+ */
+const decoded = new WeakMap<MetaRow, { text: string; key: Buffer }>()
+function keyOf(meta: MetaRow): Buffer {
+  const known = decoded.get(meta)
+  if (known?.text === meta.session_signing_key) return known.key
+  const key = Buffer.from(meta.session_signing_key, 'base64url')
+  decoded.set(meta, { text: meta.session_signing_key, key })
+  return key
 }
 
 /** HMAC of a one-time code or reset token, bound to its row id so equal codes hash apart. */

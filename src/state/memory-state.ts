@@ -90,8 +90,11 @@ export class MemoryState implements State {
     return Promise.resolve(this.store.all(collection))
   }
 
-  transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
-    return this.locked(async () => {
+  /** The lock taken inline, not through `locked`: one async call per transaction, not two. */
+  async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
+    const queued = this.lock()
+    if (queued) await queued
+    try {
       const open = this.store.begin()
       const tx = new MemoryTx(this, this.store, open)
       try {
@@ -104,7 +107,9 @@ export class MemoryState implements State {
         if (this.store.isOpen(open)) this.store.rollbackTx(open)
         throw error
       }
-    })
+    } finally {
+      this.unlock()
+    }
   }
 
   putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
@@ -145,16 +150,29 @@ export class MemoryState implements State {
 
   /** Runs `fn` once no other transaction is under way; others wait, in arrival order. */
   private async locked<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.busy) await new Promise<void>((resolve) => this.waiting.push(resolve))
-    else this.busy = true
+    const queued = this.lock()
+    if (queued) await queued
     try {
       return await fn()
     } finally {
-      const next = this.waiting.shift()
-      // The lock passes straight to the next one (still busy).
-      if (next) next()
-      else this.busy = false
+      this.unlock()
     }
+  }
+
+  /** Takes the lock at once (undefined), or answers when it passes to this caller. */
+  private lock(): Promise<void> | undefined {
+    if (!this.busy) {
+      this.busy = true
+      return undefined
+    }
+    return new Promise<void>((resolve) => this.waiting.push(resolve))
+  }
+
+  private unlock(): void {
+    const next = this.waiting.shift()
+    // The lock passes straight to the next one (still busy).
+    if (next) next()
+    else this.busy = false
   }
 
   onCommit(listener: (changes: readonly Change[]) => void): () => void {
@@ -203,7 +221,8 @@ export class MemoryState implements State {
 
 /** A transaction's view: the engine's reads (which see its own writes) and its writes. */
 class MemoryTx implements StateTx {
-  private after: (() => void)[] = []
+  /** Made by the first afterCommit: most transactions have none. */
+  private after: (() => void)[] | undefined
   private open = true
 
   constructor(
@@ -214,7 +233,7 @@ class MemoryTx implements StateTx {
 
   committed(): void {
     this.open = false
-    for (const fn of this.after) fn()
+    if (this.after) for (const fn of this.after) fn()
   }
 
   get<K extends CollectionName>(collection: K, id: string) {
@@ -253,6 +272,7 @@ class MemoryTx implements StateTx {
   }
 
   afterCommit(fn: () => void): void {
-    this.after.push(fn)
+    if (this.after) this.after.push(fn)
+    else this.after = [fn]
   }
 }

@@ -382,9 +382,6 @@ export class Store {
     if (this.openTx) throw new Error('a transaction is already under way')
     const tx: OpenTx = { ops: [], undo: [], touched: [] }
     this.openTx = tx
-    this.txEnded = new Promise((resolve) => {
-      this.endTx = resolve
-    })
     return tx
   }
 
@@ -401,9 +398,10 @@ export class Store {
     // The first write takes the number no commit will carry (a transaction that only reads
     // leaves the version, and every cache keyed on it, alone).
     if (tx.undo.length === 0) this.ver += 1
-    tx.undo.push({ collection, id, before: Object.hasOwn(rows, id) ? rows[id] : undefined })
+    const before = Object.hasOwn(rows, id) ? rows[id] : undefined
+    tx.undo.push({ collection, id, before })
     tx.ops.push(op as JournalOp)
-    this.applyOne(collection, id, op[0] === 'put' ? op[2] : undefined, this.ver, tx)
+    this.applyRow(rows, collection, id, before, op[0] === 'put' ? op[2] : undefined, this.ver, tx)
   }
 
   /** Journals the transaction as one entry (all of it survives a crash, or none). */
@@ -454,6 +452,14 @@ export class Store {
     end?.()
   }
 
+  /** Resolves when the transaction under way ends: made only when someone waits for it. */
+  private transactionEnded(): Promise<void> {
+    this.txEnded ??= new Promise((resolve) => {
+      this.endTx = resolve
+    })
+    return this.txEnded
+  }
+
   private apply(ops: JournalOp[], seq: number) {
     for (const op of ops) {
       if (op[0] === 'replace') {
@@ -482,6 +488,19 @@ export class Store {
   ) {
     const collection = this.data[name] as Record<string, Row>
     const before = Object.hasOwn(collection, id) ? collection[id] : undefined
+    this.applyRow(collection, name, id, before, after, seq, tx)
+  }
+
+  /** `applyOne` with the row before already read (a transaction's write reads it for undo). */
+  private applyRow(
+    collection: Record<string, Row>,
+    name: CollectionName,
+    id: string,
+    before: Row | undefined,
+    after: Row | undefined,
+    seq: number,
+    tx?: OpenTx,
+  ) {
     this.reindex(name, id, before, after, seq, tx)
     if (after) collection[id] = after
     else delete collection[id]
@@ -587,7 +606,7 @@ export class Store {
     // Waits for a running compaction; a write meanwhile must not start a second one, so
     // `compacting` is only cleared by the compaction that set it.
     // Nor while a transaction is under way: its rows are not the state of any seq yet.
-    while (this.compacting || this.txEnded) await (this.compacting ?? this.txEnded)
+    while (this.compacting || this.openTx) await (this.compacting ?? this.transactionEnded())
     const journal = this.journal
     const path = this.snapshotFile.path
     // Rotation and capture happen in the same tick: the rotated-out file holds exactly the
