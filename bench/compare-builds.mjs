@@ -62,6 +62,25 @@ function cleanUp() {
 }
 process.once('exit', cleanUp)
 
+/**
+ * The old build's node_modules: this checkout's when both lock files agree (fast, nothing
+ * fetched); else its own, installed from its lock file (a dependency added or dropped since,
+ * such as sonic-boom, which the old sources import and this checkout no longer has).
+ */
+function oldModules() {
+  const lock = (rev) => git('show', `${rev}:package-lock.json`)
+  if (lock(oldSha) === lock('HEAD')) {
+    symlinkSync(realpathSync(join(root, 'node_modules')), join(oldRoot, 'node_modules'), 'dir')
+    return
+  }
+  console.log(`\nthe old build's lock file differs: npm ci in ${oldRoot}`)
+  const result = spawnSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: oldRoot,
+    stdio: 'inherit',
+  })
+  if (result.status !== 0) throw new Error(`npm ci failed in ${oldRoot}`)
+}
+
 function npmBuild(cwd) {
   console.log(`\nnpm run build in ${cwd}`)
   const result = spawnSync('npm', ['run', 'build'], { cwd, stdio: 'inherit' })
@@ -195,7 +214,7 @@ async function restart(files) {
 try {
   console.log(`comparing ${builds[0].label} with ${builds[1].label}, ${ROUNDS} round(s)`)
   git('worktree', 'add', '--detach', oldRoot, oldSha)
-  symlinkSync(realpathSync(join(root, 'node_modules')), join(oldRoot, 'node_modules'), 'dir')
+  oldModules()
   npmBuild(oldRoot)
   npmBuild(root)
   const files = Object.fromEntries(builds.map((b) => [b.name, dataSets(b)]))
