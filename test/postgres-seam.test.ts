@@ -282,14 +282,17 @@ describePostgres('state seam, PostgreSQL engine', () => {
   const NEVER = 600_000
   const AT = '2026-01-01T00:00:00.000Z'
 
-  it('catchUp waits for a commit numbered below one already heard (notices out of order)', async () => {
+  /** Two replicas on a new schema that never give a number up, and a plain connection to it. */
+  async function replicasNeverGivingUp() {
     const url = freshDatabaseUrl()
-    const [a, b] = [
-      await open(url, emptyCollections, NEVER),
-      await open(url, emptyCollections, NEVER),
-    ]
+    const a = await open(url, emptyCollections, NEVER)
+    const b = await open(url, emptyCollections, NEVER)
     const { url: plain, schema } = parseDatabaseUrl(url)
-    const sql = postgres(plain, { max: 1, onnotice: () => {} })
+    return { a, b, schema, sql: postgres(plain, { max: 1, onnotice: () => {} }) }
+  }
+
+  it('catchUp waits for a commit numbered below one already heard (notices out of order)', async () => {
+    const { a, b, sql, schema } = await replicasNeverGivingUp()
     try {
       // A third replica's transaction has taken its number and not committed yet.
       const [taken] = await sql.unsafe(`SELECT nextval('"${schema}".sandbox_commits') AS n`)
@@ -316,13 +319,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
   }, 20_000)
 
   it('a commit that fails after taking its number tells every replica not to wait for it', async () => {
-    const url = freshDatabaseUrl()
-    const [a, b] = [
-      await open(url, emptyCollections, NEVER),
-      await open(url, emptyCollections, NEVER),
-    ]
-    const { url: plain, schema } = parseDatabaseUrl(url)
-    const sql = postgres(plain, { max: 1, onnotice: () => {} })
+    const { a, b, sql, schema } = await replicasNeverGivingUp()
     try {
       // A check PostgreSQL makes only at COMMIT, after the notice took its number.
       await sql.unsafe(`
