@@ -195,12 +195,7 @@ export class Retention {
     const { state } = this.parts
     try {
       // Counted first outside a transaction: below the caps (nearly always) nothing waits.
-      // The counts are read here, not through overCaps: one async call less on every check.
-      if (
-        (await state.count('deliveries_by_partner', partnerId)) <= HISTORY_CAP_PER_PARTNER &&
-        (await state.count('events_by_partner', partnerId)) <= HISTORY_CAP_PER_PARTNER
-      )
-        return
+      if (!(await this.overCaps(state, partnerId))) return
       await state.transaction(async (tx) => {
         if (await this.overCaps(tx, partnerId)) await this.pruneCapsOf(tx, partnerId, true)
       })
