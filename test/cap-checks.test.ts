@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import type { SandboxOptions } from '../src/index.js'
-import type { DeliveryRow, EventRow } from '../src/store/records.js'
+import { fillHistory } from './full-history.js'
 import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
 
@@ -23,37 +23,7 @@ async function manyAtOnce(options: SandboxOptions = {}) {
   const receiver = await startReceiver()
   receivers.push(receiver)
   const partner = await createPartner(t.call, { name: 'Busy', webhook_url: receiver.url })
-  const [webhook] = await state.lookup('webhooks_by_partner', partner.id)
-  if (!webhook) throw new Error('no webhook')
-  const old = new Date(t.sandbox.clock.now() - 3_600_000).toISOString()
-  await state.transaction(async (tx) => {
-    for (let i = 0; i < HISTORY_CAP_PER_PARTNER; i++) {
-      const id = String(i).padStart(5, '0')
-      const event: EventRow = {
-        id: `evt_full${id}`,
-        partner_id: partner.id,
-        type: 'webhook.test',
-        created_at: old,
-        data: { object: { n: i } },
-      }
-      const delivery: DeliveryRow = {
-        id: `dlv_full${id}`,
-        partner_id: partner.id,
-        webhook_id: webhook.id,
-        event_id: event.id,
-        event_type: event.type,
-        url: receiver.url,
-        status: 'succeeded',
-        attempts: [],
-        next_attempt_at: null,
-        redelivery_of: null,
-        created_at: old,
-        completed_at: t.sandbox.clock.iso(),
-      }
-      tx.put('events', event)
-      tx.put('webhook_deliveries', delivery)
-    }
-  })
+  await fillHistory(t.sandbox, partner.id)
   const answers = await Promise.all(
     Array.from({ length: 20 }, (_, n) =>
       t.call('POST', '/_sandbox/events', {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { InboxMessage } from '../src/domain/inbox.js'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
-import type { DeliveryRow, EventRow } from '../src/store/records.js'
 import { CompletionLog, KEEP_MS, TRIM_SLACK } from '../src/webhooks/completion-log.js'
+import { fillHistory } from './full-history.js'
 import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
 import { inboxOf } from './inbox-state.js'
 import { journalEntry, standaloneJournal } from './journal-entry.js'
@@ -109,38 +109,8 @@ describe(`events and deliveries: ${HISTORY_CAP_PER_PARTNER} per partner at all t
     const receiver = await startReceiver()
     receivers.push(receiver)
     const partner = await createPartner(t.call, { name: 'Busy', webhook_url: receiver.url })
-    const [webhook] = await t.sandbox.services.state.lookup('webhooks_by_partner', partner.id)
-    if (!webhook) throw new Error('no webhook')
-    const now = t.sandbox.clock.iso()
-    const old = new Date(t.sandbox.clock.now() - 60 * MINUTE).toISOString()
     // A full history, every delivery finished within the last 24 hours.
-    await t.sandbox.services.state.transaction(async (w) => {
-      for (let i = 0; i < HISTORY_CAP_PER_PARTNER; i++) {
-        const event: EventRow = {
-          id: `evt_full${String(i).padStart(5, '0')}`,
-          partner_id: partner.id,
-          type: 'webhook.test',
-          created_at: old,
-          data: { object: { n: i } },
-        }
-        const delivery: DeliveryRow = {
-          id: `dlv_full${String(i).padStart(5, '0')}`,
-          partner_id: partner.id,
-          webhook_id: webhook.id,
-          event_id: event.id,
-          event_type: event.type,
-          url: receiver.url,
-          status: 'succeeded',
-          attempts: [],
-          next_attempt_at: null,
-          redelivery_of: null,
-          created_at: old,
-          completed_at: now,
-        }
-        w.put('events', event)
-        w.put('webhook_deliveries', delivery)
-      }
-    })
+    await fillHistory(t.sandbox, partner.id)
     const events = () => t.sandbox.services.state.count('events_by_partner', partner.id)
     const deliveries = () => t.sandbox.services.state.count('deliveries_by_partner', partner.id)
     for (let n = 0; n < 5; n++) {
