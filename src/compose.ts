@@ -81,7 +81,10 @@ export async function compose(config: SandboxConfig, logger: Logger) {
     events,
     baseUrl: origins.baseUrl,
   })
-  const inbox = new Inbox({ state })
+  const inbox = new Inbox({
+    state,
+    onError: (error) => logger.error(`trimming the inbox failed: ${(error as Error).stack}`),
+  })
   const sessions = new SessionVerifier({ state, clocks })
   const files = new FileStore(config.data)
   const onboarding = new Onboarding({

@@ -89,7 +89,10 @@ export async function endCodes(
   }
 }
 
-/** Issues a login or reset code and "sends" it to the user's email (the sandbox inbox). */
+/**
+ * Issues a login or reset code and "sends" it to the user's email (the sandbox inbox). Once
+ * the transaction committed, answer after `inbox.trimmed()`.
+ */
 export async function sendCode(
   ctx: CodesContext,
   tx: StateTx,
@@ -101,7 +104,7 @@ export async function sendCode(
   const code = decideOtpCode(scenario, user.email, ctx.random)
   const row = await storeCode(ctx, tx, user, purpose, code, CODE_TTL_MS)
   const what = purpose === 'login' ? 'login code' : 'password reset code'
-  await ctx.inbox.put(tx, {
+  ctx.inbox.put(tx, {
     id: ctx.random.id('msg'),
     partner_id: user.partner_id,
     user_id: user.id,

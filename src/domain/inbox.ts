@@ -24,34 +24,98 @@ export const INBOX_CAPACITY = 5000
 /** Rows read at a time while a filter skips some. */
 const PAGE = 100
 
+/** One settled promise: a trim nobody needs to wait for. */
+const settled = Promise.resolve()
+
 /**
- * At most `capacity` messages at any time: a message past the cap is removed in the same
- * transaction that adds the newest, not kept until a later compaction. Every login adds a
- * message and every read of the inbox filters by e-mail, so both stay independent of how many
- * messages are held: a read by e-mail walks only that address's messages; a scan of the whole
- * inbox per login made each login cost more as the inbox filled (the soak test, test/soak/).
+ * At most `capacity` messages: the oldest over the cap go right after the commit that added
+ * the newest, in a transaction of their own, and the request that sent a message is answered
+ * once they have gone (`trimmed`). Not in the sending transaction: counting the whole inbox
+ * there made every two logins read what the other wrote, which PostgreSQL's serializable
+ * isolation answers by failing one of them (each login was run again twice on average under
+ * load). Trims run one at a time; the calls made while one runs share a single next one, so
+ * under load a count serves many logins. Every read of the inbox filters by e-mail, so reads
+ * stay independent of how many messages are held: a read by e-mail walks only that address's
+ * messages; a scan of the whole inbox per login made each login cost more as it filled.
  */
 export class Inbox {
-  constructor(private readonly s: { state: State; capacity?: number }) {}
+  /** The trim under way, and whether a message was added since it started. */
+  private trimming: { started: boolean; again: boolean; done: Promise<void> } | undefined
+
+  constructor(
+    private readonly s: {
+      state: State
+      capacity?: number
+      /** A trim that failed (a database gone): the next message's trim tries again. */
+      onError?: (error: unknown) => void
+    },
+  ) {}
 
   get capacity(): number {
     return this.s.capacity ?? INBOX_CAPACITY
   }
 
-  /** Adds a message inside the caller's transaction (a code is sent with the row it hashes). */
-  async put(tx: StateTx, message: InboxMessage): Promise<void> {
+  /**
+   * Adds a message inside the caller's transaction (a code is sent with the row it hashes);
+   * once it commits, the oldest over the cap go (await `trimmed` before answering).
+   */
+  put(tx: StateTx, message: InboxMessage): void {
     tx.put('inbox_messages', message)
-    let over = (await tx.count('inbox_in_order', 'all')) - this.capacity
-    if (over <= 0) return
-    for (const oldest of await tx.range('inbox_in_order', 'all', { limit: over })) {
-      tx.remove('inbox_messages', oldest.id)
-      if (--over === 0) break
+    tx.afterCommit(() => void this.trim())
+  }
+
+  /** Once the messages committed so far are within the cap (at once when no trim runs). */
+  trimmed(): Promise<void> {
+    return this.trimming?.done ?? settled
+  }
+
+  /** Adds a message in a transaction of its own; resolves once the inbox is within its cap. */
+  async add(message: InboxMessage): Promise<void> {
+    await this.s.state.transaction(async (tx) => this.put(tx, message))
+    await this.trimmed()
+  }
+
+  /** Starts a trim, or asks the one under way for another after it. Never rejects. */
+  private trim(): Promise<void> {
+    const running = this.trimming
+    if (running) {
+      // Not started yet: it will count this message anyway.
+      if (running.started) running.again = true
+      return running.done
+    }
+    const run = { started: false, again: false, done: settled }
+    this.trimming = run
+    run.done = this.trimUntilCurrent(run)
+    return run.done
+  }
+
+  private async trimUntilCurrent(run: { started: boolean; again: boolean }): Promise<void> {
+    try {
+      await settled
+      run.started = true
+      do {
+        run.again = false
+        await this.removeOverCap()
+      } while (run.again)
+    } catch (error) {
+      this.s.onError?.(error)
+    } finally {
+      this.trimming = undefined
     }
   }
 
-  /** Adds a message in a transaction of its own. */
-  add(message: InboxMessage): Promise<void> {
-    return this.s.state.transaction((tx) => this.put(tx, message))
+  /** Counted first outside a transaction: under the cap nothing more is asked. */
+  private async removeOverCap(): Promise<void> {
+    const { state } = this.s
+    if ((await state.count('inbox_in_order', 'all')) <= this.capacity) return
+    await state.transaction(async (tx) => {
+      let over = (await tx.count('inbox_in_order', 'all')) - this.capacity
+      if (over <= 0) return
+      for (const oldest of await tx.range('inbox_in_order', 'all', { limit: over })) {
+        tx.remove('inbox_messages', oldest.id)
+        if (--over === 0) break
+      }
+    })
   }
 
   /** Newest first. */

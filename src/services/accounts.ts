@@ -74,6 +74,7 @@ export class Accounts {
     const found = await findUserByEmail(this.s.state, partner.id, email)
     const user = assertCanLogIn(found, await passwordMatches(this.s.random, found, password))
     const code = await this.s.state.transaction((tx) => sendCode(this.s, tx, user, 'login'))
+    await this.s.inbox.trimmed()
     return { user, code }
   }
 
@@ -102,11 +103,12 @@ export class Accounts {
   }
 
   /** Sends a reset code when the email is an active user's; answers nothing either way. */
-  requestPasswordReset(partner: PartnerRow, email: string): Promise<void> {
-    return this.s.state.transaction(async (tx) => {
+  async requestPasswordReset(partner: PartnerRow, email: string): Promise<void> {
+    await this.s.state.transaction(async (tx) => {
       const user = await findUserByEmail(tx, partner.id, email)
       if (user?.is_active) await sendCode(this.s, tx, user, 'password_reset')
     })
+    await this.s.inbox.trimmed()
   }
 
   /** The reset code for a reset token. */
