@@ -1,7 +1,8 @@
 import postgres from 'postgres'
-import { afterEach, expect, it } from 'vitest'
+import { afterEach, expect, it, vi } from 'vitest'
 import { layouts } from '../src/state/postgres/layout.js'
 import { migrate } from '../src/state/postgres/migrate.js'
+import { migrations } from '../src/state/postgres/migrations.js'
 import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-state.js'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
@@ -421,7 +422,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
         migrate(sql, schema),
         migrate(sql, schema),
       ])
-      expect(runs.flat()).toEqual([1, 2])
+      expect(runs.flat()).toEqual(migrations.map((m) => m.version))
       const columns = await sql<{ table_name: string; column_name: string }[]>`
         SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ${schema}`
       for (const layout of Object.values(layouts)) {
@@ -430,8 +431,105 @@ describePostgres('state seam, PostgreSQL engine', () => {
         for (const ix of layout.indexes) want.push(ix.key, ix.pos, ...(ix.order ? [ix.order] : []))
         expect(have.sort(), layout.table).toEqual(want.sort())
       }
+      // Every counted index keeps its running count through a trigger per kind of change.
+      const triggers = await sql<{ name: string }[]>`
+        SELECT tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${schema} AND NOT tgisinternal`
+      const counted = Object.values(layouts).flatMap((l) => l.indexes.filter((ix) => ix.counted))
+      expect(counted.map((ix) => ix.name).sort()).toEqual([
+        'deliveries_by_partner',
+        'events_by_partner',
+        'inbox_in_order',
+        'sink_requests_by_sink',
+        'users_by_partner',
+      ])
+      expect(triggers.map((t) => t.name).sort()).toEqual(
+        counted
+          .flatMap((ix) => ['delete', 'insert', 'update'].map((op) => `count_${ix.name}_${op}`))
+          .sort(),
+      )
     } finally {
       await sql.end()
     }
+  })
+
+  it('a counted index counts what its rows say through puts, key moves, removes, folds and replaces', async () => {
+    const url = freshDatabaseUrl()
+    const state = await open(url)
+    const counts = async () => [
+      await state.count('users_by_partner', 'p1'),
+      await state.count('users_by_partner', 'p2'),
+    ]
+    // Many more changes than a count sums before it folds them, in several transactions.
+    for (let batch = 0; batch < 5; batch++) {
+      await state.transaction(async (tx) => {
+        for (let n = batch * 20; n < batch * 20 + 20; n++) tx.put('users', user(n))
+      })
+    }
+    expect(await counts()).toEqual([100, 0])
+    // The count that summed those hundred running-count rows folded them into one.
+    const { url: plain, schema } = parseDatabaseUrl(url)
+    const sql = postgres(plain, { onnotice: () => {} })
+    const parts = async () =>
+      (
+        await sql.unsafe<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM "${schema}".sandbox_counts WHERE idx = 'users_by_partner' AND k = 'p1'`,
+        )
+      )[0]?.n
+    try {
+      await vi.waitFor(async () => expect(await parts()).toBe(1), { timeout: 10_000 })
+    } finally {
+      await sql.end()
+    }
+    expect(await counts()).toEqual([100, 0])
+    // A user moved to another partner leaves one key for the other; rewriting it moves nothing.
+    await state.transaction(async (tx) => {
+      for (let n = 0; n < 30; n++) tx.put('users', user(n, 'p2'))
+      tx.put('users', user(99))
+    })
+    expect(await counts()).toEqual([70, 30])
+    await state.transaction(async (tx) => {
+      for (let n = 0; n < 10; n++) tx.remove('users', `u-${n}`)
+      tx.remove('users', 'u-absent')
+    })
+    expect(await counts()).toEqual([70, 20])
+    // Inside a transaction, its own writes count; a rollback counts nothing.
+    await expect(
+      state.transaction(async (tx) => {
+        tx.put('users', user(500))
+        expect(await tx.count('users_by_partner', 'p1')).toBe(71)
+        throw new Error('rolled back')
+      }),
+    ).rejects.toThrow('rolled back')
+    expect(await counts()).toEqual([70, 20])
+    await state.replaceAll({ ...emptyCollections(), users: { a: user(1, 'p2'), b: user(2, 'p2') } })
+    expect(await counts()).toEqual([0, 2])
+  })
+
+  it('a database made before running counts gets them from its rows at its next start', async () => {
+    const url = freshDatabaseUrl()
+    const before = await open(url)
+    await before.transaction(async (tx) => {
+      for (let n = 0; n < 7; n++) tx.put('users', user(n, n < 5 ? 'p1' : 'p2'))
+    })
+    await before.close()
+    opened.splice(opened.indexOf(before), 1)
+    // Back to how migration 2 left it, rows and all.
+    const { url: plain, schema } = parseDatabaseUrl(url)
+    const sql = postgres(plain, { onnotice: () => {} })
+    try {
+      await sql.begin(async (tx) => {
+        await tx.unsafe(`SET LOCAL search_path TO "${schema}"`)
+        const counted = Object.values(layouts).flatMap((l) => l.indexes.filter((ix) => ix.counted))
+        for (const ix of counted) await tx.unsafe(`DROP FUNCTION count_${ix.name}() CASCADE`)
+        await tx.unsafe('DROP TABLE sandbox_counts, sandbox_ephemeral_counts')
+        await tx.unsafe('DELETE FROM sandbox_migrations WHERE version = 3')
+      })
+    } finally {
+      await sql.end()
+    }
+    const after = await open(url)
+    expect(await after.count('users_by_partner', 'p1')).toBe(5)
+    expect(await after.count('users_by_partner', 'p2')).toBe(2)
   })
 })

@@ -69,7 +69,7 @@ export async function startPostgres(): Promise<PostgresServer | undefined> {
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
     '-c max_connections=1000',
-    '-c max_pred_locks_per_transaction=256',
+    '-c max_pred_locks_per_transaction=256', ...(process.env.PG_EXTRA ? [process.env.PG_EXTRA] : []),
   ].join(' ')
   run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'])
   return {

@@ -10,7 +10,7 @@ import type { CollectionName, Collections } from '../store/records.js'
 const index = <K extends CollectionName>(
   collection: K,
   key: (row: Collections[K]) => string | undefined,
-  options: Pick<IndexDef<K>, 'order' | 'versioned'> = {},
+  options: Pick<IndexDef<K>, 'order' | 'versioned' | 'counted'> = {},
 ): IndexDef<K> => ({ collection, key, ...options })
 
 // Lists read newest first from these, a page at a time, so they are kept in time order.
@@ -38,7 +38,7 @@ export const indexDefs = {
   // names, and the session and user rows a token names, until a write changes those very rows
   // (credential-cache.ts, sessions.ts), so other partners' and users' writes leave them current.
   partners_by_api_key: index('partners', (p) => p.api_key, { versioned: true }),
-  users_by_partner: index('users', (u) => u.partner_id),
+  users_by_partner: index('users', (u) => u.partner_id, { counted: true }),
   // By e-mail alone, of every partner (findUserByEmail keeps the partner's own): a key built
   // as `partner:email` was a new string per user, 64 bytes each at 100k users; the lowercase
   // e-mail is the row's own string.
@@ -46,7 +46,7 @@ export const indexDefs = {
   sessions_by_user: index('sessions', (s) => s.user_id, { versioned: true }),
   webhooks_by_partner: index('webhooks', (w) => w.partner_id),
   deliveries_by_webhook: index('webhook_deliveries', (d) => d.webhook_id, byTime),
-  deliveries_by_partner: index('webhook_deliveries', (d) => d.partner_id),
+  deliveries_by_partner: index('webhook_deliveries', (d) => d.partner_id, { counted: true }),
   deliveries_by_event: index('webhook_deliveries', (d) => d.event_id),
   // Finished deliveries (nothing left to attempt), oldest first: what the per-partner cap
   // may remove, found without reading past the ones still retrying.
@@ -58,7 +58,7 @@ export const indexDefs = {
   deliveries_pending_by_event: index('webhook_deliveries', (d) =>
     d.next_attempt_at ? d.event_id : undefined,
   ),
-  events_by_partner: index('events', (e) => e.partner_id),
+  events_by_partner: index('events', (e) => e.partner_id, { counted: true }),
   onboardings_by_user: index('onboardings', (o) => o.user_id),
   cards_by_user: index('cards', (c) => c.user_id),
   // A user's transactions of every card, in time order, with the version of the user's last
@@ -96,11 +96,11 @@ export const indexDefs = {
   ),
   // identity: the inbox, in the order messages were sent (every one under 'all'), by recipient
   // (a login's read walks only that address's messages) and by partner (its reset).
-  inbox_in_order: index('inbox_messages', () => 'all'),
+  inbox_in_order: index('inbox_messages', () => 'all', { counted: true }),
   inbox_by_email: index('inbox_messages', (m) => m.to.toLowerCase()),
   inbox_by_partner: index('inbox_messages', (m) => m.partner_id),
   // webhooks: a sink's requests, in the order received (oldest go first past its caps).
-  sink_requests_by_sink: index('sink_requests', (r) => r.sink),
+  sink_requests_by_sink: index('sink_requests', (r) => r.sink, { counted: true }),
   // Journal area. Each partner's requests in the order they were answered (a ring's slot
   // written again moves to the end; the whole journal is read by `seq`, with no index to keep
   // on every request); the runtime faults in the order they were added, versioned so the

@@ -15,6 +15,12 @@ export interface IndexDef<K extends CollectionName> {
    * what a key's rows make (a user's page of transactions) outlives writes to other keys.
    */
   versioned?: boolean
+  /**
+   * Its count is asked on a hot path (a cap, a total): an engine that would count the rows one
+   * by one (PostgreSQL) keeps a running count of each key instead. The memory engine's count
+   * is the key's size anyway.
+   */
+  counted?: boolean
 }
 
 /**

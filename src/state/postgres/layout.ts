@@ -21,6 +21,8 @@ export interface IndexColumns {
   keyOf: (row: never) => string | undefined
   /** A cache keyed on its keys' versions is told of their changes (seam keyVersion). */
   versioned: boolean
+  /** Its count is a sum of running counts (migration 3), not a count of its rows. */
+  counted: boolean
   orderOf?: (row: never) => string
 }
 
@@ -48,6 +50,7 @@ function layoutOf(collection: CollectionName): TableLayout {
       order: ordered ? `o_${name}` : undefined,
       keyOf: def.key as (row: never) => string | undefined,
       versioned: 'versioned' in def && def.versioned === true,
+      counted: 'counted' in def && def.counted === true,
       orderOf: ordered ? (def.order as (row: never) => string) : undefined,
     })
   }
@@ -62,6 +65,11 @@ function layoutOf(collection: CollectionName): TableLayout {
 export const layouts = Object.fromEntries(
   collectionNames.map((name) => [name, layoutOf(name)]),
 ) as Record<CollectionName, TableLayout>
+
+/** Where a counted index's running counts are kept: UNLOGGED for an ephemeral table. */
+export function countsTable(layout: TableLayout): string {
+  return layout.ephemeral ? 'sandbox_ephemeral_counts' : 'sandbox_counts'
+}
 
 /** The index's columns, by its name. */
 export const indexColumns = Object.fromEntries(

@@ -19,7 +19,7 @@ import type {
   StateTx,
 } from '../seam.js'
 import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
-import { layouts } from './layout.js'
+import { countsTable, layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
 import { withRetries } from './retries.js'
 import { indexSql, tableSql } from './statements.js'
@@ -100,7 +100,25 @@ export class PostgresState implements State {
   private readonly query: Query = (text, params = []) =>
     this.sql.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Row[]>
 
-  private readonly reader = new PgReader(this.query)
+  /** The counted keys whose fold is under way (one at a time each). */
+  private readonly folding = new Set<string>()
+
+  /**
+   * Folds a counted key's running counts, outside any transaction and without waiting: a
+   * fold that fails (another replica's at the same time) changes nothing, and the next count
+   * of the key asks again.
+   */
+  private readonly fold: Fold = (index, key) => {
+    const name = `${index}\0${key}`
+    const text = indexSql[index].fold
+    if (!text || this.folding.has(name)) return
+    this.folding.add(name)
+    void this.query(text, [key])
+      .catch(() => {})
+      .finally(() => this.folding.delete(name))
+  }
+
+  private readonly reader = new PgReader(this.query, this.fold)
 
   get = this.reader.get.bind(this.reader)
   lookup = this.reader.lookup.bind(this.reader)
@@ -111,7 +129,16 @@ export class PostgresState implements State {
   keys = this.reader.keys.bind(this.reader)
   all = this.reader.all.bind(this.reader)
 
+  private chain: Promise<unknown> = Promise.resolve()
   async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
+    if (process.env.PG_QUEUE) {
+      const run = this.chain.then(() => withRetries(() => this.attempt(fn)))
+      this.chain = run.catch(() => {})
+      const { result, tx, number } = await run
+      this.notices.committed(tx.changes, tx.touched, number)
+      tx.committed()
+      return result
+    }
     const { result, tx, number } = await withRetries(() => this.attempt(fn))
     this.notices.committed(tx.changes, tx.touched, number)
     tx.committed()
@@ -129,7 +156,7 @@ export class PostgresState implements State {
   private async attempt<T>(fn: (tx: StateTx) => Promise<T>) {
     const reserved = await this.sql.reserve()
     const sql = reserved as unknown as TransactionSql
-    const tx = new PgTx(sql)
+    const tx = new PgTx(sql, this.fold)
     let number = 0
     try {
       await reserved.unsafe('BEGIN ISOLATION LEVEL SERIALIZABLE')
@@ -296,11 +323,20 @@ interface Waiting {
 const RELEASE = 'DELETE FROM sandbox_leases WHERE name = $1 AND holder = $2'
 const FORGET_LEASES = "DELETE FROM sandbox_leases WHERE until < now() - interval '1 hour'"
 
+/** Folds a counted key's running counts (PostgresState.fold). */
+type Fold = (index: IndexName, key: string) => void
+
+/** Running-count rows a count sums before it asks for them to be folded into one. */
+const FOLD_AT = 32
+
 /** The reads, over any connection: the pool's, or a transaction's. */
 class PgReader implements StateReader {
   private readonly query: Query
 
-  constructor(query: Query) {
+  constructor(
+    query: Query,
+    private readonly fold: Fold,
+  ) {
     // A text column cannot hold NUL, so no row has an id or key with one (a token sent as
     // %00): nothing is found, as in memory, where PostgreSQL would refuse the parameter.
     this.query = (text, params = []) =>
@@ -338,6 +374,7 @@ class PgReader implements StateReader {
 
   async count(index: IndexName, key: string) {
     const [found] = await this.query(indexSql[index].count, [key])
+    if (((found?.parts as number | undefined) ?? 0) > FOLD_AT) this.fold(index, key)
     return (found?.n as number) ?? 0
   }
 
@@ -376,7 +413,10 @@ class PgTx extends PgReader implements StateTx {
   private after: (() => void)[] = []
   private open = true
 
-  constructor(private readonly sql: TransactionSql) {
+  constructor(
+    private readonly sql: TransactionSql,
+    fold: Fold,
+  ) {
     super((text, params = []) => {
       // A write that failed has aborted the transaction: say why, not "transaction aborted".
       if (this.failure !== undefined) return Promise.reject(this.failure)
@@ -385,7 +425,7 @@ class PgTx extends PgReader implements StateTx {
         this.failure ??= error
         throw error
       })
-    })
+    }, fold)
   }
 
   put<K extends CollectionName>(collection: K, row: Collections[K]): void {
@@ -443,6 +483,16 @@ class PgTx extends PgReader implements StateTx {
 async function writeAll(sql: TransactionSql, collections: CollectionsData): Promise<void> {
   const replaced = collectionNames.filter((name) => !keptOnReplace.includes(name))
   await sql.unsafe(`TRUNCATE ${replaced.map((name) => layouts[name].table).join(', ')}`)
+  // TRUNCATE fires no trigger: the running counts of what it emptied go with it, and the
+  // rows written below count themselves again.
+  for (const counts of ['sandbox_counts', 'sandbox_ephemeral_counts']) {
+    const emptied = replaced.flatMap((name) =>
+      countsTable(layouts[name]) === counts
+        ? layouts[name].indexes.filter((ix) => ix.counted).map((ix) => ix.name)
+        : [],
+    )
+    if (emptied.length > 0) await sql.unsafe(`DELETE FROM ${counts} WHERE idx = ANY($1)`, [emptied])
+  }
   for (const name of replaced) {
     const { upsert } = tableSql[name]
     const rows = Object.values(collections[name] ?? {}) as Row[]

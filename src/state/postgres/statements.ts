@@ -1,6 +1,13 @@
 import type { CollectionName } from '../../store/records.js'
 import type { IndexName } from '../indexes.js'
-import { type IndexColumns, indexColumns, layouts, partnerOf, type TableLayout } from './layout.js'
+import {
+  countsTable,
+  type IndexColumns,
+  indexColumns,
+  layouts,
+  partnerOf,
+  type TableLayout,
+} from './layout.js'
 
 /**
  * The SQL of every seam operation, built once per collection and index from the layout (and
@@ -77,14 +84,18 @@ function removeOf(layout: TableLayout): string {
 export interface IndexSql {
   lookup: string
   lookupOne: string
+  /** Answers `n`; of a counted index, also `parts`, the running-count rows it summed. */
   count: string
+  /** Of a counted index: folds a key's running-count rows into one (see migration 3). */
+  fold?: string
   has: string
   keys: string
   /** Pages: [reverse][after]. */
   range: { forward: string; reverse: string; forwardAfter: string; reverseAfter: string }
 }
 
-function indexSqlOf(table: string, ix: IndexColumns): IndexSql {
+function indexSqlOf(layout: TableLayout, ix: IndexColumns): IndexSql {
+  const { table } = layout
   const by = ix.order ? [ix.order, ix.pos] : [ix.pos]
   const asc = by.join(', ')
   const desc = by.map((c) => `${c} DESC`).join(', ')
@@ -94,7 +105,7 @@ function indexSqlOf(table: string, ix: IndexColumns): IndexSql {
   return {
     lookup: `${base} ORDER BY ${asc}`,
     lookupOne: `${base} ORDER BY ${asc} LIMIT 1`,
-    count: `SELECT count(*)::int AS n FROM ${table} WHERE ${ix.key} = $1`,
+    ...countSql(layout, ix),
     has: `SELECT 1 FROM ${table} WHERE ${ix.key} = $1 AND id = $2`,
     keys: `SELECT ${ix.key} AS k FROM ${table} WHERE ${ix.key} IS NOT NULL GROUP BY ${ix.key} ORDER BY min(${ix.pos})`,
     range: {
@@ -103,6 +114,25 @@ function indexSqlOf(table: string, ix: IndexColumns): IndexSql {
       forwardAfter: `${base} AND ${tuple} > ${at} ORDER BY ${asc} LIMIT $3`,
       reverseAfter: `${base} AND ${tuple} < ${at} ORDER BY ${desc} LIMIT $3`,
     },
+  }
+}
+
+/**
+ * A count: of a counted index, the sum of its key's running counts, read from a few rows
+ * whatever the key holds; of another, the rows under the key. A fold deletes a key's rows and
+ * writes their sum back in one statement, so every count sums the same before and after it.
+ */
+function countSql(layout: TableLayout, ix: IndexColumns): Pick<IndexSql, 'count' | 'fold'> {
+  if (!ix.counted)
+    return { count: `SELECT count(*)::int AS n FROM ${layout.table} WHERE ${ix.key} = $1` }
+  const counts = countsTable(layout)
+  const mine = `idx = '${ix.name}' AND k = $1`
+  return {
+    count: `SELECT coalesce(sum(delta), 0)::int AS n, count(*)::int AS parts FROM ${counts} WHERE ${mine}`,
+    fold:
+      `WITH gone AS (DELETE FROM ${counts} WHERE ${mine} RETURNING delta) ` +
+      `INSERT INTO ${counts} (idx, k, delta) SELECT '${ix.name}', $1, sum(delta) FROM gone ` +
+      'HAVING count(*) > 0 AND sum(delta) <> 0',
   }
 }
 
@@ -133,6 +163,6 @@ export const tableSql = Object.fromEntries(
 export const indexSql = Object.fromEntries(
   Object.entries(indexColumns).map(([name, { layout, columns }]) => [
     name,
-    indexSqlOf(layout.table, columns),
+    indexSqlOf(layout, columns),
   ]),
 ) as Record<IndexName, IndexSql>
