@@ -69,7 +69,10 @@ export async function startPostgres(): Promise<PostgresServer | undefined> {
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
     '-c max_connections=1000',
-    '-c max_pred_locks_per_transaction=256', ...(process.env.PG_EXTRA ? [process.env.PG_EXTRA] : []),
+    '-c max_pred_locks_per_transaction=256',
+    // More server settings, for a look inside a run (docs/development.md): e.g.
+    // PG_EXTRA_SETTINGS='-c shared_preload_libraries=pg_stat_statements'.
+    process.env.PG_EXTRA_SETTINGS ?? '',
   ].join(' ')
   run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'])
   return {
