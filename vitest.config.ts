@@ -65,6 +65,7 @@ const memoryOnly = [
   'test/cli.test.ts',
   'test/cli-parent.test.ts',
   'test/log-flush.test.ts',
+  'test/log-linger.test.ts',
   // Browser suites: the pages call the API and control routes the API suites check on both
   // engines; Chromium adds the page, not the engine, and costs a minute a suite.
   'test/*-browser.test.ts',
