@@ -36,6 +36,8 @@ const KB_PER_ROW = 1.2
  */
 const FULL_AFTER_LOGINS = 5_000
 const MEASURED_WINDOWS = 4
+/** Rows added over the measured windows, at least (see measuredEnough). */
+const MEASURED_ROWS = Math.round(20_000 * SCALE)
 const HISTORY_MAX_SECONDS = HISTORY_SECONDS * 4
 
 afterAll(stopCliProcesses)
@@ -64,14 +66,19 @@ function kbPerRowAdded(windows: SoakWindow[]): number {
 const rssFrom = (windows: SoakWindow[]) =>
   windows.find((w) => w.second >= 30 && w.logins >= FULL_AFTER_LOGINS)
 
-/** Whether the history run has measured enough: MEASURED_WINDOWS after rssFrom, 4,000 rows. */
+/**
+ * Whether the history run has measured enough: MEASURED_WINDOWS after rssFrom, and
+ * MEASURED_ROWS added since. RSS moves by a few MB whatever is stored (pages the allocator
+ * keeps or gives back), so a slope over few rows is mostly that: on a loaded machine, where
+ * fewer rows are added a second, the run goes on until enough are (a quiet run adds ~40,000).
+ */
 function measuredEnough(windows: SoakWindow[]): boolean {
   const from = rssFrom(windows)
   const last = windows.at(-1) as SoakWindow
   return (
     from !== undefined &&
     windows.length - windows.indexOf(from) > MEASURED_WINDOWS &&
-    (last.rows as number) - (from.rows as number) > 4_000
+    (last.rows as number) - (from.rows as number) > MEASURED_ROWS
   )
 }
 
