@@ -32,6 +32,8 @@ describe('the banner on PostgreSQL', () => {
   it('names the schema of ?schema= (not as a query), and shows a URL without password as is', () => {
     const { line } = storageLine({ database: 'postgresql://sandbox@127.0.0.1/sandbox?schema=qa' })
     expect(line).toBe('PostgreSQL postgresql://sandbox@127.0.0.1/sandbox (schema qa)')
+    const pooled = storageLine({ database: 'postgres://sandbox@db/sandbox?pool=4&schema=qa' })
+    expect(pooled.line).toBe('PostgreSQL postgres://sandbox@db/sandbox (schema qa)')
   })
 
   it('masks a password with escaped characters whole', () => {

@@ -532,4 +532,42 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(await after.count('users_by_partner', 'p1')).toBe(5)
     expect(await after.count('users_by_partner', 'p2')).toBe(2)
   })
+
+  it('holds as many transactions open at once as ?pool= has connections; the rest wait', async () => {
+    const state = await open(`${freshDatabaseUrl()}&pool=2`)
+    let now = 0
+    let most = 0
+    let release = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const all = Array.from({ length: 6 }, (_, n) =>
+      state.transaction(async (tx) => {
+        most = Math.max(most, ++now)
+        await gate
+        tx.put('users', user(n))
+        now--
+      }),
+    )
+    await vi.waitFor(() => expect(now).toBe(2))
+    release()
+    await Promise.all(all)
+    expect(most).toBe(2)
+    expect(await state.count('users_by_partner', 'p1')).toBe(6)
+  })
+})
+
+it('reads ?schema= and ?pool= out of the URL, refusing a pool that is no whole number from 1 to 100', () => {
+  const base = 'postgres://sandbox:secret@db:5432/sandbox'
+  expect(parseDatabaseUrl(base)).toEqual({ url: base, schema: 'partner_sandbox', pool: 10 })
+  expect(parseDatabaseUrl(`${base}?schema=qa&pool=12&sslmode=require`)).toEqual({
+    url: `${base}?sslmode=require`,
+    schema: 'qa',
+    pool: 12,
+  })
+  for (const bad of ['0', '101', '2.5', 'ten', '', '-1']) {
+    expect(() => parseDatabaseUrl(`${base}?pool=${bad}`), bad).toThrow(
+      `the database pool "${bad}" must be a whole number from 1 to 100`,
+    )
+  }
 })

@@ -34,7 +34,7 @@ export interface PostgresStateOptions {
   seed: () => CollectionsData
   /** The sandbox's time, for an export's `saved_at`. */
   now?: () => string
-  /** Connections of this replica's pool. */
+  /** Connections of this replica's pool (the URL's `?pool=`, else DEFAULT_POOL). */
   poolSize?: number
   /** How long catchUp waits for a commit number nobody announced (change-notices.ts). */
   gapWaitMs?: number
@@ -42,6 +42,15 @@ export interface PostgresStateOptions {
 
 /** The schema the sandbox's tables live in, unless the URL's `?schema=` names another. */
 export const DEFAULT_SCHEMA = 'partner_sandbox'
+
+/**
+ * Connections per replica, unless the URL's `?pool=` says otherwise: also the most
+ * transactions it holds open at once (each holds one connection to its end). docs/postgres.md
+ * says what fewer or more change.
+ */
+export const DEFAULT_POOL = 10
+/** The largest `?pool=`. */
+export const MAX_POOL = 100
 
 /**
  * The PostgreSQL engine of the state seam: every collection a table (layout.ts), every read a
@@ -61,9 +70,9 @@ export class PostgresState implements State {
 
   /** Connects, migrates, and seeds a new database (once, under the schema's lock). */
   static async open(options: PostgresStateOptions): Promise<PostgresState> {
-    const { url, schema } = parseDatabaseUrl(options.url)
+    const { url, schema, pool } = parseDatabaseUrl(options.url)
     const sql = postgres(url, {
-      max: options.poolSize ?? 10,
+      max: options.poolSize ?? pool,
       onnotice: () => {},
       connection: { search_path: schema, application_name: 'partner-sandbox' },
     })
@@ -129,16 +138,7 @@ export class PostgresState implements State {
   keys = this.reader.keys.bind(this.reader)
   all = this.reader.all.bind(this.reader)
 
-  private chain: Promise<unknown> = Promise.resolve()
   async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
-    if (process.env.PG_QUEUE) {
-      const run = this.chain.then(() => withRetries(() => this.attempt(fn)))
-      this.chain = run.catch(() => {})
-      const { result, tx, number } = await run
-      this.notices.committed(tx.changes, tx.touched, number)
-      tx.committed()
-      return result
-    }
     const { result, tx, number } = await withRetries(() => this.attempt(fn))
     this.notices.committed(tx.changes, tx.touched, number)
     tx.committed()
@@ -531,14 +531,23 @@ async function seedOnce(sql: Sql, schema: string, seed: () => CollectionsData): 
   })
 }
 
-/** The driver's URL and the schema named by its `?schema=` (removed from what the driver sees). */
-export function parseDatabaseUrl(raw: string): { url: string; schema: string } {
+/**
+ * The driver's URL, the schema named by its `?schema=` and the pool size named by its `?pool=`
+ * (both removed from what the driver sees).
+ */
+export function parseDatabaseUrl(raw: string): { url: string; schema: string; pool: number } {
   const url = new URL(raw)
   const schema = url.searchParams.get('schema') || DEFAULT_SCHEMA
+  const poolText = url.searchParams.get('pool')
   url.searchParams.delete('schema')
+  url.searchParams.delete('pool')
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
     throw new Error(`the database schema "${schema}" must be a plain SQL name (letters, digits, _)`)
   }
+  const pool = poolText === null ? DEFAULT_POOL : Number(poolText)
+  if (poolText !== null && (!/^[0-9]+$/.test(poolText) || pool < 1 || pool > MAX_POOL)) {
+    throw new Error(`the database pool "${poolText}" must be a whole number from 1 to ${MAX_POOL}`)
+  }
   void quoteIdent
-  return { url: url.toString(), schema }
+  return { url: url.toString(), schema, pool }
 }
