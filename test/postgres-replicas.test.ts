@@ -1,5 +1,7 @@
 import { afterEach, expect, it } from 'vitest'
+import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
+import { fillHistory } from './full-history.js'
 import {
   acme,
   type Call,
@@ -183,4 +185,31 @@ describePostgres('replicas on one PostgreSQL database', () => {
       expect(kept.status).toBe(200)
     }
   })
+
+  it("hold a partner's caps when its history was written through another replica", async () => {
+    const [a, b] = (await replicas(2)).started as [RunningSandbox, RunningSandbox]
+    const through = [httpCall(a.url), httpCall(b.url)]
+    for (const s of [a, b]) s.clock.freeze()
+    const r = await receiver()
+    const partner = await createPartner(through[0] as Call, { name: 'Busy', webhook_url: r.url })
+    const emit = async (call: Call, n: number) => {
+      const res = await call('POST', '/_sandbox/events', {
+        creds: null,
+        body: { partner_id: partner.id, type: 'webhook.test', object: { object: 'test', n } },
+      })
+      expect(res.status, res.text).toBe(201)
+      return res.json.event.id as string
+    }
+    // Replica A counts the partner far below its caps, and trusts that while it hears little.
+    await emit(through[0] as Call, 0)
+    await a.services.retention.settled()
+    // B writes a full history. A request through A first hears every commit made before it
+    // (catchUp), B's included: A's next check counts again, and holds the caps.
+    await fillHistory(b, partner.id)
+    const newest = await emit(through[0] as Call, 1)
+    await a.services.retention.settled()
+    const { state } = a.services
+    expect(await state.count('events_by_partner', partner.id)).toBe(HISTORY_CAP_PER_PARTNER)
+    expect(await state.get('events', newest)).toBeDefined()
+  }, 120_000)
 })

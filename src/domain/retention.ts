@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js'
 import { dayOf, hourOf, type IndexRow, indexDefs } from '../state/indexes.js'
 import type { State, StateReader, StateTx } from '../state/seam.js'
 import type { CollectionName } from '../store/records.js'
+import { CapGauge } from './cap-gauge.js'
 import type { SweepScope } from './sweeper.js'
 
 /**
@@ -29,6 +30,12 @@ export const HISTORY_RETENTION_MS = 30 * DAY_MS
 export const HISTORY_CAP_PER_PARTNER = 10_000
 /** Rows removed per rule per run. */
 export const BATCH = 500
+/**
+ * How far under a cap a partner must surely be for a write-time check to skip its counts
+ * (cap-gauge.ts): more than the events and deliveries other replicas may have written and
+ * this one not yet heard of.
+ */
+export const CAP_SLACK = 1_000
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -58,9 +65,14 @@ export class Retention {
     { started: boolean; again: boolean; done: Promise<void> }
   >()
 
+  /** Upper bounds of each partner's events and deliveries, so most checks count nothing. */
+  private readonly gauge = new CapGauge(HISTORY_CAP_PER_PARTNER, CAP_SLACK)
+
   constructor(private readonly parts: RetentionParts) {
+    parts.state.onCommit((changes) => this.gauge.hear(changes))
     parts.state.onReplace(() => {
       this.everyone = true
+      this.gauge.forget()
     })
   }
 
@@ -194,8 +206,18 @@ export class Retention {
   private async checkCaps(partnerId: string): Promise<void> {
     const { state } = this.parts
     try {
-      // Counted first outside a transaction: below the caps (nearly always) nothing waits.
-      if (!(await this.overCaps(state, partnerId))) return
+      // Far below the caps (nearly always), as the writes heard since the last count say:
+      // nothing to count. Else counted first outside a transaction: below the caps nothing waits.
+      if (this.gauge.surelyUnder(partnerId)) return
+      const counts = await this.gauge.count(partnerId, async () => {
+        const [events, deliveries] = await Promise.all([
+          state.count('events_by_partner', partnerId),
+          state.count('deliveries_by_partner', partnerId),
+        ])
+        return { events, deliveries }
+      })
+      if (counts.events <= HISTORY_CAP_PER_PARTNER && counts.deliveries <= HISTORY_CAP_PER_PARTNER)
+        return
       await state.transaction(async (tx) => {
         if (await this.overCaps(tx, partnerId)) await this.pruneCapsOf(tx, partnerId, true)
       })
