@@ -36,11 +36,24 @@ import { fanOut } from './webhooks/fan-out.js'
 import { SinkRegistry } from './webhooks/sink.js'
 
 /**
+ * Tuning only the sandbox's own tests use: no option, flag or environment variable sets it,
+ * so the real-time waits it shortens stay as they are everywhere else.
+ */
+export interface InternalOptions {
+  /** How much a webhook delivery's lease outlasts its attempt's timeout (15 s). */
+  leaseMarginMs?: number
+}
+
+/**
  * The composition root: builds every piece of a sandbox once, in dependency order, each from
  * only what it uses (docs/architecture.md says why this order). Answers what was built, for
  * `createApp` to mount and for the sandbox's own tests; nothing below is handed this record.
  */
-export async function compose(config: SandboxConfig, logger: Logger) {
+export async function compose(
+  config: SandboxConfig,
+  logger: Logger,
+  internal: InternalOptions = {},
+) {
   const random = createRandom(config.seed)
   const scenario =
     typeof config.scenario === 'string'
@@ -133,7 +146,13 @@ export async function compose(config: SandboxConfig, logger: Logger) {
       async (scope) => (await retention.run(scope)) > 0,
     ],
   })
-  const dispatcher = new Dispatcher({ ...deliveryCtx, state, clock, logger })
+  const dispatcher = new Dispatcher({
+    ...deliveryCtx,
+    state,
+    clock,
+    logger,
+    leaseMarginMs: internal.leaseMarginMs,
+  })
   // After the sweeper: on a clock advance its rules emit events before the dispatcher runs.
   clock.onAdvance(async () => {
     await dispatcher.runDue()

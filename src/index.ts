@@ -2,7 +2,7 @@ import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import type { z } from 'zod'
 import { createApp } from './app.js'
-import { compose } from './compose.js'
+import { compose, type InternalOptions } from './compose.js'
 import { type SandboxConfig, sandboxOptionsSchema } from './config.js'
 import { createControlClient } from './control/client/index.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
@@ -54,7 +54,13 @@ export function parseOptions(options: SandboxOptions): SandboxConfig {
  * Builds a sandbox without listening: use `sandbox.app.request()` in tests, or
  * `sandbox.fetch` with any server. Call `close()` to flush the data file.
  */
-export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+export function createSandbox(options?: SandboxOptions): Promise<Sandbox>
+/** @internal With tuning only the sandbox's own tests use (compose.ts). */
+export function createSandbox(options: SandboxOptions, internal: InternalOptions): Promise<Sandbox>
+export async function createSandbox(
+  options: SandboxOptions = {},
+  internal: InternalOptions = {},
+): Promise<Sandbox> {
   const config = parseOptions(options)
   const logger = createLogger({
     level: config.logLevel,
@@ -62,7 +68,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     color: !config.onLog && Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
     write: config.onLog,
   })
-  const parts = await compose(config, logger)
+  const parts = await compose(config, logger, internal)
   const { store, clock } = parts
   const app = createApp(parts)
   return {

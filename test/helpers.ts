@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { InternalOptions } from '../src/compose.js'
 import { createSandbox, type SandboxOptions } from '../src/index.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
 import { freshDatabaseUrl } from './postgres.js'
@@ -51,10 +52,14 @@ function client(send: (path: string, init: RequestInit) => Response | Promise<Re
 
 /**
  * A fresh sandbox and a small client over `app.request()`: in memory, or, in the run of the
- * PostgreSQL engine (vitest project `postgres`), on a new schema of the test server.
+ * PostgreSQL engine (vitest project `postgres`), on a new schema of the test server. `internal`
+ * shortens real-time waits a test would otherwise sit through (compose.ts InternalOptions).
  */
-export async function testSandbox(options: SandboxOptions = {}) {
-  const sandbox = await createSandbox({ logLevel: 'silent', ...engineOptions(options), ...options })
+export async function testSandbox(options: SandboxOptions = {}, internal: InternalOptions = {}) {
+  const sandbox = await createSandbox(
+    { logLevel: 'silent', ...engineOptions(options), ...options },
+    internal,
+  )
   const call = client((path, init) => sandbox.app.request(path, init))
   return { sandbox, call }
 }

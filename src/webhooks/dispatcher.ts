@@ -33,6 +33,8 @@ export interface DispatcherOptions extends DeliveryCtx {
   clock: Pick<Clock, 'state'>
   clocks: Pick<PartnerClocks, 'nowOf' | 'isRunning'>
   logger: Logger
+  /** How much a lease outlasts its attempt's timeout (LEASE_MARGIN_MS): tests wait less. */
+  leaseMarginMs?: number
 }
 
 /**
@@ -281,7 +283,7 @@ export class Dispatcher {
 
   /** How long a lease on a delivery of `partnerId` lasts: its attempt's timeout and a margin. */
   private leaseMs(partnerId: string): number {
-    return policyOf(this.o, partnerId).timeoutMs + LEASE_MARGIN_MS
+    return policyOf(this.o, partnerId).timeoutMs + (this.o.leaseMarginMs ?? LEASE_MARGIN_MS)
   }
 
   /** The JSON of an event, made once for all the endpoints (and retries) it goes to. */
@@ -319,7 +321,21 @@ export class Dispatcher {
   private recheck(id: string, after: number): void {
     const timer = setTimeout(async () => {
       if (this.stopped || this.inFlight.has(id)) return
-      const row = await this.o.state.get('webhook_deliveries', id).catch(() => undefined)
+      let row: DeliveryRow | undefined
+      try {
+        row = await this.o.state.get('webhook_deliveries', id)
+      } catch (error) {
+        // A failed read (the database out of reach for a moment) says nothing of the row:
+        // taken as gone, the delivery was forgotten and stayed pending, never tried by this
+        // replica again until a restart. It stays queued and is looked at again after the
+        // same wait, until the dispatcher stops.
+        if (this.stopped) return
+        this.o.logger.warn(
+          `webhook delivery ${id}: reading it after another holder's lease failed (${(error as Error).message}), looked at again in ${after / 1000} s`,
+        )
+        this.recheck(id, after)
+        return
+      }
       // Forgotten first, so the row's due time queues it even when it did not change.
       this.settle(id)
       if (this.schedule(row, id)) this.pumpSoon()
