@@ -1,15 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { State } from '../src/state/seam.js'
-import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import type { CollectionName, DeliveryRow } from '../src/store/records.js'
-import { type Call, startReceiver, testSandbox } from './helpers.js'
+import { startReceiver, testSandbox } from './helpers.js'
+import { advance, createEndpoint, onlyDelivery, trigger } from './webhook-steps.js'
 
 // A replica that finds a delivery leased by another looks at it again once that lease has run
 // out. When that read failed (PostgreSQL out of reach for a moment), the delivery was taken as
 // gone and forgotten: it stayed pending and this replica never tried it again until a restart.
 
 const T0 = Date.parse('2031-06-01T00:00:00.000Z')
-const API = '/api/v1/partner/webhooks'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -51,36 +50,6 @@ function failNextRead(state: State, id: string) {
     return Promise.reject(new Error('Connection terminated unexpectedly'))
   }
   return failed
-}
-
-async function createEndpoint(call: Call, url: string) {
-  const res = await call('POST', API, { body: { url, events: [] } })
-  expect(res.status, res.text).toBe(201)
-  return res.json.webhook.id as string
-}
-
-async function trigger(call: Call) {
-  const res = await call('POST', '/_sandbox/events', {
-    creds: null,
-    body: {
-      partner_id: DEFAULT_PARTNER.id,
-      type: 'card.funded',
-      object: { object: 'card', id: 'card_1' },
-    },
-  })
-  expect(res.status, res.text).toBe(201)
-}
-
-async function onlyDelivery(call: Call, webhookId: string) {
-  const res = await call('GET', `${API}/${webhookId}/deliveries`)
-  expect(res.status, res.text).toBe(200)
-  expect(res.json.data).toHaveLength(1)
-  return res.json.data[0]
-}
-
-async function advance(call: Call, by: string) {
-  const res = await call('POST', '/_sandbox/clock/advance', { creds: null, body: { by } })
-  expect(res.status, res.text).toBe(200)
 }
 
 describe('a delivery leased by another replica', () => {

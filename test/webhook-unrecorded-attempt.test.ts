@@ -1,15 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { StateTx } from '../src/state/seam.js'
-import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import type { DeliveryRow } from '../src/store/records.js'
 import { type Call, startReceiver, testSandbox } from './helpers.js'
+import { advance, createEndpoint, onlyDelivery, trigger } from './webhook-steps.js'
 
 // An attempt whose result cannot be written (the transaction recording it fails: a connection
 // to PostgreSQL lost, a full disk under a data file) must not lose the delivery: it stayed
 // pending with no attempt recorded and was never tried again until a restart.
 
 const T0 = Date.parse('2031-06-01T00:00:00.000Z')
-const API = '/api/v1/partner/webhooks'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -44,40 +43,9 @@ async function receiver() {
   return r
 }
 
-async function createEndpoint(call: Call, url: string) {
-  const res = await call('POST', API, { body: { url, events: [] } })
-  expect(res.status, res.text).toBe(201)
-  return res.json.webhook.id as string
-}
-
-async function trigger(call: Call) {
-  const res = await call('POST', '/_sandbox/events', {
-    creds: null,
-    body: {
-      partner_id: DEFAULT_PARTNER.id,
-      type: 'card.funded',
-      object: { object: 'card', id: 'card_1' },
-    },
-  })
-  expect(res.status, res.text).toBe(201)
-  return res.json.event.id as string
-}
-
 async function flush(call: Call) {
   const res = await call('POST', '/_sandbox/webhooks/flush', { creds: null })
   expect(res.status, res.text).toBe(200)
-}
-
-async function advance(call: Call, by: string) {
-  const res = await call('POST', '/_sandbox/clock/advance', { creds: null, body: { by } })
-  expect(res.status, res.text).toBe(200)
-}
-
-async function onlyDelivery(call: Call, webhookId: string) {
-  const res = await call('GET', `${API}/${webhookId}/deliveries`)
-  expect(res.status, res.text).toBe(200)
-  expect(res.json.data).toHaveLength(1)
-  return res.json.data[0]
 }
 
 describe('an attempt whose result could not be recorded', () => {
