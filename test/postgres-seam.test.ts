@@ -4,6 +4,7 @@ import { layouts } from '../src/state/postgres/layout.js'
 import { migrate } from '../src/state/postgres/migrate.js'
 import { migrations } from '../src/state/postgres/migrations.js'
 import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-state.js'
+import { upsertsOf } from '../src/state/postgres/statements.js'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
@@ -198,6 +199,37 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(state.version).toBe(version)
     expect(heard).toEqual([])
     await expect(state.putEphemeral('users', user(1))).rejects.toThrow('users is not ephemeral')
+  })
+
+  it('putEphemerals writes a row of each ephemeral collection in one statement, or none', async () => {
+    const state = await open()
+    const entry = (n: number) =>
+      ({ id: `jrn_${n}`, seq: `00${n}`, entry: { id: `req_${n}`, partner_id: 'p1' } }) as never
+    const capture = (n: number) => ({ id: `jrn_${n}`, seq: `00${n}`, capture: null }) as never
+    await state.putEphemerals([
+      { collection: 'request_journal', row: entry(1) },
+      { collection: 'request_captures', row: capture(1) },
+    ])
+    expect((await state.get('request_journal', 'jrn_1'))?.entry.id).toBe('req_1')
+    expect((await state.get('request_captures', 'jrn_1'))?.seq).toBe('001')
+    // A durable collection among them: refused before anything is written.
+    await expect(
+      state.putEphemerals([
+        { collection: 'request_journal', row: entry(2) },
+        { collection: 'users', row: user(2) },
+      ]),
+    ).rejects.toThrow('users is not ephemeral')
+    expect(await state.get('request_journal', 'jrn_2')).toBeUndefined()
+    // One statement: the journal's upsert as a CTE, the capture's numbered after it.
+    const text = upsertsOf(['request_journal', 'request_captures']) as string
+    expect(text).toMatch(
+      /^WITH w0 AS \(INSERT INTO request_journal .*\) INSERT INTO request_captures /,
+    )
+    const numbers = [...new Set([...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))]
+    expect(numbers.sort((a, b) => a - b)).toEqual(numbers.map((_, i) => i + 1))
+    // Not one statement: a collection twice, or an upsert that is a CTE of its own.
+    expect(upsertsOf(['request_journal', 'request_journal'])).toBeUndefined()
+    expect(upsertsOf(['request_journal', 'runtime_faults'])).toBeUndefined()
   })
 
   it('a replace keeps the traffic, empties the other ephemeral rows, brings none back', async () => {

@@ -147,6 +147,28 @@ describe('state seam: ephemeral writes outside a transaction', () => {
       entry: { id: `req_${n}`, partner_id: partner },
     }) as never
 
+  it('putEphemerals applies every row at once, or none when one is durable', async () => {
+    const store = await Store.open({
+      seed: emptyCollections,
+      ephemeral: ['request_journal', 'request_captures'],
+    })
+    defineIndexes(store)
+    const state = new MemoryState(store)
+    await state.putEphemerals([
+      { collection: 'request_journal', row: slot(0, 1) },
+      { collection: 'request_captures', row: { id: 'jrn_0', seq: '001', capture: null } as never },
+    ])
+    expect((await state.get('request_journal', 'jrn_0'))?.entry.id).toBe('req_1')
+    expect((await state.get('request_captures', 'jrn_0'))?.seq).toBe('001')
+    await expect(
+      state.putEphemerals([
+        { collection: 'request_journal', row: slot(1, 2) },
+        { collection: 'users', row: { id: 'u-1' } as never },
+      ]),
+    ).rejects.toThrow('users is not ephemeral')
+    expect(await state.get('request_journal', 'jrn_1')).toBeUndefined()
+  })
+
   it('putEphemeral applies at once, moves no version and is heard by no listener', async () => {
     const file = join(dir, 'state.json')
     const store = await Store.open({ file, seed: emptyCollections, ephemeral: ['request_journal'] })

@@ -32,8 +32,9 @@ function stamp(): string {
  * - `add` resolves once the request is written, so the front door answers after that: a
  *   client that reads the journal after its answer, through any replica, finds its request,
  *   as it does in memory (`landed` does the same for a caller that did not wait);
- * - a ring's slot is written in request order: a write waits for the slot's previous one
- *   (the pool may run two statements in either order).
+ * - a request's entry and capture are written in one statement, and a ring's slot in request
+ *   order: a write waits for its slots' previous ones (the pool may run two statements in
+ *   either order).
  */
 export class JournalCopies {
   private readonly numbers: BlockNumbers
@@ -90,19 +91,22 @@ export class JournalCopies {
     const id = this.entrySlots[n % this.entrySlots.length] as string
     // A capture row even without a capture (the control plane's): it writes over the older.
     const slot = this.captureSlots[n % this.captureSlots.length] as string
-    return Promise.all([
-      this.track(
-        inOrder(this.entryWrites, id, () =>
-          this.state.putEphemeral('request_journal', { id, seq, entry }),
-        ),
-      ),
-      this.track(
-        inOrder(this.captureWrites, slot, async () => {
+    // Both rows in one statement: one round trip a request, not two.
+    return this.track(
+      inOrder(
+        [
+          [this.entryWrites, id],
+          [this.captureWrites, slot],
+        ],
+        async () => {
           const capture = await shown
-          await this.state.putEphemeral('request_captures', { id: slot, seq, capture })
-        }),
+          await this.state.putEphemerals([
+            { collection: 'request_journal', row: { id, seq, entry } },
+            { collection: 'request_captures', row: { id: slot, seq, capture } },
+          ])
+        },
       ),
-    ])
+    )
   }
 
   /** The write, never rejecting (its failure goes to onError), until it settles. */
@@ -113,18 +117,22 @@ export class JournalCopies {
   }
 }
 
-/** Runs `write` after the previous write of `slot` settled; the last one is forgotten. */
+/**
+ * Runs `write` after the previous writes of its slots settled (a slot of each ring); the last
+ * write of a slot is forgotten once it settled.
+ */
 function inOrder(
-  writes: Map<string, Promise<void>>,
-  slot: string,
+  slots: [Map<string, Promise<void>>, string][],
   write: () => Promise<void>,
 ): Promise<void> {
-  const previous = writes.get(slot)
-  const next = previous ? previous.then(write, write) : write()
-  writes.set(slot, next)
-  const forget = () => {
-    if (writes.get(slot) === next) writes.delete(slot)
+  const previous = slots.flatMap(([writes, slot]) => writes.get(slot) ?? [])
+  const next = previous.length === 0 ? write() : Promise.allSettled(previous).then(() => write())
+  for (const [writes, slot] of slots) {
+    writes.set(slot, next)
+    const forget = () => {
+      if (writes.get(slot) === next) writes.delete(slot)
+    }
+    next.then(forget, forget)
   }
-  next.then(forget, forget)
   return next
 }

@@ -4,6 +4,7 @@ import type { OpenTx, Store } from '../store/store.js'
 import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
 import type {
   Change,
+  EphemeralPut,
   Lease,
   RangeOptions,
   ReplaceListener,
@@ -115,6 +116,15 @@ export class MemoryState implements State {
   putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
     try {
       this.store.putEphemeral(collection, row)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return settled
+  }
+
+  putEphemerals(puts: readonly EphemeralPut[]): Promise<void> {
+    try {
+      this.store.putEphemerals(puts as readonly { collection: CollectionName; row: never }[])
     } catch (error) {
       return Promise.reject(error)
     }

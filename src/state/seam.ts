@@ -19,6 +19,11 @@ export interface RangeOptions {
   limit?: number
 }
 
+/** One row of an ephemeral collection to put (State.putEphemerals). */
+export type EphemeralPut = {
+  [K in CollectionName]: { collection: K; row: Collections[K] }
+}[CollectionName]
+
 /** What can be read, in or out of a transaction. */
 export interface StateReader {
   get<K extends CollectionName>(collection: K, id: string): Promise<Collections[K] | undefined>
@@ -80,6 +85,12 @@ export interface State extends StateReader {
    * what it writes. A durable collection is refused.
    */
   putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void>
+  /**
+   * Puts rows of ephemeral collections at once, as `putEphemeral` puts one, in one statement
+   * on a database: what is written together on every request (its journal entry and capture)
+   * costs one round trip and one statement, not one each.
+   */
+  putEphemerals(puts: readonly EphemeralPut[]): Promise<void>
   /**
    * Claims `name` (a webhook attempt) for `ttlMs` of real time: the lease, or undefined while
    * another holder's lease on it runs. Among replicas sharing a database the work is done

@@ -280,6 +280,13 @@ export class Store {
     this.applyOne(collection, (row as Row).id, row as Row, this.ver)
   }
 
+  /** Rows of ephemeral collections at once (putEphemeral each): none when one is durable. */
+  putEphemerals(puts: readonly { collection: CollectionName; row: Row }[]): void {
+    for (const { collection } of puts)
+      if (!this.ephemeral.has(collection)) throw new Error(`${collection} is not ephemeral`)
+    for (const { collection, row } of puts) this.applyOne(collection, row.id, row, this.ver)
+  }
+
   /** Several writes as one journal entry: after a crash either all of them are there or none. */
   batch(fn: (writer: Writer) => void): void {
     const ops: JournalOp[] = []

@@ -11,6 +11,7 @@ import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/s
 import type { IndexName, IndexRow } from '../indexes.js'
 import type {
   Change,
+  EphemeralPut,
   Lease,
   RangeOptions,
   ReplaceListener,
@@ -22,7 +23,7 @@ import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
 import { countsTable, layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
 import { withRetries } from './retries.js'
-import { indexSql, tableSql } from './statements.js'
+import { indexSql, tableSql, upsertsOf } from './statements.js'
 
 type Row = Record<string, unknown>
 type Query = (text: string, params?: unknown[]) => Promise<Row[]>
@@ -190,6 +191,18 @@ export class PostgresState implements State {
     const table = tableSql[collection]
     if (!table.layout.ephemeral) throw new Error(`${collection} is not ephemeral`)
     await this.query(table.upsert.text, table.upsert.params(row as Row))
+  }
+
+  async putEphemerals(puts: readonly EphemeralPut[]): Promise<void> {
+    for (const { collection } of puts)
+      if (!tableSql[collection].layout.ephemeral) throw new Error(`${collection} is not ephemeral`)
+    const text = upsertsOf(puts.map((put) => put.collection))
+    if (text === undefined) {
+      await Promise.all(puts.map((put) => this.putEphemeral(put.collection, put.row)))
+      return
+    }
+    const params = puts.flatMap((put) => tableSql[put.collection].upsert.params(put.row as Row))
+    await this.query(text, params)
   }
 
   catchUp(): Promise<void> {

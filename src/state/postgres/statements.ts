@@ -166,3 +166,36 @@ export const indexSql = Object.fromEntries(
     indexSqlOf(layout, columns),
   ]),
 ) as Record<IndexName, IndexSql>
+
+/** The upserts of several collections as one statement, by the collections' names in order. */
+const combined = new Map<string, string | undefined>()
+
+/**
+ * One statement writing a row of each of `collections` (different ones): the upserts but the
+ * last as data-modifying CTEs, each upsert's parameters numbered after the one's before it.
+ * Undefined when they cannot be one: a collection twice, or an upsert that is a CTE itself
+ * (a versioned index's `before`).
+ */
+export function upsertsOf(collections: readonly CollectionName[]): string | undefined {
+  const key = collections.join(',')
+  if (combined.has(key)) return combined.get(key)
+  let text: string | undefined
+  if (new Set(collections).size === collections.length) {
+    let offset = 0
+    const parts: string[] = []
+    for (const collection of collections) {
+      const upsert = tableSql[collection].upsert.text
+      if (upsert.startsWith('WITH')) break
+      parts.push(upsert.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`))
+      offset += Math.max(...[...upsert.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))
+    }
+    if (parts.length === collections.length && parts.length > 0) {
+      const last = parts.pop() as string
+      text = parts.length
+        ? `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(', ')} ${last}`
+        : last
+    }
+  }
+  combined.set(key, text)
+  return text
+}
