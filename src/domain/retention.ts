@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js'
 import { dayOf, hourOf, type IndexRow, indexDefs } from '../state/indexes.js'
 import type { State, StateReader, StateTx } from '../state/seam.js'
 import type { CollectionName } from '../store/records.js'
-import { CapGauge } from './cap-gauge.js'
+import { type CapCounts, CapGauge } from './cap-gauge.js'
 import type { SweepScope } from './sweeper.js'
 
 /**
@@ -209,28 +209,13 @@ export class Retention {
       // Far below the caps (nearly always), as the writes heard since the last count say:
       // nothing to count. Else counted first outside a transaction: below the caps nothing waits.
       if (this.gauge.surelyUnder(partnerId)) return
-      const counts = await this.gauge.count(partnerId, async () => {
-        const [events, deliveries] = await Promise.all([
-          state.count('events_by_partner', partnerId),
-          state.count('deliveries_by_partner', partnerId),
-        ])
-        return { events, deliveries }
-      })
-      if (counts.events <= HISTORY_CAP_PER_PARTNER && counts.deliveries <= HISTORY_CAP_PER_PARTNER)
-        return
+      if (!isOver(await this.gauge.count(partnerId, () => countsOf(state, partnerId)))) return
       await state.transaction(async (tx) => {
-        if (await this.overCaps(tx, partnerId)) await this.pruneCapsOf(tx, partnerId, true)
+        if (isOver(await countsOf(tx, partnerId))) await this.pruneCapsOf(tx, partnerId, true)
       })
     } catch (error) {
       this.parts.logger.error(`retention of partner ${partnerId} failed: ${(error as Error).stack}`)
     }
-  }
-
-  private async overCaps(reader: StateReader, partnerId: string): Promise<boolean> {
-    return (
-      (await reader.count('deliveries_by_partner', partnerId)) > HISTORY_CAP_PER_PARTNER ||
-      (await reader.count('events_by_partner', partnerId)) > HISTORY_CAP_PER_PARTNER
-    )
   }
 
   /** Partners over HISTORY_CAP_PER_PARTNER events or deliveries lose their oldest. */
@@ -314,6 +299,18 @@ export class Retention {
     for (const id of ids) tx.remove(collection, id)
   }
 }
+
+/** A partner's events and deliveries, the two counts its caps hold. */
+async function countsOf(reader: StateReader, partnerId: string): Promise<CapCounts> {
+  const [events, deliveries] = await Promise.all([
+    reader.count('events_by_partner', partnerId),
+    reader.count('deliveries_by_partner', partnerId),
+  ])
+  return { events, deliveries }
+}
+
+const isOver = (counts: CapCounts) =>
+  counts.events > HISTORY_CAP_PER_PARTNER || counts.deliveries > HISTORY_CAP_PER_PARTNER
 
 /** Rows a cap pass reads at most per kind, pending or counted ones included. */
 const READ_BUDGET = 2 * BATCH

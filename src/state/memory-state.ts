@@ -124,7 +124,7 @@ export class MemoryState implements State {
 
   putEphemerals(puts: readonly EphemeralPut[]): Promise<void> {
     try {
-      this.store.putEphemerals(puts as readonly { collection: CollectionName; row: never }[])
+      this.store.putEphemerals(puts)
     } catch (error) {
       return Promise.reject(error)
     }
