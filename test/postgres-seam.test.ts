@@ -4,7 +4,7 @@ import { layouts } from '../src/state/postgres/layout.js'
 import { migrate } from '../src/state/postgres/migrate.js'
 import { migrations } from '../src/state/postgres/migrations.js'
 import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-state.js'
-import { upsertsOf } from '../src/state/postgres/statements.js'
+import { batchUpsertOf } from '../src/state/postgres/statements.js'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
@@ -220,16 +220,51 @@ describePostgres('state seam, PostgreSQL engine', () => {
       ]),
     ).rejects.toThrow('users is not ephemeral')
     expect(await state.get('request_journal', 'jrn_2')).toBeUndefined()
-    // One statement: the journal's upsert as a CTE, the capture's numbered after it.
-    const text = upsertsOf(['request_journal', 'request_captures']) as string
+  })
+
+  it('ephemeral puts made while one is on its way are written together, each row as last put', async () => {
+    const state = await open()
+    // What JSON and array literals both have to get right.
+    const note = 'a "quote", a \\ backslash, {braces}, NULL, null, é, \u2028'
+    const entry = (slot: number, n: number) =>
+      ({
+        id: `jrn_${slot}`,
+        seq: String(n).padStart(3, '0'),
+        entry: { id: `req_${n}`, partner_id: n % 2 ? 'p1' : 'p2', note },
+      }) as never
+    const capture = (slot: number, n: number) =>
+      ({ id: `jrn_${slot}`, seq: String(n).padStart(3, '0'), capture: null }) as never
+    // 50 requests over 20 slots, none awaited before the next: they share statements.
+    await Promise.all(
+      Array.from({ length: 50 }, (_, n) =>
+        state.putEphemerals([
+          { collection: 'request_journal', row: entry(n % 20, n) },
+          { collection: 'request_captures', row: capture(n % 20, n) },
+        ]),
+      ),
+    )
+    const newest = (slot: number) => (slot < 10 ? 40 + slot : 20 + slot)
+    for (let slot = 0; slot < 20; slot++) {
+      const row = await state.get('request_journal', `jrn_${slot}`)
+      expect(row?.entry.id).toBe(`req_${newest(slot)}`)
+      expect((row?.entry as unknown as { note: string } | undefined)?.note).toBe(note)
+      expect((await state.get('request_captures', `jrn_${slot}`))?.seq).toBe(
+        String(newest(slot)).padStart(3, '0'),
+      )
+    }
+    // Each partner's index holds its newest rows only, newest first.
+    const ids = async (partner: string) =>
+      (await state.range('journal_by_partner', partner, { reverse: true })).map((r) => r.entry.id)
+    expect(await ids('p1')).toEqual([49, 47, 45, 43, 41, 39, 37, 35, 33, 31].map((n) => `req_${n}`))
+    expect(await ids('p2')).toEqual([48, 46, 44, 42, 40, 38, 36, 34, 32, 30].map((n) => `req_${n}`))
+    expect(await state.count('journal_by_partner', 'p1')).toBe(10)
+    // The statement's text depends on the collections alone: prepared once, whatever the rows.
+    const text = batchUpsertOf(['request_captures', 'request_journal'])
     expect(text).toMatch(
-      /^WITH w0 AS \(INSERT INTO request_journal .*\) INSERT INTO request_captures /,
+      /^WITH w0 AS \(INSERT INTO request_captures .*unnest\(.*\) INSERT INTO request_journal /,
     )
     const numbers = [...new Set([...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))]
     expect(numbers.sort((a, b) => a - b)).toEqual(numbers.map((_, i) => i + 1))
-    // Not one statement: a collection twice, or an upsert that is a CTE of its own.
-    expect(upsertsOf(['request_journal', 'request_journal'])).toBeUndefined()
-    expect(upsertsOf(['request_journal', 'runtime_faults'])).toBeUndefined()
   })
 
   it('a replace keeps the traffic, empties the other ephemeral rows, brings none back', async () => {

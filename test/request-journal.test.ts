@@ -73,6 +73,33 @@ describe('the request journal: headers, bodies and redaction', () => {
     expect(entry.response.headers['content-type']).toContain('application/json')
   })
 
+  it('shows a served answer as the client got it: its headers, rate limit included, and body', async () => {
+    const sandbox = await startSandbox({ port: 0, logLevel: 'silent', ...engineOptions() })
+    cleanup.push(() => sandbox.close())
+    const res = await fetch(`${sandbox.url}${API}/me`, {
+      headers: { 'x-partner-key': acme.key, 'x-partner-secret': acme.secret },
+    })
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    const id = res.headers.get('x-request-id')
+    const [entry] = await journalOf(httpCall(sandbox.url), { path: `${API}/me` })
+    expect(entry.id).toBe(id)
+    expect(entry.response.body).toEqual(body)
+    const names = Object.keys(entry.response.headers)
+    // Named as a Headers object names them: lower case, in order.
+    expect(names).toEqual([...names].sort())
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'content-type',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'x-request-id',
+      ]),
+    )
+    for (const name of names) expect(entry.response.headers[name]).toBe(res.headers.get(name))
+  })
+
   it('counts matching requests: "exactly one deposit was created"', async () => {
     const { call } = await testSandbox()
     const p = await createPartner(call, { name: 'Counter' })

@@ -1,4 +1,5 @@
 import type { PartnerRow, SessionRow, UserRow } from '../store/records.js'
+import type { PlainAnswer } from './journal-entry.js'
 
 /** Typed context variables set by our middleware. */
 export interface AppEnv {
@@ -17,6 +18,8 @@ export interface AppEnv {
      */
     extraHeaders: Record<string, string>
     extraHeadersSent: Response
+    /** The last plain JSON answer built (fast-path.ts), for the journal to read it from. */
+    plainAnswer: PlainAnswer
     /** The response override that answered, for the request journal. */
     override: { id: string; off_contract: boolean }
     /** An injected fault, for the request journal. */

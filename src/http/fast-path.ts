@@ -211,16 +211,15 @@ function wireResponders(c: Context<AppEnv>, id: string): void {
     if (headersTouched || headers !== undefined || (arg !== undefined && typeof arg !== 'number'))
       return withId(json, id, data, arg, headers)
     const extra = c.get('extraHeaders')
-    const response = new Response(
-      data instanceof SerializedJson ? data.text : JSON.stringify(data),
-      {
-        status: (arg as number | undefined) ?? 200,
-        headers: extra
-          ? { 'content-type': 'application/json', [REQUEST_ID_HEADER]: id, ...extra }
-          : { 'content-type': 'application/json', [REQUEST_ID_HEADER]: id },
-      },
-    )
+    const text = data instanceof SerializedJson ? data.text : JSON.stringify(data)
+    const sent: Record<string, string> = extra
+      ? { 'content-type': 'application/json', [REQUEST_ID_HEADER]: id, ...extra }
+      : { 'content-type': 'application/json', [REQUEST_ID_HEADER]: id }
+    const status = (arg as number | undefined) ?? 200
+    const response = new Response(text, { status, headers: sent })
     if (extra) c.set('extraHeadersSent', response)
+    // The journal shows this answer from its text (journal-view.ts), not by copying it.
+    c.set('plainAnswer', { response, headers: sent, text })
     return response
   }) as typeof c.json
   c.body = tagged(c.body as Responder, id) as typeof c.body

@@ -4,6 +4,7 @@ import type { AppEnv } from './app-env.js'
 import type {
   Capture,
   JournalEntry,
+  PlainAnswer,
   RawHeaders,
   ShownCapture,
   ShownMessage,
@@ -33,6 +34,7 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
   if (c.req.path.startsWith('/_sandbox')) return undefined
   const incoming = (c.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
   const length = Number(requestHeader(c, 'content-length') ?? 0)
+  const plain = c.get('plainAnswer')
   return {
     requestHeaders: incoming?.headers ?? c.req.raw.headers,
     requestBody:
@@ -43,6 +45,8 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
     // a plain Response (app.request) is read by the caller, so the journal needs a copy.
     response: incoming ? c.res : c.res.clone(),
     served: incoming !== undefined,
+    // Only while it is the answer: one built and then replaced (an error's) is not.
+    plain: plain?.response === c.res ? plain : undefined,
   }
 }
 
@@ -76,6 +80,15 @@ async function requestBody(cache: Capture['requestBody'], type: string): Promise
   return null
 }
 
+/** A plain answer's view, from what it was made of: the Response is neither read nor copied. */
+function plainView(plain: PlainAnswer): JournalView['response'] {
+  // Named as a Headers object names them: lower case, in order.
+  const named = redactHeaders(plain.headers)
+  const headers: Record<string, string> = {}
+  for (const name of Object.keys(named).sort()) headers[name] = named[name] as string
+  return { headers, ...bodyView(plain.text, headers['content-type'] ?? '') }
+}
+
 async function responseView(res: Response): Promise<JournalView['response']> {
   const headers = redactHeaders(res.headers)
   const type = res.headers.get('content-type') ?? ''
@@ -86,13 +99,18 @@ async function responseView(res: Response): Promise<JournalView['response']> {
   } catch {
     return { headers, body: '(streamed: not kept)', truncated: false }
   }
+  return { headers, ...bodyView(text, type) }
+}
+
+/** A response's text as the journal shows it: parsed when JSON, redacted, cut. */
+function bodyView(text: string, type: string): Omit<ShownMessage, 'headers'> {
   let body: unknown = text
   if (type.includes('json')) {
     try {
       body = JSON.parse(text)
     } catch {}
   }
-  return { headers, ...shownBody(redactValue(body)) }
+  return shownBody(redactValue(body))
 }
 
 /** A capture as the journal shows it: headers and bodies redacted and cut, plain JSON. */
@@ -103,7 +121,7 @@ export async function showCapture(kept: Capture): Promise<ShownCapture> {
     ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
   }
   // A response body can be read once: the first view is kept with the capture it shows.
-  kept.shown ??= responseView(kept.response)
+  kept.shown ??= kept.plain ? Promise.resolve(plainView(kept.plain)) : responseView(kept.response)
   return { request, response: await kept.shown }
 }
 

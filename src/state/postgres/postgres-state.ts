@@ -20,10 +20,11 @@ import type {
   StateTx,
 } from '../seam.js'
 import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
+import { EphemeralWrites } from './ephemeral-writes.js'
 import { countsTable, layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
 import { withRetries } from './retries.js'
-import { indexSql, tableSql, upsertsOf } from './statements.js'
+import { indexSql, tableSql } from './statements.js'
 
 type Row = Record<string, unknown>
 type Query = (text: string, params?: unknown[]) => Promise<Row[]>
@@ -187,22 +188,17 @@ export class PostgresState implements State {
     }
   }
 
+  /** Ephemeral puts, sent together while a statement of theirs is on its way. */
+  private readonly ephemeral = new EphemeralWrites(this.query)
+
   async putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
-    const table = tableSql[collection]
-    if (!table.layout.ephemeral) throw new Error(`${collection} is not ephemeral`)
-    await this.query(table.upsert.text, table.upsert.params(row as Row))
+    await this.putEphemerals([{ collection, row } as EphemeralPut])
   }
 
   async putEphemerals(puts: readonly EphemeralPut[]): Promise<void> {
     for (const { collection } of puts)
       if (!tableSql[collection].layout.ephemeral) throw new Error(`${collection} is not ephemeral`)
-    const text = upsertsOf(puts.map((put) => put.collection))
-    if (text === undefined) {
-      await Promise.all(puts.map((put) => this.putEphemeral(put.collection, put.row)))
-      return
-    }
-    const params = puts.flatMap((put) => tableSql[put.collection].upsert.params(put.row as Row))
-    await this.query(text, params)
+    if (puts.length > 0) await this.ephemeral.put(puts)
   }
 
   catchUp(): Promise<void> {

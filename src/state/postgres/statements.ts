@@ -20,30 +20,46 @@ export interface Upsert {
 }
 
 /**
+ * A table's columns (id, partner, first place, row, then each index's key, order and place)
+ * and what an upsert sets in a row already there: its keys and order values, and a new place
+ * only under a key it moves to or whose order value changes.
+ */
+function upsertParts(layout: TableLayout): {
+  columns: string[]
+  updates: string[]
+  /** The columns of places: each row written takes a new one from the sequence. */
+  places: Set<string>
+} {
+  const columns = ['id', 'partner_id', 'added', 'row']
+  const places = new Set(['added'])
+  const updates = ['partner_id = EXCLUDED.partner_id', 'row = EXCLUDED.row']
+  for (const ix of layout.indexes) {
+    columns.push(ix.key)
+    let same = `t.${ix.key} IS NOT DISTINCT FROM EXCLUDED.${ix.key}`
+    if (ix.order) {
+      columns.push(ix.order)
+      same += ` AND t.${ix.order} IS NOT DISTINCT FROM EXCLUDED.${ix.order}`
+    }
+    columns.push(ix.pos)
+    places.add(ix.pos)
+    updates.push(`${ix.pos} = CASE WHEN ${same} THEN t.${ix.pos} ELSE EXCLUDED.${ix.pos} END`)
+    updates.push(`${ix.key} = EXCLUDED.${ix.key}`)
+    if (ix.order) updates.push(`${ix.order} = EXCLUDED.${ix.order}`)
+  }
+  return { columns, updates, places }
+}
+
+/**
  * Writes a row: inserted with a new place under each of its keys, or updated keeping its
  * place under a key it stays under with the same order value (as the memory engine keeps
  * it), and its first-added place for `all`.
  */
 function upsertOf(layout: TableLayout): Upsert {
-  const columns = ['id', 'partner_id', 'added', 'row']
-  const values = ['$1', '$2', "nextval('sandbox_pos')", '$3::text::json']
-  const updates = ['partner_id = EXCLUDED.partner_id', 'row = EXCLUDED.row']
-  let n = 3
-  for (const ix of layout.indexes) {
-    columns.push(ix.key)
-    values.push(`$${++n}`)
-    let same = `t.${ix.key} IS NOT DISTINCT FROM EXCLUDED.${ix.key}`
-    if (ix.order) {
-      columns.push(ix.order)
-      values.push(`$${++n}`)
-      same += ` AND t.${ix.order} IS NOT DISTINCT FROM EXCLUDED.${ix.order}`
-    }
-    columns.push(ix.pos)
-    values.push("nextval('sandbox_pos')")
-    updates.push(`${ix.pos} = CASE WHEN ${same} THEN t.${ix.pos} ELSE EXCLUDED.${ix.pos} END`)
-    updates.push(`${ix.key} = EXCLUDED.${ix.key}`)
-    if (ix.order) updates.push(`${ix.order} = EXCLUDED.${ix.order}`)
-  }
+  const { columns, updates, places } = upsertParts(layout)
+  let n = 0
+  const values = columns.map((c) =>
+    places.has(c) ? "nextval('sandbox_pos')" : c === 'row' ? `$${++n}::text::json` : `$${++n}`,
+  )
   // A row's keys under versioned indexes before the write, answered by it: a cache of the
   // key it leaves (a rotated API key) must be told as well as one of the key it takes.
   const versioned = layout.indexes.filter((ix) => ix.versioned)
@@ -167,35 +183,58 @@ export const indexSql = Object.fromEntries(
   ]),
 ) as Record<IndexName, IndexSql>
 
-/** The upserts of several collections as one statement, by the collections' names in order. */
-const combined = new Map<string, string | undefined>()
+/** The statements writing many rows at once, by the names of their collections in order. */
+const batched = new Map<string, string>()
 
 /**
- * One statement writing a row of each of `collections` (different ones): the upserts but the
- * last as data-modifying CTEs, each upsert's parameters numbered after the one's before it.
- * Undefined when they cannot be one: a collection twice, or an upsert that is a CTE itself
- * (a versioned index's `before`).
+ * One statement writing any number of rows of each of `collections` (different ones), each
+ * row as `upsertOf` writes one: per collection, an INSERT of the rows of its parameter arrays
+ * (`unnest`), all but the last as data-modifying CTEs. Its text depends on the collections
+ * alone, not on how many rows, so it is prepared once. The rows of one collection must have
+ * different ids (a row cannot be written twice by one INSERT). Nothing is answered: it is for
+ * ephemeral rows, whose keys no cache follows.
  */
-export function upsertsOf(collections: readonly CollectionName[]): string | undefined {
+export function batchUpsertOf(collections: readonly CollectionName[]): string {
   const key = collections.join(',')
-  if (combined.has(key)) return combined.get(key)
-  let text: string | undefined
-  if (new Set(collections).size === collections.length) {
-    let offset = 0
-    const parts: string[] = []
-    for (const collection of collections) {
-      const upsert = tableSql[collection].upsert.text
-      if (upsert.startsWith('WITH')) break
-      parts.push(upsert.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`))
-      offset += Math.max(...[...upsert.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))
-    }
-    if (parts.length === collections.length && parts.length > 0) {
-      const last = parts.pop() as string
-      text = parts.length
-        ? `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(', ')} ${last}`
-        : last
-    }
-  }
-  combined.set(key, text)
+  const known = batched.get(key)
+  if (known) return known
+  let n = 0
+  const parts = collections.map((collection) => {
+    const layout = layouts[collection]
+    const { columns, updates, places } = upsertParts(layout)
+    // Every column but the places, which each row takes from the sequence, is an array.
+    const given = columns.filter((c) => !places.has(c))
+    const arrays = given.map(() => `$${++n}::text[]`)
+    const values = columns.map((c) =>
+      places.has(c) ? "nextval('sandbox_pos')" : c === 'row' ? 'v.row::json' : `v.${c}`,
+    )
+    return (
+      `INSERT INTO ${layout.table} AS t (${columns.join(', ')}) ` +
+      `SELECT ${values.join(', ')} FROM unnest(${arrays.join(', ')}) AS v(${given.join(', ')}) ` +
+      `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`
+    )
+  })
+  const last = parts.pop() as string
+  const text = parts.length
+    ? `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(', ')} ${last}`
+    : last
+  batched.set(key, text)
   return text
+}
+
+/** The parameters of batchUpsertOf([collection]) for `rows`: one array per given column. */
+export function batchParamsOf(
+  collection: CollectionName,
+  rows: readonly Record<string, unknown>[],
+): (string | null)[][] {
+  const params = tableSql[collection].upsert.params
+  const columns: (string | null)[][] = []
+  for (const row of rows) {
+    const values = params(row)
+    values.forEach((value, i) => {
+      columns[i] ??= []
+      ;(columns[i] as (string | null)[]).push(value)
+    })
+  }
+  return columns
 }
