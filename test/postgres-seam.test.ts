@@ -225,7 +225,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
   it('ephemeral puts made while one is on its way are written together, each row as last put', async () => {
     const state = await open()
     // What JSON and array literals both have to get right.
-    const note = 'a "quote", a \\ backslash, {braces}, NULL, null, é, \u2028'
+    const note = 'a "quote", a \\ backslash, {braces}, NULL, null, é, \u2028, \u0000'
     const entry = (slot: number, n: number) =>
       ({
         id: `jrn_${slot}`,
