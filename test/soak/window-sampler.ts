@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { countRows } from './data-rows.js'
+import { startMachineSpeed } from './machine-speed.js'
 
 /**
  * The soak's windows: at each window's end, the requests answered and the CPU the sandbox
@@ -15,6 +16,11 @@ export interface SoakWindow {
   perSecond: number
   /** Requests per CPU second of the sandbox: what a request costs, whatever else runs. */
   perCpuSecond: number
+  /**
+   * How fast the machine ran a fixed piece of work in the window (machine-speed.ts): a ratio
+   * of perCpuSecond between windows is read over the ratio of this.
+   */
+  machineSpeed: number
   /** After the window's collection (with `collectGarbage`). */
   rssMb: number
   /** Rows stored at the window's end (with `dataFile`). */
@@ -63,15 +69,34 @@ export async function sampleWindows(
   logins: () => number,
   stopped: () => boolean,
 ): Promise<void> {
+  const speed = startMachineSpeed()
+  try {
+    await measure(options, windows, started, takeRequests, logins, stopped, speed.take)
+  } finally {
+    speed.stop()
+  }
+}
+
+async function measure(
+  options: SamplerOptions,
+  windows: SoakWindow[],
+  started: number,
+  takeRequests: () => number,
+  logins: () => number,
+  stopped: () => boolean,
+  takeSpeed: () => number,
+): Promise<void> {
   let windowStart = started
   let cpu = cpuSeconds(options.pid)
   takeRequests()
+  takeSpeed()
   const most = Math.max(options.seconds, options.maxSeconds ?? 0)
   for (let end = options.windowSeconds; end <= most; end += options.windowSeconds) {
     await new Promise((resolve) => setTimeout(resolve, started + end * 1000 - Date.now()))
     if (stopped()) return
     const requests = takeRequests()
     const used = cpuSeconds(options.pid) - cpu
+    const machineSpeed = takeSpeed()
     const seconds = (Date.now() - windowStart) / 1000
     await options.collectGarbage?.()
     windows.push({
@@ -79,12 +104,14 @@ export async function sampleWindows(
       requests,
       perSecond: Math.round(requests / seconds),
       perCpuSecond: used > 0 ? Math.round(requests / used) : 0,
+      machineSpeed,
       rssMb: rssMb(options.pid),
       ...(options.dataFile ? { rows: countRows(options.dataFile) } : {}),
       logins: logins(),
     })
     if (end + options.windowSeconds > options.seconds && (options.until?.(windows) ?? true)) return
     takeRequests()
+    takeSpeed()
     cpu = cpuSeconds(options.pid)
     windowStart = Date.now()
   }
