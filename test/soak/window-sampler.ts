@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { countRows } from './data-rows.js'
-import { startMachineSpeed } from './machine-speed.js'
+import { type MachineSpeed, startMachineSpeed } from './machine-speed.js'
 
 /**
  * The soak's windows: at each window's end, the requests answered and the CPU the sandbox
@@ -71,21 +71,26 @@ export async function sampleWindows(
 ): Promise<void> {
   const speed = startMachineSpeed()
   try {
-    await measure(options, windows, started, takeRequests, logins, stopped, speed.take)
+    await sampleEach(options, windows, started, { takeRequests, logins, stopped, speed })
   } finally {
     speed.stop()
   }
 }
 
-async function measure(
+/** sampleWindows' loop, with the machine-speed gauge it started. */
+async function sampleEach(
   options: SamplerOptions,
   windows: SoakWindow[],
   started: number,
-  takeRequests: () => number,
-  logins: () => number,
-  stopped: () => boolean,
-  takeSpeed: () => number,
+  counts: {
+    takeRequests: () => number
+    logins: () => number
+    stopped: () => boolean
+    speed: MachineSpeed
+  },
 ): Promise<void> {
+  const { takeRequests, logins, stopped } = counts
+  const takeSpeed = () => counts.speed.take()
   let windowStart = started
   let cpu = cpuSeconds(options.pid)
   takeRequests()
