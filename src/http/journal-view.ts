@@ -34,7 +34,9 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
   if (c.req.path.startsWith('/_sandbox')) return undefined
   const incoming = (c.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
   const length = Number(requestHeader(c, 'content-length') ?? 0)
-  const plain = c.get('plainAnswer')
+  // A plain answer built and then replaced (an error's) is not the answer.
+  const answered = c.get('plainAnswer')
+  const plain = answered?.response === c.res ? answered : undefined
   return {
     requestHeaders: incoming?.headers ?? c.req.raw.headers,
     requestBody:
@@ -42,11 +44,11 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
         ? 'too_large'
         : (c.req.bodyCache as Record<string, Promise<unknown>>),
     // @hono/node-server's responses keep their body string and can be read again later;
-    // a plain Response (app.request) is read by the caller, so the journal needs a copy.
-    response: incoming ? c.res : c.res.clone(),
+    // a plain Response (app.request) is read by the caller, so the journal needs a copy,
+    // unless it shows the answer from what it was made of (`plain`).
+    response: incoming || plain ? c.res : c.res.clone(),
     served: incoming !== undefined,
-    // Only while it is the answer: one built and then replaced (an error's) is not.
-    plain: plain?.response === c.res ? plain : undefined,
+    plain,
   }
 }
 

@@ -28,13 +28,14 @@ function stamp(): string {
  * - a request's number (its slot in each ring) is unique among replicas (BlockNumbers over
  *   the state's shared counter), and its `seq` starts with the time it was answered, so the
  *   journal reads newest first whichever replica answered, and after a restart;
- * - a capture is kept as shown (redacted, its bodies read from a copy of the response);
+ * - a capture is kept as shown (redacted; a plain JSON answer's body from the text it was
+ *   made of, any other's read from a copy of the response);
  * - `add` resolves once the request is written, so the front door answers after that: a
  *   client that reads the journal after its answer, through any replica, finds its request,
  *   as it does in memory (`landed` does the same for a caller that did not wait);
  * - a request's entry and capture are written in one statement, and a ring's slot in request
- *   order: a write waits for its slots' previous ones (the pool may run two statements in
- *   either order).
+ *   order: a write waits for its slots' previous ones (a later request's capture may be
+ *   shown, and so ready to write, before an earlier one's).
  */
 export class JournalCopies {
   private readonly numbers: BlockNumbers
