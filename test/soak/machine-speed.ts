@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { cpuSeconds } from './window-sampler.js'
+import { cpuSeconds } from './proc-stats.js'
 
 /**
  * How fast this machine's CPU runs a fixed piece of work, window by window. On a virtual

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs'
 import { countRows } from './data-rows.js'
 import { type MachineSpeed, startMachineSpeed } from './machine-speed.js'
+import { cpuSeconds, rssMb } from './proc-stats.js'
 
 /**
  * The soak's windows: at each window's end, the requests answered and the CPU the sandbox
@@ -38,20 +38,6 @@ export interface SamplerOptions {
   windowSeconds: number
   dataFile?: string
   collectGarbage?: () => Promise<void>
-}
-
-export function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0)
-  return Math.round(kb / 102.4) / 10
-}
-
-/** CPU seconds (user + system) the process has used, from /proc (clock ticks of 10 ms). */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 /**
