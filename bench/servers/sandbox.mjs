@@ -1,7 +1,7 @@
 // The sandbox of the write benchmark (http-writes), which needs a hand inside the process
 // (memory, event-loop delay, a compaction on demand): started from dist/ as the CLI starts it,
 // with the CLI's defaults (request log at `info` on stderr, read by the bench) and its heap
-// policy (src/cli/heap-policy.ts: the same flag), rate limiting off. Every other benchmark
+// policy (src/cli/heap-policy.ts: the same flags), rate limiting off. Every other benchmark
 // runs the CLI itself (startSandboxCli). BENCH_SANDBOX_OPTIONS (JSON) adds options.
 // Prints `READY <url>` once listening; exits when stdin (its lifeline to the bench) closes.
 // Lines on stdin are commands, each answered with one line of JSON:
@@ -16,6 +16,7 @@ import { startSandbox } from '../../dist/bundle/index.js'
 const extra = JSON.parse(process.env.BENCH_SANDBOX_OPTIONS ?? '{}')
 const sandbox = await startSandbox({ port: 0, rateLimit: 'off', ...extra })
 setFlagsFromString('--heap-growing-percent=50')
+setFlagsFromString('--no-allocation-site-pretenuring')
 const delay = monitorEventLoopDelay({ resolution: 1 })
 delay.enable()
 process.stdout.write(`READY ${sandbox.url}\n`)
