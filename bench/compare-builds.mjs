@@ -5,7 +5,8 @@
 // (sharing this node_modules), both are built, then each figure is measured on both builds
 // alternately, round after round (old first in odd rounds, new first in even ones, so drift
 // favours neither), with the same measuring code as `npm run bench` and the same load
-// generators for both. Each build's own CLI, bench server and data writer run its side.
+// generators for both. Each build's own CLI, bench server and data writer run its side, a new
+// process of it in every round (see `throughput`).
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -139,29 +140,29 @@ const suspect = (build, what, run) => {
     )
 }
 
+/**
+ * Each round measures a new process of each build: two processes of one build differ by 15-20%
+ * in throughput here (where V8 puts and optimises things differs from start to start), so one
+ * process per build for every round compared two draws, not two builds.
+ */
 async function throughput() {
-  const targets = []
-  try {
-    for (const b of builds) {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const b of inOrder(round)) {
       const server = await startSandboxCli([], b.root)
-      const bearer = await cardHolder(server.url)
-      for (const r of throughputRoutes) {
-        const t = { b, r, server, url: server.url + r.path, headers: routeHeaders(r, bearer) }
-        await prepareTarget(t.url, t.headers)
-        targets.push(t)
-      }
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const b of inOrder(round)) {
-        for (const t of targets.filter((t) => t.b === b)) {
-          const run = await measuredRun(t.url, t.headers)
-          suspect(b, t.r.path, run)
-          figure(t.r.name).rounds[b.name].push(run.rps)
+      try {
+        const bearer = await cardHolder(server.url)
+        for (const r of throughputRoutes) {
+          const url = server.url + r.path
+          const headers = routeHeaders(r, bearer)
+          await prepareTarget(url, headers)
+          const run = await measuredRun(url, headers)
+          suspect(b, r.path, run)
+          figure(r.name).rounds[b.name].push(run.rps)
         }
+      } finally {
+        await killChild(server.child)
       }
     }
-  } finally {
-    for (const t of targets) await killChild(t.server.child)
   }
 }
 
@@ -178,25 +179,20 @@ async function happyPath() {
   }
 }
 
+/** A new writer process of each build per round, as `throughput` says why. */
 async function writes(files) {
-  const configs = builds.map((b) => ({
-    b,
-    key: `${b.name}.large.memory`,
-    users: LARGE,
-    data: false,
-  }))
-  try {
-    for (const c of configs) await startWriter(c, { fixtures: files[c.b.name].fixtures }, c.b.root)
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const b of inOrder(round)) {
-        const c = configs.find((c) => c.b === b)
-        const run = await window(c, `${c.key}.${round}`, false)
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const b of inOrder(round)) {
+      const c = { b, key: `${b.name}.large.memory.${round}`, users: LARGE, data: false }
+      try {
+        await startWriter(c, { fixtures: files[b.name].fixtures }, b.root)
+        const run = await window(c, `${c.key}.run`, false)
         suspect(b, 'writes', run)
         figure('writes').rounds[b.name].push(run.rps)
+      } finally {
+        if (c.server) await killChild(c.server.child, 10_000)
       }
     }
-  } finally {
-    for (const c of configs) if (c.server) await killChild(c.server.child, 10_000)
   }
 }
 
