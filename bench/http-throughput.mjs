@@ -8,7 +8,8 @@
 // per-round ratios is the figure (min and max beside it). Every measured run follows an
 // unmeasured warm-up run on the same target (BENCH_ROUND_WARMUP seconds, every peer alike),
 // so a figure is not taken while 50 fresh connections open and the server recovers from
-// serving another.
+// serving another. Each round has a new sandbox process (and a new bare Hono): two processes
+// of one build differ by about 10% for their whole life, so the rounds sample that too.
 import { call, flow } from './flow.mjs'
 import {
   fmt,
@@ -97,7 +98,7 @@ export async function measuredRun(url, headers) {
 }
 
 export async function run() {
-  const sandbox = await startSandboxCli()
+  let sandbox = await startSandboxCli()
   const prism = await startPrism()
   let bare
   let mockoon
@@ -111,7 +112,8 @@ export async function run() {
       pages[r.path] = page.body
       r.bytes = Buffer.byteLength(page.body)
     }
-    bare = await startBenchServer('bare-page', { BENCH_PAGES: JSON.stringify(pages) })
+    const startBare = () => startBenchServer('bare-page', { BENCH_PAGES: JSON.stringify(pages) })
+    bare = await startBare()
     const me = routes.find((r) => r.name === 'me')
     mockoon = await startMockoon({ [me.path]: pages[me.path] }, me.path)
     const targets = [
@@ -130,12 +132,31 @@ export async function run() {
         url: mockoon.url + me.path,
       },
     ]
+    const routeOf = (t) => routes.find((r) => t.key.endsWith(`.${r.name}`))
     for (const t of targets) {
-      t.headers = headersOf(routes.find((r) => t.key.endsWith(`.${r.name}`)))
+      t.headers = headersOf(routeOf(t))
       await prepareTarget(t.url, t.headers)
       t.runs = []
     }
+    /** A new sandbox (with its own card holder) and a new bare Hono for the next round. */
+    const renew = async () => {
+      await killChild(sandbox.child)
+      sandbox = await startSandboxCli()
+      const holder = await cardHolder(sandbox.url)
+      await killChild(bare.child)
+      bare = await startBare()
+      for (const t of targets) {
+        const r = routeOf(t)
+        if (t.key.startsWith('sandbox.')) {
+          t.url = sandbox.url + r.path
+          t.headers = routeHeaders(r, holder)
+        } else if (t.key.startsWith('bare.')) t.url = bare.url + r.path
+        else continue
+        await prepareTarget(t.url, t.headers)
+      }
+    }
     for (let round = 0; round < ROUNDS; round++) {
+      if (round > 0) await renew()
       for (let k = 0; k < targets.length; k++) {
         const t = targets[(k + round) % targets.length]
         t.runs.push(await measuredRun(t.url, t.headers))
