@@ -1,7 +1,7 @@
 // The sandbox of the write benchmark (http-writes), which needs a hand inside the process
 // (memory, event-loop delay, a compaction on demand): started from dist/ as the CLI starts it,
 // with the CLI's defaults (request log at `info` on stderr, read by the bench) and its heap
-// policy (src/cli/heap-policy.ts: the same flags), rate limiting off. Every other benchmark
+// policy (the CLI's own applyHeapPolicy, from the build's dist/src), rate limiting off. Every other benchmark
 // runs the CLI itself (startSandboxCli). BENCH_SANDBOX_OPTIONS (JSON) adds options.
 // Prints `READY <url>` once listening; exits when stdin (its lifeline to the bench) closes.
 // Lines on stdin are commands, each answered with one line of JSON:
@@ -10,13 +10,12 @@
 //   journal threshold would, so the event-loop delay of a compaction under load is measured.
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { createInterface } from 'node:readline'
-import { setFlagsFromString } from 'node:v8'
 import { startSandbox } from '../../dist/bundle/index.js'
+import { applyHeapPolicy } from '../../dist/src/cli/heap-policy.js'
 
 const extra = JSON.parse(process.env.BENCH_SANDBOX_OPTIONS ?? '{}')
 const sandbox = await startSandbox({ port: 0, rateLimit: 'off', ...extra })
-setFlagsFromString('--heap-growing-percent=50')
-setFlagsFromString('--no-allocation-site-pretenuring')
+applyHeapPolicy()
 const delay = monitorEventLoopDelay({ resolution: 1 })
 delay.enable()
 process.stdout.write(`READY ${sandbox.url}\n`)

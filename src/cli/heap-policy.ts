@@ -14,8 +14,8 @@ import { setFlagsFromString } from 'node:v8'
  *   objects in the old generation from then on. Under load the request path trips it: the
  *   journal keeps each request's entry for thousands of requests, so the places that make a
  *   request's objects look long-lived, and from then on objects that die within the request
- *   fill the old generation: 9-15 full collections in 8 s of `GET /partner/me` instead of 2,
- *   and 15-30% fewer requests served. Whether it trips is luck of timing, process by process,
+ *   fill the old generation: 4-16 full collections in 8 s of `GET /partner/me` instead of
+ *   1-3, and up to 30% fewer requests served. Whether it trips is luck of timing, process by process,
  *   which made two starts of one build differ by 20% in throughput. Off, every process runs
  *   as the lucky ones did (docs/performance.md).
  *
@@ -35,7 +35,7 @@ export function heapPolicyFlags(execArgv: readonly string[]): string[] {
   return flags
 }
 
-/** Applies the policy to this process: V8 reads both flags as it collects, so they hold from then on. */
+/** Applies the policy to this process: V8 reads both flags as it collects, from then on. */
 export function applyHeapPolicy(execArgv: readonly string[] = process.execArgv): void {
   for (const flag of heapPolicyFlags(execArgv)) setFlagsFromString(flag)
 }
