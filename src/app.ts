@@ -1,4 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
+import type { ErrorHandler, Handler, NotFoundHandler } from 'hono'
+import type { RouterRoute } from 'hono/types'
 import type { SandboxParts } from './compose.js'
 import { adminGuard } from './control/admin-guard.js'
 import { controlPlane } from './control/index.js'
@@ -13,6 +15,7 @@ import type { AppEnv } from './http/app-env.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
 import { CachedRouter, frontDoor, gateOf } from './http/fast-path.js'
+import { collapseHandlers } from './http/handler-chain.js'
 import { requestLog } from './http/request-log.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
@@ -40,7 +43,8 @@ const description = [
 
 /** Composes middleware and routers. Never listens: `startSandbox` or the CLI binds a port. */
 export function createApp(deps: SandboxParts) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, router: new CachedRouter() })
+  const router = new CachedRouter<RouterEntry>()
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, router })
   // Request ids: a per-run random prefix and a counter, cheap on the hot path. The prefix
   // comes from its own stream so that --seed keeps entity ids independent of request counts.
   const prefix = createRandom(
@@ -146,7 +150,7 @@ export function createApp(deps: SandboxParts) {
   accessTables.set(app, access)
 
   const allowed = allowedMethods(app.routes)
-  app.notFound((c) => {
+  const notFound: NotFoundHandler<AppEnv> = (c) => {
     const methods = allowed(c.req.path)
     const error = methods.length
       ? new ApiError(
@@ -159,10 +163,17 @@ export function createApp(deps: SandboxParts) {
           `No route ${c.req.method} ${c.req.path}. See /docs for the API reference.`,
         )
     return renderError(error, c, deps.logger)
-  })
-  app.onError((error, c) => renderError(error, c, deps.logger))
+  }
+  const onError: ErrorHandler<AppEnv> = (error, c) => renderError(error, c, deps.logger)
+  app.notFound(notFound)
+  app.onError(onError)
+  // Every route's handlers as one (Trick 6, http/handler-chain.ts), with the same two ends.
+  router.finishWith((result) => collapseHandlers(result, onError as never, notFound as never))
   return app
 }
+
+/** What hono's router holds per route: a handler and the route it was added for. */
+type RouterEntry = [Handler, RouterRoute]
 
 const isSnapshotRestore = (path: string) =>
   path === '/_sandbox/snapshot' || /^\/_sandbox\/partners\/[^/]+\/snapshot\/?$/.test(path)

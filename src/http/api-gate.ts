@@ -1,12 +1,14 @@
-import type { Context, MiddlewareHandler, Next } from 'hono'
+import type { Context, Next } from 'hono'
 import { ApiError } from '../errors.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { Partners } from '../services/partners.js'
 import type { PartnerRow } from '../store/records.js'
+import type { OverrideRow } from '../store/records-overrides.js'
 import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
 import { carryHeaders, finishCarriedHeaders } from './fast-path.js'
 import { applyFault } from './faults.js'
+import { after, type Maybe } from './maybe-promise.js'
 import { pickOverride, serveOverride } from './overrides.js'
 import { createRateLimiter } from './rate-limit.js'
 import { requestHeader } from './request-headers.js'
@@ -31,7 +33,13 @@ export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
     scenarios: Pick<ScenarioRegistry, 'requireOwnScenario' | 'withRequestScenario'>
   }
 
-export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHandler<AppEnv> {
+/**
+ * The gate answers a promise only when a step waited (no step is an async function): the
+ * first layer runs it as a plain call (fast-path.ts), not as a hono layer.
+ */
+export type Gate = (c: Context<AppEnv>, next: Next) => unknown
+
+export function apiGate(deps: ApiGateParts, access: AccessTable): Gate {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
   // Each step answers a promise only when it has something to wait for (a first scrypt, a
   // first JWT check, an injected latency), and no step is an async function of its own: on
@@ -59,36 +67,50 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
     return attached ? attached.then(() => next()) : next()
   }
   /** With a rate limit: its headers go on the answer, and on a refusal too. */
-  const proceedCounted = async (
+  const proceedCounted = (
     c: Context<AppEnv>,
     next: Next,
     limitHeaders: Record<string, string>,
     partner: PartnerRow,
     session: boolean,
   ) => {
-    let override: Awaited<ReturnType<typeof pickOverride>>
+    let checked: Maybe<OverrideRow | undefined>
     try {
-      const fault = applyFault(deps, c)
-      if (fault) await fault
-      const picked = pickOverride(deps, c, partner)
-      override = picked instanceof Promise ? await picked : picked
-      const attached = override || !session ? undefined : attachSession(deps, c)
-      if (attached) await attached
+      checked = checks(c, partner, session)
     } catch (error) {
-      // A refused request still tells the client where it stands with its rate limit.
-      if (error instanceof ApiError) {
-        throw new ApiError(error.code, error.message, {
-          details: error.details,
-          headers: { ...limitHeaders, ...error.headers },
-        })
-      }
-      throw error
+      return refused(error, limitHeaders)
     }
-    // On the answer whatever it is, cheaply when it is a plain JSON one (see fast-path.ts).
+    if (checked instanceof Promise)
+      return checked.then(
+        (override) => answer(c, next, limitHeaders, override),
+        (error) => refused(error, limitHeaders),
+      )
+    return answer(c, next, limitHeaders, checked)
+  }
+  /** Fault, override, session, in turn: each waits only when it has something to wait for. */
+  const checks = (c: Context<AppEnv>, partner: PartnerRow, session: boolean) => {
+    const fault = applyFault(deps, c)
+    if (fault) return fault.then(() => overrideChecked(c, partner, session))
+    return overrideChecked(c, partner, session)
+  }
+  const overrideChecked = (c: Context<AppEnv>, partner: PartnerRow, session: boolean) =>
+    after(pickOverride(deps, c, partner), (override) => {
+      const attached = override || !session ? undefined : attachSession(deps, c)
+      return attached ? attached.then(() => override) : override
+    })
+  /** On the answer whatever it is, cheaply when it is a plain JSON one (see fast-path.ts). */
+  const answer = (
+    c: Context<AppEnv>,
+    next: Next,
+    limitHeaders: Record<string, string>,
+    override: OverrideRow | undefined,
+  ) => {
     carryHeaders(c, limitHeaders)
-    if (override) await serveOverride(c, override)
-    else await next()
+    const answered: unknown = override ? serveOverride(c, override) : next()
+    if (answered instanceof Promise)
+      return answered.then(() => finishCarriedHeaders(c, limitHeaders))
     finishCarriedHeaders(c, limitHeaders)
+    return answered
   }
   const admitted = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
     c.set('partner', partner)
@@ -112,4 +134,15 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
       ? authenticated.then((partner) => admitted(c, next, partner, session))
       : admitted(c, next, authenticated, session)
   }
+}
+
+/** A refused request still tells the client where it stands with its rate limit. */
+function refused(error: unknown, limitHeaders: Record<string, string>): never {
+  if (error instanceof ApiError) {
+    throw new ApiError(error.code, error.message, {
+      details: error.details,
+      headers: { ...limitHeaders, ...error.headers },
+    })
+  }
+  throw error
 }

@@ -1,5 +1,6 @@
 /**
- * Every speed trick of the HTTP layer, in one place. An authenticated GET is answered in tens
+ * Every speed trick of the HTTP layer, in one place (Trick 6, the handlers of a route run as
+ * one, has a file of its own: handler-chain.ts). An authenticated GET is answered in tens
  * of microseconds, so a promise, a WHATWG Headers object or a path split per request shows in
  * the throughput (bench/http-throughput.mjs); each trick below says what it saves. Nothing
  * outside this file needs to know them: routes use c.json, c.header, c.redirect and streams as
@@ -17,6 +18,7 @@ import type { RequestJournal } from '../services/journal.js'
 import type { State } from '../state/seam.js'
 import type { AppEnv } from './app-env.js'
 import { capture } from './journal-view.js'
+import { after, type Maybe, rethrowAfter } from './maybe-promise.js'
 import { chooseRequestId, REQUEST_ID_HEADER } from './request-id.js'
 import type { RequestLog } from './request-log.js'
 import type { RequestOrigins } from './request-origin.js'
@@ -39,7 +41,11 @@ export const MAX_CACHED_PATH = 256
  */
 export class CachedRouter<T> implements Router<T> {
   readonly name: string
-  private readonly cache = new Map<string, Result<T>>()
+  /** Matches by method, then path: a `${method} ${path}` key was a string made per request. */
+  private readonly cache = new Map<string, Map<string, Result<T>>>()
+  private size = 0
+  /** What a match becomes before it is handed out (Trick 6, handler-chain.ts). */
+  private finish: (result: Result<T>) => Result<T> = (result) => result
 
   constructor(
     private readonly inner: Router<T> = new SmartRouter({
@@ -51,20 +57,39 @@ export class CachedRouter<T> implements Router<T> {
   }
 
   add(method: string, path: string, handler: T): void {
-    this.cache.clear()
+    this.forget()
     this.inner.add(method, path, handler)
   }
 
+  /** Each match, from now on, is handed out as `finish` makes it (once per method and path). */
+  finishWith(finish: (result: Result<T>) => Result<T>): void {
+    this.forget()
+    this.finish = finish
+  }
+
   match(method: string, path: string): Result<T> {
-    if (path.length > MAX_CACHED_PATH) return this.inner.match(method, path)
-    const key = `${method} ${path}`
-    let result = this.cache.get(key)
+    if (path.length > MAX_CACHED_PATH) return this.finish(this.inner.match(method, path))
+    let paths = this.cache.get(method)
+    let result = paths?.get(path)
     if (result === undefined) {
-      result = this.inner.match(method, path)
-      if (this.cache.size >= this.capacity) this.cache.clear()
-      this.cache.set(key, result)
+      result = this.finish(this.inner.match(method, path))
+      if (this.size >= this.capacity) {
+        this.forget()
+        paths = undefined
+      }
+      if (paths === undefined) {
+        paths = new Map()
+        this.cache.set(method, paths)
+      }
+      paths.set(path, result)
+      this.size++
     }
     return result
+  }
+
+  private forget(): void {
+    this.cache.clear()
+    this.size = 0
   }
 }
 
@@ -75,7 +100,7 @@ export interface FrontDoor {
   /** The request line in the log, when logging is on. */
   log?: RequestLog
   /** The layers in front of the routes (body limits, the API gate), as one call: `gateOf`. */
-  gate(c: Context<AppEnv>, next: Next): Promise<unknown> | Response | undefined
+  gate(c: Context<AppEnv>, next: Next): unknown
   /** Renders an error that `gate` threw, as hono's onError would. */
   onError(error: Error, c: Context<AppEnv>): Response | Promise<Response>
 }
@@ -99,47 +124,90 @@ export function frontDoor(
   door: FrontDoor,
 ): MiddlewareHandler<AppEnv> {
   const { origins, log, gate, onError } = door
-  return async (c, next) => {
+  /** The rest of the request: the gate, then the routes (with its own origin, if it has one). */
+  const pass = (c: Context<AppEnv>, next: Next, ticket: RequestTicket) =>
+    typeof ticket === 'string' ? origins.run(ticket, () => gate(c, next)) : gate(c, next)
+  /** The catch: what the gate threw, rendered as the answer. */
+  const failed = (c: Context<AppEnv>, error: unknown) => {
+    if (!(error instanceof Error)) throw error
+    c.error = error
+    return after(onError(error, c), (res) => {
+      c.res = res
+    })
+  }
+  /** The finally: logs and journals the answer (on a database, answered once journaled). */
+  const finish = (
+    c: Context<AppEnv>,
+    ticket: RequestTicket,
+    started: number,
+    requestBody: Promise<unknown> | undefined,
+  ) => {
+    if (ticket === true) origins.leave()
+    const logged = log?.done(c, started, requestBody)
+    const journaled = logged
+      ? logged.then(() => journal(deps, c, started))
+      : journal(deps, c, started)
+    // The answer, as the layer's own: hono takes a request's only layer's answer as the
+    // response (a path no route takes), and calls its not-found handler when there is none.
+    return journaled ? journaled.then(() => c.res) : c.res
+  }
+  // Not an async function, nor a closure per step: a request none of whose steps waits is
+  // answered without a promise (Trick 6). Its try, catch and finally, as `await` would run
+  // them, are written out below; hono's types want a promise from a layer, and compose and
+  // Trick 6 both take any answer.
+  const layer = (c: Context<AppEnv>, next: Next): Maybe<unknown> => {
     const started = performance.now()
     wireResponders(c, chooseRequestId(c, generateId))
     const ticket = origins.enter(c)
     const requestBody = log?.start(c)
+    let answered: unknown
     try {
       // With replicas, first hear every commit answered before this request (seam catchUp).
       const behind = deps.state.catchUp()
-      if (behind) await behind
-      const pending =
-        typeof ticket === 'string' ? origins.run(ticket, () => gate(c, next)) : gate(c, next)
-      if (pending instanceof Promise) await pending
+      answered = behind ? behind.then(() => pass(c, next, ticket)) : pass(c, next, ticket)
+      if (answered instanceof Promise) answered = answered.then(undefined, (e) => failed(c, e))
     } catch (error) {
-      if (!(error instanceof Error)) throw error
-      c.error = error
-      c.res = await onError(error, c)
-    } finally {
-      if (ticket === true) origins.leave()
-      const logged = log?.done(c, started, requestBody)
-      if (logged) await logged
-      const partner = c.get('partner')
-      // On a database, answered once journaled: the next request, to any replica, finds it.
-      const journaled = deps.journal.add({
-        id: c.get('requestId'),
-        at: deps.clock.now(),
-        method: c.req.method,
-        // Bounded in bytes too: a 16 KB URL is journaled by its first 2 KB (docs/retention.md).
-        path: c.req.path.length > 2048 ? c.req.path.slice(0, 2048) : c.req.path,
-        query: searchOf(c),
-        status: c.res.status,
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        partner_id: partner?.id ?? null,
-        // The request's own scenario, when it had one: the journal runs outside its context.
-        scenario: partner ? (c.get('scenario') ?? deps.scenarios.forPartner(partner).name) : null,
-        fault: c.get('fault') ?? null,
-        override: c.get('override') ?? null,
-        capture: capture(c),
-      })
-      if (journaled) await journaled
+      try {
+        answered = failed(c, error)
+      } catch (thrown) {
+        return rethrowAfter(finish(c, ticket, started, requestBody), thrown)
+      }
     }
+    if (answered instanceof Promise)
+      return answered.then(
+        () => finish(c, ticket, started, requestBody),
+        (error) => rethrowAfter(finish(c, ticket, started, requestBody), error),
+      )
+    return finish(c, ticket, started, requestBody)
   }
+  return layer as unknown as MiddlewareHandler<AppEnv>
+}
+
+type RequestTicket = ReturnType<RequestOrigins['enter']>
+
+/** Journals an answered request (a promise on an engine that writes it before answering). */
+function journal(
+  deps: Pick<Parameters<typeof frontDoor>[0], 'journal' | 'clock' | 'scenarios'>,
+  c: Context<AppEnv>,
+  started: number,
+) {
+  const partner = c.get('partner')
+  return deps.journal.add({
+    id: c.get('requestId'),
+    at: deps.clock.now(),
+    method: c.req.method,
+    // Bounded in bytes too: a 16 KB URL is journaled by its first 2 KB (docs/retention.md).
+    path: c.req.path.length > 2048 ? c.req.path.slice(0, 2048) : c.req.path,
+    query: searchOf(c),
+    status: c.res.status,
+    duration_ms: Math.round((performance.now() - started) * 10) / 10,
+    partner_id: partner?.id ?? null,
+    // The request's own scenario, when it had one: the journal runs outside its context.
+    scenario: partner ? (c.get('scenario') ?? deps.scenarios.forPartner(partner).name) : null,
+    fault: c.get('fault') ?? null,
+    override: c.get('override') ?? null,
+    capture: capture(c),
+  })
 }
 
 /** The query string as sent (`?a=1`, or ''), bounded as the path is. */
@@ -150,7 +218,8 @@ function searchOf(c: Context<AppEnv>): string {
   return url.length - at > 2048 ? url.slice(at, at + 2048) : url.slice(at)
 }
 
-type Step = (c: Context<AppEnv>, next: Next) => Promise<unknown> | Response | undefined
+/** A step that answers a promise only when it waited (maybe-promise.ts). */
+type Step = (c: Context<AppEnv>, next: Next) => unknown
 
 /**
  * Trick 3, the hand-composed gate: the API's body limit and its gate, run by the first layer
