@@ -1,8 +1,9 @@
 // The sandbox of the write benchmark (http-writes), which needs a hand inside the process
 // (memory, event-loop delay, a compaction on demand): started from dist/ as the CLI starts it,
 // with the CLI's defaults (request log at `info` on stderr, read by the bench) and its heap
-// policy (the CLI's own applyHeapPolicy, from the build's dist/src), rate limiting off. Every other benchmark
-// runs the CLI itself (startSandboxCli). BENCH_SANDBOX_OPTIONS (JSON) adds options.
+// policy (the CLI's own applyHeapPolicy, from the build's dist/src), rate limiting off. Every
+// other benchmark runs the CLI itself (startSandboxCli). BENCH_SANDBOX_OPTIONS (JSON) adds
+// options.
 // Prints `READY <url>` once listening; exits when stdin (its lifeline to the bench) closes.
 // Lines on stdin are commands, each answered with one line of JSON:
 // - `STATS`: RSS and heap in bytes; `ELD`: event-loop delay (ms) since the last `ELD RESET`;

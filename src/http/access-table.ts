@@ -1,7 +1,6 @@
 import { type Access, declaredAccess, handlerDeclaredAccess } from './access.js'
-import { MAX_CACHED_PATH } from './fast-path.js'
+import { MethodPathCache } from './method-path-cache.js'
 
-const CAPACITY = 1000
 /** A cached "no access known" (Map.get answers undefined for a path never looked up). */
 const UNKNOWN = 'unknown'
 
@@ -43,13 +42,15 @@ const segmentsOf = (path: string) => {
  * Every route's declared access by method and path, and what a request no route matches
  * needs. Built once the app's routers are mounted (`load`), from the routes' own
  * declarations; looked up by the gates on every request, so each path's answer is kept
- * (bounded, like the router's cache in fast-path.ts) and the usual request costs two map reads.
+ * (bounded, in a MethodPathCache as the router's matches are) and the usual request costs two
+ * map reads.
  */
 export class AccessTable {
   private readonly root = node()
   private readonly routes: { method: string; path: string; access: Access }[] = []
-  private readonly cache = new Map<string, Map<string, Access | typeof UNKNOWN>>()
-  private size = 0
+  private readonly cache = new MethodPathCache<Access | typeof UNKNOWN>(
+    (method, path) => this.find(method, path) ?? UNKNOWN,
+  )
 
   /** The routes of `app` (its OpenAPI registry and its plain routes) with their access. */
   load(app: {
@@ -94,7 +95,6 @@ export class AccessTable {
     at.methods.set(method, access)
     this.routes.push({ method, path, access })
     this.cache.clear()
-    this.size = 0
   }
 
   /** Every declared route with its access, in the order declared. */
@@ -110,24 +110,8 @@ export class AccessTable {
    */
   of(method: string, path: string): Access | undefined {
     // hono answers HEAD with the GET route.
-    const m = method === 'HEAD' ? 'GET' : method
-    if (path.length > MAX_CACHED_PATH) return this.find(m, path)
-    let paths = this.cache.get(m)
-    const hit = paths?.get(path)
-    if (hit !== undefined) return hit === UNKNOWN ? undefined : hit
-    const found = this.find(m, path)
-    if (this.size >= CAPACITY) {
-      this.cache.clear()
-      this.size = 0
-      paths = undefined
-    }
-    if (!paths) {
-      paths = new Map()
-      this.cache.set(m, paths)
-    }
-    paths.set(path, found ?? UNKNOWN)
-    this.size++
-    return found
+    const found = this.cache.get(method === 'HEAD' ? 'GET' : method, path)
+    return found === UNKNOWN ? undefined : found
   }
 
   private find(method: string, path: string): Access | undefined {

@@ -6,7 +6,7 @@ import type { PartnerRow } from '../store/records.js'
 import type { OverrideRow } from '../store/records-overrides.js'
 import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
-import { carryHeaders, finishCarriedHeaders } from './fast-path.js'
+import { carryHeaders, finishCarriedHeaders, type Step } from './fast-path.js'
 import { applyFault } from './faults.js'
 import { after, type Maybe } from './maybe-promise.js'
 import { pickOverride, serveOverride } from './overrides.js'
@@ -37,9 +37,7 @@ export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
  * The gate answers a promise only when a step waited (no step is an async function): the
  * first layer runs it as a plain call (fast-path.ts), not as a hono layer.
  */
-export type Gate = (c: Context<AppEnv>, next: Next) => unknown
-
-export function apiGate(deps: ApiGateParts, access: AccessTable): Gate {
+export function apiGate(deps: ApiGateParts, access: AccessTable): Step {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
   // Each step answers a promise only when it has something to wait for (a first scrypt, a
   // first JWT check, an injected latency), and no step is an async function of its own: on

@@ -19,16 +19,11 @@ import type { State } from '../state/seam.js'
 import type { AppEnv } from './app-env.js'
 import { capture } from './journal-view.js'
 import { after, type Maybe, rethrowAfter } from './maybe-promise.js'
+import { MethodPathCache } from './method-path-cache.js'
 import { chooseRequestId, REQUEST_ID_HEADER } from './request-id.js'
 import type { RequestLog } from './request-log.js'
 import type { RequestOrigins } from './request-origin.js'
 import { SerializedJson } from './serialized-json.js'
-
-/**
- * Paths longer than this are matched every time (here and by the access table): a cache of
- * 16 KB URLs would hold megabytes.
- */
-export const MAX_CACHED_PATH = 256
 
 /**
  * Trick 1, the cached router: hono's default router with the answers remembered per method and
@@ -41,9 +36,7 @@ export const MAX_CACHED_PATH = 256
  */
 export class CachedRouter<T> implements Router<T> {
   readonly name: string
-  /** Matches by method, then path: a `${method} ${path}` key was a string made per request. */
-  private readonly cache = new Map<string, Map<string, Result<T>>>()
-  private size = 0
+  private readonly cache: MethodPathCache<Result<T>>
   /** What a match becomes before it is handed out (Trick 6, handler-chain.ts). */
   private finish: (result: Result<T>) => Result<T> = (result) => result
 
@@ -51,45 +44,28 @@ export class CachedRouter<T> implements Router<T> {
     private readonly inner: Router<T> = new SmartRouter({
       routers: [new RegExpRouter(), new TrieRouter()],
     }),
-    private readonly capacity = 1000,
+    capacity = 1000,
   ) {
     this.name = `CachedRouter(${inner.name})`
+    this.cache = new MethodPathCache(
+      (method, path) => this.finish(this.inner.match(method, path)),
+      capacity,
+    )
   }
 
   add(method: string, path: string, handler: T): void {
-    this.forget()
+    this.cache.clear()
     this.inner.add(method, path, handler)
   }
 
   /** Each match, from now on, is handed out as `finish` makes it (once per method and path). */
   finishWith(finish: (result: Result<T>) => Result<T>): void {
-    this.forget()
+    this.cache.clear()
     this.finish = finish
   }
 
   match(method: string, path: string): Result<T> {
-    if (path.length > MAX_CACHED_PATH) return this.finish(this.inner.match(method, path))
-    let paths = this.cache.get(method)
-    let result = paths?.get(path)
-    if (result === undefined) {
-      result = this.finish(this.inner.match(method, path))
-      if (this.size >= this.capacity) {
-        this.forget()
-        paths = undefined
-      }
-      if (paths === undefined) {
-        paths = new Map()
-        this.cache.set(method, paths)
-      }
-      paths.set(path, result)
-      this.size++
-    }
-    return result
-  }
-
-  private forget(): void {
-    this.cache.clear()
-    this.size = 0
+    return this.cache.get(method, path)
   }
 }
 
@@ -219,7 +195,7 @@ function searchOf(c: Context<AppEnv>): string {
 }
 
 /** A step that answers a promise only when it waited (maybe-promise.ts). */
-type Step = (c: Context<AppEnv>, next: Next) => unknown
+export type Step = (c: Context<AppEnv>, next: Next) => unknown
 
 /**
  * Trick 3, the hand-composed gate: the API's body limit and its gate, run by the first layer

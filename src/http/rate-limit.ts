@@ -21,20 +21,6 @@ export function createRateLimiter(deps: {
   clocks: Pick<PartnerClocks, 'nowOf'>
   state: Pick<State, 'increment'>
 }) {
-  // Texts made once rather than per request: the counter's name of each partner (a name made
-  // per request is a new string, copied and hashed again for every lookup), and the last
-  // limit and window end as header values.
-  const names = new Map<string, string>()
-  const nameOf = (partnerId: string) => {
-    let name = names.get(partnerId)
-    if (name === undefined) {
-      if (names.size >= 10_000) names.clear()
-      name = `rate:${partnerId}`
-      names.set(partnerId, name)
-    }
-    return name
-  }
-  const last = { limit: Number.NaN, limitText: '', resetAt: Number.NaN, resetText: '' }
   /** Counts the request; answers the headers to send, or throws the 429. */
   return (partner: PartnerRow): Record<string, string> | Promise<Record<string, string>> => {
     const override = deps.config.rateLimit
@@ -45,21 +31,13 @@ export function createRateLimiter(deps: {
     // The window runs on the partner's clock: advancing it past the minute opens a new one.
     const now = deps.clocks.nowOf(partner.id)
     const start = now - (now % WINDOW_MS)
-    const counted = deps.state.increment(nameOf(partner.id), start)
+    const counted = deps.state.increment(`rate:${partner.id}`, start)
     const answer = (count: number) => {
       const resetAt = start + WINDOW_MS
-      if (limit !== last.limit) {
-        last.limit = limit
-        last.limitText = String(limit)
-      }
-      if (resetAt !== last.resetAt) {
-        last.resetAt = resetAt
-        last.resetText = String(Math.ceil(resetAt / 1000))
-      }
       const headers = {
-        'X-RateLimit-Limit': last.limitText,
+        'X-RateLimit-Limit': String(limit),
         'X-RateLimit-Remaining': String(Math.max(0, limit - count)),
-        'X-RateLimit-Reset': last.resetText,
+        'X-RateLimit-Reset': String(Math.ceil(resetAt / 1000)),
       }
       if (count <= limit) return headers
       const retryAfter = Math.max(1, Math.ceil((resetAt - now) / 1000))

@@ -37,15 +37,13 @@ export function requestLog(logger: Logger): RequestLog {
         request_id: c.get('requestId'),
         ...bodies,
       })
-    } else if (bodies) {
-      logger.info(`${method} ${path} ${status} ${ms}ms`, {
-        partner,
-        id: c.get('requestId'),
-        ...bodies,
-      })
     } else {
-      // Every request below debug: the line the fields would make, as one text (no object).
-      logger.info(`${method} ${path} ${status} ${ms}ms partner=${partner} id=${c.get('requestId')}`)
+      const id = c.get('requestId')
+      // Without bodies (below debug, every request): no spread, one small object.
+      logger.info(
+        `${method} ${path} ${status} ${ms}ms`,
+        bodies ? { partner, id, ...bodies } : { partner, id },
+      )
     }
   }
   return {
