@@ -46,6 +46,22 @@ describe('OrderedIds', () => {
     expect([...ids.walk(true)]).toEqual(['again'])
   })
 
+  it('a walk under way reads on as it began when a row is put behind it, no id twice', () => {
+    const ids = new OrderedIds(true)
+    const order = Array.from({ length: 10 }, (_, i) => `r${i}`)
+    order.forEach((id, i) => ids.add(id, String(i * 10).padStart(4, '0')))
+    const walk = ids.walk()
+    const seen = [walk.next().value, walk.next().value, walk.next().value]
+    // Dated between r0 and r1: its place is behind the walk.
+    ids.add('late', '0005')
+    seen.push(...walk)
+    expect(seen).toEqual(order)
+    // Once no walk is under way, a row put in the middle (in place) is read in its place.
+    ids.add('later', '0015')
+    expect([...ids.walk()]).toEqual(['r0', 'late', 'r1', 'later', ...order.slice(2)])
+    expect([...ids.walk(true, 'r2')]).toEqual(['later', 'r1', 'late', 'r0'])
+  })
+
   it('sorts after a bulk fill, stable for ties', () => {
     const ids = new OrderedIds(true)
     // A fill adds in stored order without looking; sort() puts time order back.

@@ -16,6 +16,8 @@ export interface SoakWindow {
   perSecond: number
   /** Requests per CPU second of the sandbox: what a request costs, whatever else runs. */
   perCpuSecond: number
+  /** CPU seconds the sandbox used in the window (so several windows add up exactly). */
+  cpuSeconds: number
   /**
    * How fast the machine ran a fixed piece of work in the window (machine-speed.ts): a ratio
    * of perCpuSecond between windows is read over the ratio of this.
@@ -95,6 +97,7 @@ async function sampleEach(
       requests,
       perSecond: Math.round(requests / seconds),
       perCpuSecond: used > 0 ? Math.round(requests / used) : 0,
+      cpuSeconds: Math.round(used * 1000) / 1000,
       machineSpeed,
       rssMb: rssMb(options.pid),
       ...(options.dataFile ? { rows: countRows(options.dataFile) } : {}),
