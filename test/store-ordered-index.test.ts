@@ -49,7 +49,7 @@ describe('OrderedIds', () => {
   it('a walk under way reads on as it began when a row is put behind it, no id twice', () => {
     const ids = new OrderedIds(true)
     const order = Array.from({ length: 10 }, (_, i) => `r${i}`)
-    order.forEach((id, i) => ids.add(id, String(i * 10).padStart(4, '0')))
+    for (const [i, id] of order.entries()) ids.add(id, String(i * 10).padStart(4, '0'))
     const walk = ids.walk()
     const seen = [walk.next().value, walk.next().value, walk.next().value]
     // Dated between r0 and r1: its place is behind the walk.

@@ -15,7 +15,8 @@ import {
 } from '../http/request-journal.js'
 import type { State } from '../state/seam.js'
 import type { RequestCaptureRow, RequestJournalRow } from '../store/records-journal.js'
-import { JournalCopies, numberOf, seqOf } from './journal-copies.js'
+import { JournalCopies, numberOf } from './journal-copies.js'
+import { JournalRings } from './journal-rings.js'
 
 /** A page longer than this reads the captures' ring at once, not a capture at a time. */
 const ONE_BY_ONE = 50
@@ -24,27 +25,22 @@ const ONE_BY_ONE = 50
 const slotIds = (size: number) => Array.from({ length: size }, (_, slot) => `jrn_${slot}`)
 
 /**
- * The request journal over the seam (see http/request-journal.ts for what it keeps): two
- * rings, of JOURNAL_CAPACITY entries and of BODY_WINDOW captures, whose row ids are their
- * slots. Adding runs on every request, so it is one `putEphemeral` into each ring, over its
- * oldest row: no transaction, no await, no new version, no row removed, one index kept (by
- * partner). A read filtered by partner (what a partner's test suite asks for) walks only that
- * partner's entries; the others walk the ring's slots from the newest request back. On an
- * engine that keeps copies of rows, shared by replicas, journal-copies.ts numbers and writes.
+ * The request journal (see http/request-journal.ts for what it keeps): two rings, of
+ * JOURNAL_CAPACITY entries and of BODY_WINDOW captures. Adding runs on every request. On the
+ * memory engine the rings are arrays of this process (journal-rings.ts): nothing else reads
+ * them, and a row through the store cost more than the rest of the journal. On an engine that
+ * keeps copies of rows, shared by replicas, they are the state's `request_journal` and
+ * `request_captures`, whose row ids are their slots (journal-copies.ts numbers and writes).
+ * Either way a read filtered by partner (what a partner's test suite asks for) walks only that
+ * partner's entries; the others walk the ring from the newest request back.
  */
 export class RequestJournal {
   private readonly state: State
-  private readonly capacity: number
-  private readonly bodyWindow: number
-  private readonly entrySlots: string[]
   private readonly captureSlots: string[]
-  private readonly onError: (error: unknown) => void
-  /** The journal on an engine that keeps copies of its rows (none in memory). */
+  /** The journal on an engine that keeps copies of its rows (none in memory)... */
   private readonly copies: JournalCopies | undefined
-  /** Requests journaled so far, in memory: request n goes to slot n % size of each ring. */
-  private added = 0
-  /** The last write's promise, already given the error handler (see `watch`). */
-  private watched: Promise<void> | undefined
+  /** ...or in this process's memory. */
+  private readonly rings: JournalRings | undefined
 
   constructor(s: {
     state: State
@@ -59,14 +55,15 @@ export class RequestJournal {
     copies?: boolean
   }) {
     this.state = s.state
-    this.capacity = s.capacity ?? JOURNAL_CAPACITY
-    this.bodyWindow = Math.min(s.bodyWindow ?? BODY_WINDOW, this.capacity)
-    this.entrySlots = slotIds(this.capacity)
-    this.captureSlots = slotIds(this.bodyWindow)
-    this.onError = s.onError ?? (() => {})
+    const capacity = s.capacity ?? JOURNAL_CAPACITY
+    const bodyWindow = Math.min(s.bodyWindow ?? BODY_WINDOW, capacity)
+    const entrySlots = slotIds(capacity)
+    this.captureSlots = slotIds(bodyWindow)
+    const onError = s.onError ?? (() => {})
     this.copies = s.copies
-      ? new JournalCopies(this.state, this.entrySlots, this.captureSlots, this.onError)
+      ? new JournalCopies(this.state, entrySlots, this.captureSlots, onError)
       : undefined
+    this.rings = s.copies ? undefined : new JournalRings(capacity, bodyWindow, entrySlots)
   }
 
   /**
@@ -79,26 +76,8 @@ export class RequestJournal {
     entry.capture = undefined
     const stored: StoredEntry = entry
     if (this.copies) return this.copies.add(stored, capture)
-    const n = this.added++
-    const seq = seqOf(n)
-    const { state } = this
-    const id = this.entrySlots[n % this.capacity] as string
-    this.watch(state.putEphemeral('request_journal', { id, seq, entry: stored }))
-    // A row even without a capture (the control plane's): it writes over the older one.
-    const slot = this.captureSlots[n % this.bodyWindow] as string
-    this.watch(state.putEphemeral('request_captures', { id: slot, seq, capture }))
+    this.rings?.add(stored, capture)
     return undefined
-  }
-
-  /**
-   * Hands a write's refusal to `onError`. The memory engine answers every write it applied
-   * with one settled promise, which needs its handler once: a `.catch` per write was a new
-   * promise and a microtask on every request, twice.
-   */
-  private watch(written: Promise<void>): void {
-    if (written === this.watched) return
-    this.watched = written
-    written.catch(this.onError)
   }
 
   /** Once this process's writes so far can be read (at once in memory). */
@@ -112,22 +91,15 @@ export class RequestJournal {
    * a newer request meanwhile, is skipped: its `seq` is not the one that request had).
    */
   private async *newestFirst(partnerId: string | undefined): AsyncGenerator<RequestJournalRow> {
+    if (this.rings) {
+      yield* this.rings.newestFirst(partnerId)
+      return
+    }
     if (partnerId) {
       yield* await this.state.range('journal_by_partner', partnerId, { reverse: true })
       return
     }
-    if (this.copies) {
-      yield* await this.copies.newestFirst()
-      return
-    }
-    const oldest = Math.max(0, this.added - this.capacity)
-    for (let n = this.added - 1; n >= oldest; n--) {
-      const row = await this.state.get(
-        'request_journal',
-        this.entrySlots[n % this.capacity] as string,
-      )
-      if (row?.seq === seqOf(n)) yield row
-    }
+    if (this.copies) yield* await this.copies.newestFirst()
   }
 
   /** `captures`: the whole ring, read once for a long page (each a query on a database). */
@@ -135,9 +107,14 @@ export class RequestJournal {
     row: RequestJournalRow,
     captures?: Map<string, RequestCaptureRow>,
   ): Promise<JournalView> {
-    const slot = this.captureSlots[numberOf(row.seq) % this.bodyWindow] as string
-    const kept = captures ? captures.get(slot) : await this.state.get('request_captures', slot)
-    const capture = kept?.seq === row.seq ? kept.capture : null
+    const n = numberOf(row.seq)
+    let capture: Capture | ShownCapture | null
+    if (this.rings) capture = this.rings.captureOf(row.seq, n)
+    else {
+      const slot = this.captureSlots[n % this.captureSlots.length] as string
+      const kept = captures ? captures.get(slot) : await this.state.get('request_captures', slot)
+      capture = kept?.seq === row.seq ? kept.capture : null
+    }
     if (!capture) return viewOf(row.entry, undefined)
     return viewOf(row.entry, isLive(capture) ? await showCapture(capture) : capture)
   }
@@ -159,7 +136,7 @@ export class RequestJournal {
       picked.push(row)
     }
     const captures =
-      picked.length > ONE_BY_ONE
+      picked.length > ONE_BY_ONE && !this.rings
         ? new Map((await this.state.all('request_captures')).map((row) => [row.id, row]))
         : undefined
     const data = await Promise.all(picked.map((row) => this.view(row, captures)))
@@ -177,6 +154,7 @@ export class RequestJournal {
   async count(filter: JournalFilter): Promise<number> {
     await this.landed()
     const matches = matcher(filter)
+    if (this.rings) return this.rings.count(filter.partner_id, matches)
     // Order does not matter here: the partner's rows, or every row as the engine holds them.
     const rows = filter.partner_id
       ? await this.state.lookup('journal_by_partner', filter.partner_id)
@@ -202,6 +180,7 @@ export class RequestJournal {
 
   /** Empties the journal (`DELETE /_sandbox/requests`). */
   async clear(): Promise<void> {
+    if (this.rings) return this.rings.clear()
     await this.landed()
     return this.state.transaction(async (tx) => {
       for (const row of await tx.all('request_journal')) tx.remove('request_journal', row.id)
