@@ -5,7 +5,8 @@ import type { JournalView } from './journal-view.js'
 /**
  * The request journal (`GET /_sandbox/requests`): every request with its partner, status,
  * duration, scenario, injected fault, headers and bodies, newest first. Ephemeral state (the
- * seam's `request_journal` and `request_captures`, see services/journal.ts) and bounded: the
+ * memory engine's arrays, or the seam's `request_journal` and `request_captures` on an engine
+ * shared by replicas: see services/journal.ts) and bounded: the
  * newest JOURNAL_CAPACITY requests, of which the newest BODY_WINDOW keep their headers and
  * bodies. Capture only keeps references (it runs on every request); redaction and
  * serialization happen when the journal is read (journal-view.ts).
