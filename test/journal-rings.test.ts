@@ -46,6 +46,19 @@ describe('JournalRings', () => {
     expect(ids(journal, 'p')).toEqual(['req_4'])
   })
 
+  it('a reader that waits while requests come stops where the ring no longer holds its next', () => {
+    for (const partnerId of [undefined, 'p']) {
+      const journal = rings(5, 2)
+      for (let n = 1; n <= 5; n++) journal.add(journalEntry(n, 'p'), null)
+      const reader = journal.newestFirst(partnerId)
+      const read = [reader.next().value?.entry.id, reader.next().value?.entry.id]
+      // Four newer requests take the slots of req_1 to req_4: req_3 is gone.
+      for (let n = 6; n <= 9; n++) journal.add(journalEntry(n, 'p'), null)
+      read.push(...[...reader].map((row) => row.entry.id))
+      expect(read).toEqual(['req_5', 'req_4'])
+    }
+  })
+
   it('forgets partners whose entries all left the ring, however many came and went', () => {
     const journal = rings(100, 10)
     // 5,000 partners, 3 requests each, one after another: only the last 100 requests stay.

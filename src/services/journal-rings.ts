@@ -62,10 +62,17 @@ export class JournalRings {
     if (this.added - this.swept >= this.capacity) this.sweep()
   }
 
-  /** Newest first; a partner's only with `partnerId`. */
+  /**
+   * Newest first; a partner's only with `partnerId`. A reader that waits between entries may
+   * see requests added meanwhile take the oldest slots: it stops where the ring no longer
+   * holds the request it came to.
+   */
   *newestFirst(partnerId: string | undefined): Generator<RequestJournalRow> {
     if (partnerId === undefined) {
-      for (let n = this.added - 1; n >= this.oldest(); n--) yield this.entryOf(n)
+      for (let n = this.added - 1; n >= this.oldest(); n--) {
+        const row = this.entryOf(n)
+        if (row) yield row
+      }
       return
     }
     const own = this.live(partnerId)
@@ -74,7 +81,8 @@ export class JournalRings {
       const n = own.numbers[i] as number
       // Cleared (or gone) since: so is everything older.
       if (n < this.oldest()) return
-      yield this.entryOf(n)
+      const row = this.entryOf(n)
+      if (row) yield row
     }
   }
 
@@ -104,8 +112,10 @@ export class JournalRings {
     return Math.max(this.cleared, this.added - this.capacity)
   }
 
-  private entryOf(n: number): RequestJournalRow {
-    return this.entries[n % this.capacity] as RequestJournalRow
+  /** Request n's entry, unless a newer request took its slot. */
+  private entryOf(n: number): RequestJournalRow | undefined {
+    const row = this.entries[n % this.capacity]
+    return row?.seq === seqOf(n) ? row : undefined
   }
 
   /** A partner's list without the numbers that left the ring (undefined once none is left). */

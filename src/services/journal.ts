@@ -86,9 +86,8 @@ export class RequestJournal {
   }
 
   /**
-   * Newest first, read as far as the caller goes: a partner's through its index, else the
-   * ring's slots from the newest request back (a slot emptied by `clear`, or written over by
-   * a newer request meanwhile, is skipped: its `seq` is not the one that request had).
+   * Newest first, read as far as the caller goes: in memory from the rings (a partner's
+   * through its request numbers), else a partner's through its index, or every row.
    */
   private async *newestFirst(partnerId: string | undefined): AsyncGenerator<RequestJournalRow> {
     if (this.rings) {
