@@ -20,8 +20,8 @@ export class JournalRings {
   /**
    * Each partner's request numbers, oldest first, from `head` on: only those still in the
    * entries' ring are read (`live`). Emptied of the older ones when a partner's list is read,
-   * and all of them once a ring's worth of requests went by (`sweep`), so the lists hold at
-   * most two rings' worth of numbers however many partners came and went.
+   * and all of them once a ring's worth of requests went by (`sweep`), so the lists hold a
+   * few rings' worth of numbers at most, however many partners came and went.
    */
   private readonly byPartner = new Map<string, { numbers: number[]; head: number }>()
   /** Requests journaled so far: request n is in slot n % size of each ring. */
