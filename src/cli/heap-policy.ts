@@ -16,8 +16,8 @@ import { setFlagsFromString } from 'node:v8'
  *   request's objects look long-lived, and from then on objects that die within the request
  *   fill the old generation: 4-16 full collections in 8 s of `GET /partner/me` instead of
  *   1-3, and up to 30% fewer requests served. Whether it trips is luck of timing, process by
- *   process, which made two starts of one build differ by 20% in throughput. Off, every process runs
- *   as the lucky ones did (docs/performance.md).
+ *   process, which made two starts of one build differ by 20% in throughput. Off, every
+ *   process runs as the lucky ones did (docs/performance.md).
  *
  * Only the CLI does this: a sandbox started in-process (`startSandbox`) leaves its host's V8
  * settings alone.
