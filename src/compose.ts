@@ -124,8 +124,6 @@ export async function compose(
   })
   const journal = new RequestJournal({
     state,
-    // Only the memory engine keeps the objects it is given (and has the store).
-    copies: store === undefined,
     onError: (error) => logger.warn(`the request journal lost a request: ${error}`),
   })
   const faults = new Faults({ state, random, scenarios })

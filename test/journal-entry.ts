@@ -22,8 +22,8 @@ export const journalEntry = (n: number, partnerId: string | null = null): Journa
 })
 
 /**
- * A request journal of its own (capacity, body window) over a memory state, or over a new
- * PostgreSQL schema (keeping copies of its rows, as a sandbox on PostgreSQL does).
+ * A request journal of its own (capacity, body window) over a memory state (its rings), or over
+ * a new PostgreSQL schema (the journal's rows, as a sandbox on PostgreSQL keeps them).
  */
 export async function standaloneJournal(
   capacity: number,
@@ -32,7 +32,7 @@ export async function standaloneJournal(
 ) {
   if (engine === 'postgres') {
     const state = await PostgresState.open({ url: freshDatabaseUrl(), seed: emptyCollections })
-    return new RequestJournal({ state, capacity, bodyWindow, copies: true })
+    return new RequestJournal({ state, capacity, bodyWindow })
   }
   const store = await Store.open({ seed: emptyCollections, ephemeral: ephemeralCollections })
   defineIndexes(store)

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { JournalRings } from '../src/services/journal-rings.js'
+import { JournalRings } from '../src/state/journal-rings.js'
 import { journalEntry } from './journal-entry.js'
 
-/** The memory engine's journal rings (src/services/journal-rings.ts). */
+/** The memory engine's journal rings (src/state/journal-rings.ts). */
 
-const rings = (capacity: number, bodyWindow: number) =>
-  new JournalRings(
-    capacity,
-    bodyWindow,
-    Array.from({ length: capacity }, (_, slot) => `jrn_${slot}`),
-  )
+const rings = (capacity: number, bodyWindow: number) => new JournalRings(capacity, bodyWindow)
 
 const ids = (journal: JournalRings, partnerId?: string) =>
   [...journal.newestFirst(partnerId)].map((row) => row.entry.id)

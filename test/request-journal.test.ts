@@ -164,14 +164,13 @@ describe('the request journal: headers, bodies and redaction', () => {
     const refusals: string[] = []
     let n = 0
     const gone = {
-      // A database gone (an engine that keeps copies): each write is refused with an error of
-      // its own. In memory the journal is this process's arrays, which refuse nothing.
+      // A database gone (an engine without journal rings, whose journal is rows): each write
+      // is refused with an error of its own. In memory the rings refuse nothing.
       increment: () => Promise.resolve(1),
       putEphemerals: () => Promise.reject(new Error(`write ${++n} refused`)),
     } as unknown as State
     const journal = new RequestJournal({
       state: gone,
-      copies: true,
       onError: (error) => refusals.push((error as Error).message),
     })
     await journal.add(journalEntry(1))

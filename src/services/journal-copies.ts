@@ -1,17 +1,12 @@
 import type { Capture, ShownCapture, StoredEntry } from '../http/journal-entry.js'
 import { showCapture } from '../http/journal-view.js'
 import type { State } from '../state/seam.js'
-import type { RequestJournalRow } from '../store/records-journal.js'
+import { type RequestJournalRow, seqOf } from '../store/records-journal.js'
 import { BlockNumbers } from './block-numbers.js'
 
 /** The shared counter of the journal's number blocks (state seam increment). */
 const BLOCKS = 'journal:blocks'
 const BLOCK_SIZE = 100
-
-/** Zero-padded: sorts as the number does. */
-export const seqOf = (n: number) => String(n).padStart(15, '0')
-/** The number of a request, the end of its `seq` (its slot in each ring). */
-export const numberOf = (seq: string) => Number(seq.slice(-15))
 
 let lastStamp = 0
 /** Microseconds of wall time, rising within this process: orders replicas' requests. */

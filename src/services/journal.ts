@@ -13,34 +13,37 @@ import {
   type JournalFilter,
   matcher,
 } from '../http/request-journal.js'
+import type { JournalRings } from '../state/journal-rings.js'
 import type { State } from '../state/seam.js'
-import type { RequestCaptureRow, RequestJournalRow } from '../store/records-journal.js'
-import { JournalCopies, numberOf } from './journal-copies.js'
-import { JournalRings } from './journal-rings.js'
+import {
+  numberOf,
+  type RequestCaptureRow,
+  type RequestJournalRow,
+  slotIds,
+} from '../store/records-journal.js'
+import { JournalCopies } from './journal-copies.js'
 
 /** A page longer than this reads the captures' ring at once, not a capture at a time. */
 const ONE_BY_ONE = 50
 
-/** The row ids of a ring's slots, made once: a string a write reuses is hashed once. */
-const slotIds = (size: number) => Array.from({ length: size }, (_, slot) => `jrn_${slot}`)
-
 /**
  * The request journal (see http/request-journal.ts for what it keeps): two rings, of
- * JOURNAL_CAPACITY entries and of BODY_WINDOW captures. Adding runs on every request. On the
- * memory engine the rings are arrays of this process (journal-rings.ts): nothing else reads
- * them, and a row through the store cost more than the rest of the journal. On an engine that
- * keeps copies of rows, shared by replicas, they are the state's `request_journal` and
- * `request_captures`, whose row ids are their slots (journal-copies.ts numbers and writes).
+ * JOURNAL_CAPACITY entries and of BODY_WINDOW captures. Adding runs on every request. An engine
+ * no other process shares (memory) keeps the rings in its own arrays (State.journalRings):
+ * nothing else reads them, and a row through the store cost more than the rest of the journal.
+ * On an engine shared by replicas (PostgreSQL), which keeps copies of its rows, they are the
+ * state's `request_journal` and `request_captures`, whose row ids are their slots
+ * (journal-copies.ts numbers and writes).
  * Either way a read filtered by partner (what a partner's test suite asks for) walks only that
  * partner's entries; the others walk the ring from the newest request back.
  */
 export class RequestJournal {
   private readonly state: State
   private readonly captureSlots: string[]
-  /** The journal on an engine that keeps copies of its rows (none in memory)... */
-  private readonly copies: JournalCopies | undefined
-  /** ...or in this process's memory. */
+  /** The rings the engine keeps in this process's memory (memory)... */
   private readonly rings: JournalRings | undefined
+  /** ...or the journal as rows of an engine shared by replicas (PostgreSQL). */
+  private readonly copies: JournalCopies | undefined
 
   constructor(s: {
     state: State
@@ -48,22 +51,15 @@ export class RequestJournal {
     bodyWindow?: number
     /** A write the engine refused (a database gone): the request was answered all the same. */
     onError?: (error: unknown) => void
-    /**
-     * The engine keeps copies of its rows (PostgreSQL: JSON), not the objects put, and may be
-     * shared by replicas: the journal is kept as journal-copies.ts says.
-     */
-    copies?: boolean
   }) {
     this.state = s.state
     const capacity = s.capacity ?? JOURNAL_CAPACITY
     const bodyWindow = Math.min(s.bodyWindow ?? BODY_WINDOW, capacity)
-    const entrySlots = slotIds(capacity)
     this.captureSlots = slotIds(bodyWindow)
-    const onError = s.onError ?? (() => {})
-    this.copies = s.copies
-      ? new JournalCopies(this.state, entrySlots, this.captureSlots, onError)
-      : undefined
-    this.rings = s.copies ? undefined : new JournalRings(capacity, bodyWindow, entrySlots)
+    this.rings = this.state.journalRings?.({ capacity, bodyWindow })
+    this.copies = this.rings
+      ? undefined
+      : new JournalCopies(this.state, slotIds(capacity), this.captureSlots, s.onError ?? (() => {}))
   }
 
   /**

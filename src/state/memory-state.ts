@@ -2,6 +2,7 @@ import type { CollectionName, Collections, CollectionsData } from '../store/reco
 import type { SnapshotDoc } from '../store/snapshot-file.js'
 import type { OpenTx, Store } from '../store/store.js'
 import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
+import { JournalRings } from './journal-rings.js'
 import type {
   Change,
   EphemeralPut,
@@ -36,6 +37,8 @@ export class MemoryState implements State {
   private readonly counters = new Map<string, { window: number; count: number }>()
   /** What the replace listeners answered for the replace under way. */
   private readonly reloads: Promise<void>[] = []
+  /** The request journal (journalRings), once asked for. */
+  private rings: JournalRings | undefined
 
   constructor(readonly store: Store) {}
 
@@ -183,6 +186,13 @@ export class MemoryState implements State {
     // The lock passes straight to the next one (still busy).
     if (next) next()
     else this.busy = false
+  }
+
+  journalRings(sizes: { capacity: number; bodyWindow: number }): JournalRings {
+    this.rings ??= new JournalRings(sizes.capacity, sizes.bodyWindow)
+    if (this.rings.capacity !== sizes.capacity || this.rings.bodyWindow !== sizes.bodyWindow)
+      throw new Error('the request journal is kept at the sizes it was first asked for')
+    return this.rings
   }
 
   onCommit(listener: (changes: readonly Change[]) => void): () => void {

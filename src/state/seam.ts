@@ -1,6 +1,7 @@
 import type { CollectionName, Collections, CollectionsData } from '../store/records.js'
 import type { SnapshotDoc } from '../store/snapshot-file.js'
 import type { IndexName, IndexRow } from './indexes.js'
+import type { JournalRings } from './journal-rings.js'
 
 /**
  * The one state seam: every piece of sandbox state is read and written through it, and every
@@ -111,6 +112,13 @@ export interface State extends StateReader {
    * Undefined when there is nothing to wait for (one process holds the state).
    */
   catchUp(): Promise<void> | undefined
+  /**
+   * The request journal kept in this process's memory, by an engine no other process shares
+   * (memory): made at the first call, the same rings after. Absent on an engine shared by
+   * replicas (PostgreSQL), where the journal is the `request_journal` and `request_captures`
+   * rows, written with putEphemerals.
+   */
+  journalRings?(sizes: { capacity: number; bodyWindow: number }): JournalRings
   /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
   onCommit(listener: (changes: readonly Change[]) => void): () => void
   /**

@@ -24,6 +24,13 @@ export const requestJournalRow = z.object({
 })
 export type RequestJournalRow = z.infer<typeof requestJournalRow>
 
+/** A request's place among every request journaled, zero-padded: sorts as the number does. */
+export const seqOf = (n: number) => String(n).padStart(15, '0')
+/** The number of a request, the end of its `seq` (its slot in each ring). */
+export const numberOf = (seq: string) => Number(seq.slice(-15))
+/** The row ids of a ring's slots, made once: a string a write reuses is hashed once. */
+export const slotIds = (size: number) => Array.from({ length: size }, (_, slot) => `jrn_${slot}`)
+
 /**
  * The headers and bodies of the newest BODY_WINDOW journaled requests, in a ring of their own
  * (`jrn_<slot>`); a request's are those with its `seq`. In memory, references, not copies: the

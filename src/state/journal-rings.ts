@@ -1,18 +1,18 @@
 import type { Capture, StoredEntry } from '../http/journal-entry.js'
-import type { RequestJournalRow } from '../store/records-journal.js'
-import { seqOf } from './journal-copies.js'
+import { type RequestJournalRow, seqOf, slotIds } from '../store/records-journal.js'
 
 /**
- * The request journal of the memory engine: two rings held in plain arrays (the newest
- * `capacity` entries, the newest `bodyWindow` captures), and each partner's request numbers,
- * so a partner's page reads only that partner's entries. Only this process ever reads them:
- * no other engine shares the memory state, and the journal is never journaled or snapshotted.
+ * The request journal as the memory engine keeps it (State.journalRings): two rings held in
+ * plain arrays (the newest `capacity` entries, the newest `bodyWindow` captures), and each
+ * partner's request numbers, so a partner's page reads only that partner's entries. Only this
+ * process ever reads them: no other engine shares the memory state, and the journal is never
+ * journaled or snapshotted.
  *
- * Not rows of the state's store: each request put two rows through the store's generic
- * machinery (row maps of 5,000 ids, index upkeep, key versions), which measured 20 us of CPU a
- * request in the served CLI (docs/performance.md) for what a slot of an array keeps as well.
- * An engine that keeps copies of its rows and may be shared by replicas (PostgreSQL) keeps
- * the journal in the state instead (journal-copies.ts).
+ * Not rows of the store: each request put two rows through the store's generic machinery (row
+ * maps of 5,000 ids, index upkeep, key versions), which measured 20 us of CPU a request in the
+ * served CLI (docs/performance.md) for what a slot of an array keeps as well. An engine that
+ * keeps copies of its rows and may be shared by replicas (PostgreSQL) has no rings: the
+ * journal is its `request_journal` and `request_captures` rows (services/journal-copies.ts).
  */
 export class JournalRings {
   private readonly entries: (RequestJournalRow | undefined)[]
@@ -31,12 +31,14 @@ export class JournalRings {
   /** The request count at the last sweep of `byPartner`. */
   private swept = 0
 
+  /** The entries' row ids, by slot: as the state's rows are named (`jrn_<slot>`). */
+  private readonly entrySlots: readonly string[]
+
   constructor(
-    private readonly capacity: number,
-    private readonly bodyWindow: number,
-    /** The entries' row ids, by slot: as the state's rows are named (`jrn_<slot>`). */
-    private readonly entrySlots: readonly string[],
+    readonly capacity: number,
+    readonly bodyWindow: number,
   ) {
+    this.entrySlots = slotIds(capacity)
     this.entries = new Array(capacity).fill(undefined)
     this.captures = new Array(bodyWindow).fill(undefined)
   }
