@@ -7,6 +7,7 @@ import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-
 import { batchUpsertOf } from '../src/state/postgres/statements.js'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
+import type { SinkRequestRow } from '../src/store/records-sinks.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
 
 // The state seam's PostgreSQL engine, against a real server: transactions whose writers never
@@ -31,7 +32,28 @@ async function open(
 const user = (n: number, partner = 'p1') =>
   ({ id: `u-${n}`, partner_id: partner, email: `user${n}@example.com` }) as unknown as UserRow
 const txn = (n: number, userId: string, at: string) =>
-  ({ id: `t-${n}`, user_id: userId, created_at: at }) as unknown as TransactionRow
+  ({ id: `t-${n}`, partner_id: 'p1', user_id: userId, created_at: at }) as unknown as TransactionRow
+
+/** Each table's unique indexes: whether primary, and their columns in order. */
+async function uniqueIndexes(sql: postgres.Sql, schema: string) {
+  return sql<{ table: string; primary: boolean; columns: string[] }[]>`
+    SELECT c.relname AS table, i.indisprimary AS primary,
+      array(SELECT a.attname::text FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum ORDER BY k.n) AS columns
+    FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+    JOIN pg_namespace ns ON ns.oid = c.relnamespace
+    WHERE ns.nspname = ${schema} AND i.indisunique`
+}
+
+/** What distributing by partner (Citus) asks of the tables: see layout.ts partnerCollections. */
+async function expectTenantKeys(sql: postgres.Sql, schema: string) {
+  const unique = await uniqueIndexes(sql, schema)
+  for (const layout of Object.values(layouts)) {
+    const mine = unique.filter((u) => u.table === layout.table)
+    const key = layout.byPartner ? ['partner_id', 'id'] : ['id']
+    expect(mine, layout.table).toEqual([{ table: layout.table, primary: true, columns: key }])
+  }
+}
 
 describePostgres('state seam, PostgreSQL engine', () => {
   it('serializes writers: 100 read-modify-writes with awaits between are all counted', async () => {
@@ -515,6 +537,8 @@ describePostgres('state seam, PostgreSQL engine', () => {
           .flatMap((ix) => ['delete', 'insert', 'update'].map((op) => `count_${ix.name}_${op}`))
           .sort(),
       )
+      // A tenant table's only unique key starts with its partner; the others' is the id.
+      await expectTenantKeys(sql, schema)
     } finally {
       await sql.end()
     }
@@ -549,14 +573,15 @@ describePostgres('state seam, PostgreSQL engine', () => {
       await sql.end()
     }
     expect(await counts()).toEqual([100, 0])
-    // A user moved to another partner leaves one key for the other; rewriting it moves nothing.
+    // Rows of another key count there; rewriting a row under its key moves nothing.
     await state.transaction(async (tx) => {
-      for (let n = 0; n < 30; n++) tx.put('users', user(n, 'p2'))
+      for (let n = 0; n < 30; n++) tx.remove('users', `u-${n}`)
+      for (let n = 200; n < 230; n++) tx.put('users', user(n, 'p2'))
       tx.put('users', user(99))
     })
     expect(await counts()).toEqual([70, 30])
     await state.transaction(async (tx) => {
-      for (let n = 0; n < 10; n++) tx.remove('users', `u-${n}`)
+      for (let n = 200; n < 210; n++) tx.remove('users', `u-${n}`)
       tx.remove('users', 'u-absent')
     })
     expect(await counts()).toEqual([70, 20])
@@ -571,6 +596,82 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(await counts()).toEqual([70, 20])
     await state.replaceAll({ ...emptyCollections(), users: { a: user(1, 'p2'), b: user(2, 'p2') } })
     expect(await counts()).toEqual([0, 2])
+  })
+
+  it('a counted key follows a row that moves to another key (a sink request)', async () => {
+    const state = await open()
+    const request = (n: number, sink: string) =>
+      ({ id: `r-${n}`, sink, number: n + 1 }) as unknown as SinkRequestRow
+    const counts = async () => [
+      await state.count('sink_requests_by_sink', 'a'),
+      await state.count('sink_requests_by_sink', 'b'),
+    ]
+    await state.transaction(async (tx) => {
+      for (let n = 0; n < 5; n++) tx.put('sink_requests', request(n, 'a'))
+    })
+    await state.transaction(async (tx) => {
+      for (let n = 0; n < 2; n++) tx.put('sink_requests', request(n, 'b'))
+    })
+    expect(await counts()).toEqual([3, 2])
+  })
+
+  it('refuses a tenant row without its partner, and writes nothing of its transaction', async () => {
+    const state = await open()
+    const orphan = { ...user(1), partner_id: undefined } as unknown as UserRow
+    await expect(
+      state.transaction(async (tx) => {
+        tx.put('users', user(2))
+        tx.put('users', orphan)
+      }),
+    ).rejects.toThrow('a users row must belong to a partner (its partner_id)')
+    expect(await state.all('users')).toEqual([])
+  })
+
+  it('a tenant row is found by its id alone and written over in place, not twice', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('users', user(1, 'p1')))
+    await state.transaction(async (tx) =>
+      tx.put('users', { ...user(1, 'p1'), email: 'new@example.com' }),
+    )
+    expect(await state.all('users')).toEqual([{ ...user(1, 'p1'), email: 'new@example.com' }])
+    expect(await state.get('users', 'u-1')).toMatchObject({ email: 'new@example.com' })
+  })
+
+  it('a database made before tenant keys gets them at its next start, its rows kept', async () => {
+    const url = freshDatabaseUrl()
+    const before = await open(url)
+    await before.transaction(async (tx) => {
+      for (let n = 0; n < 3; n++) tx.put('users', user(n, n < 2 ? 'p1' : 'p2'))
+      tx.put('transactions', txn(1, 'u-0', '2026-01-01T00:00:00.000Z'))
+    })
+    await before.close()
+    opened.splice(opened.indexOf(before), 1)
+    // Back to how migration 3 left it, rows and all.
+    const { url: plain, schema } = parseDatabaseUrl(url)
+    const sql = postgres(plain, { onnotice: () => {} })
+    try {
+      await sql.begin(async (tx) => {
+        await tx.unsafe(`SET LOCAL search_path TO "${schema}"`)
+        for (const layout of Object.values(layouts).filter((l) => l.byPartner)) {
+          const t = layout.table
+          await tx.unsafe(
+            `ALTER TABLE ${t} DROP CONSTRAINT ${t}_pkey, ALTER COLUMN partner_id DROP NOT NULL, ` +
+              `ADD PRIMARY KEY (id); DROP INDEX ${t}_id; CREATE INDEX ${t}_partner ON ${t} (partner_id)`,
+          )
+        }
+        await tx.unsafe('DELETE FROM sandbox_migrations WHERE version = 4')
+      })
+      const after = await open(url)
+      expect((await after.all('users')).map((u) => u.id)).toEqual(['u-0', 'u-1', 'u-2'])
+      expect(await after.lookup('users_by_partner', 'p1')).toHaveLength(2)
+      await after.transaction(async (tx) =>
+        tx.put('users', { ...user(0), email: 'moved@example.com' }),
+      )
+      expect(await after.all('users')).toHaveLength(3)
+      await expectTenantKeys(sql, schema)
+    } finally {
+      await sql.end()
+    }
   })
 
   it('a database made before running counts gets them from its rows at its next start', async () => {

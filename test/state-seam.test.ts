@@ -26,9 +26,27 @@ async function open(file?: string) {
 const user = (n: number, partner = 'p1') =>
   ({ id: `u-${n}`, partner_id: partner, email: `user${n}@example.com` }) as unknown as UserRow
 const txn = (n: number, userId: string, at: string) =>
-  ({ id: `t-${n}`, user_id: userId, created_at: at }) as unknown as TransactionRow
+  ({ id: `t-${n}`, partner_id: 'p1', user_id: userId, created_at: at }) as unknown as TransactionRow
 
 describe('state seam, memory engine', () => {
+  it('keeps a tenant row with its partner: one without a partner, or moved to another, is refused', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('users', user(1, 'p1')))
+    await expect(state.transaction(async (tx) => tx.put('users', user(1, 'p2')))).rejects.toThrow(
+      'a users row stays with its partner (u-1 would move)',
+    )
+    await expect(
+      state.transaction(async (tx) => {
+        tx.put('users', user(2))
+        tx.put('cards', { id: 'c-1' } as never)
+      }),
+    ).rejects.toThrow('a cards row must belong to a partner (its partner_id)')
+    expect(await state.all('users')).toEqual([user(1, 'p1')])
+    // The sandbox's own collections have rows of no partner.
+    await state.transaction(async (tx) => tx.put('meta', { id: 'sandbox' } as never))
+    expect(await state.get('meta', 'sandbox')).toEqual({ id: 'sandbox' })
+  })
+
   it('serializes writers: 200 read-modify-writes with awaits between are all counted', async () => {
     const state = await open()
     await state.transaction(async (tx) => tx.put('users', { ...user(1), count: 0 } as never))
@@ -107,7 +125,7 @@ describe('state seam, memory engine', () => {
     await state.transaction(async (tx) => {
       tx.put('users', user(1))
       tx.put('users', user(2))
-      tx.put('files', { id: 'f-1' } as never)
+      tx.put('files', { id: 'f-1', partner_id: 'p1' } as never)
     })
     await state
       .transaction(async (tx) => {
@@ -127,7 +145,9 @@ describe('state seam, memory engine', () => {
 
   it('a restored state brings no ephemeral rows back, whatever the upload holds', async () => {
     const state = await open()
-    await state.transaction(async (tx) => tx.put('files', { id: 'f-live' } as never))
+    await state.transaction(async (tx) =>
+      tx.put('files', { id: 'f-live', partner_id: 'p1' } as never),
+    )
     const doc = await state.export()
     await state.replaceAll({
       ...doc.collections,
@@ -218,7 +238,7 @@ describe('state seam: ephemeral writes outside a transaction', () => {
     defineIndexes(store)
     const state = new MemoryState(store)
     await state.putEphemeral('request_journal', slot(0, 1))
-    await state.transaction(async (tx) => tx.put('files', { id: 'f-1' } as never))
+    await state.transaction(async (tx) => tx.put('files', { id: 'f-1', partner_id: 'p1' } as never))
     await state.reset()
     expect((await state.all('request_journal')).map((r) => r.id)).toEqual(['jrn_0'])
     expect(await state.all('files')).toEqual([])
@@ -229,7 +249,7 @@ describe('state seam: ephemeral writes outside a transaction', () => {
     const state = await open(file)
     await state.transaction(async (tx) => tx.put('users', user(1)))
     // Only an ephemeral row: nothing to journal, so no number taken.
-    await state.transaction(async (tx) => tx.put('files', { id: 'f-1' } as never))
+    await state.transaction(async (tx) => tx.put('files', { id: 'f-1', partner_id: 'p1' } as never))
     await state
       .transaction(async (tx) => {
         tx.put('users', user(2))

@@ -1,6 +1,7 @@
 import type { CollectionName, Collections, CollectionsData } from '../store/records.js'
 import type { SnapshotDoc } from '../store/snapshot-file.js'
 import type { OpenTx, Store } from '../store/store.js'
+import { checkTenantRow, tenantCollections } from '../store/tenants.js'
 import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
 import { JournalRings } from './journal-rings.js'
 import type {
@@ -283,6 +284,9 @@ class MemoryTx implements StateTx {
 
   put<K extends CollectionName>(collection: K, row: Collections[K]): void {
     if (!this.open) throw new Error('write after the transaction ended')
+    // As PostgreSQL keys it (store/tenants.ts): a tenant row keeps its partner.
+    if (tenantCollections.has(collection))
+      checkTenantRow(collection, row, this.store.get(collection, row.id))
     this.store.txWrite(this.tx, ['put', collection, row])
   }
 

@@ -1,4 +1,5 @@
 import { type CollectionName, collectionNames, ephemeralCollections } from '../../store/records.js'
+import { tenantCollections } from '../../store/tenants.js'
 import { type IndexName, indexDefs } from '../indexes.js'
 
 /**
@@ -32,6 +33,8 @@ export interface TableLayout {
   table: string
   /** Not durable: an UNLOGGED table (see records.ts ephemeralCollections). */
   ephemeral: boolean
+  /** A tenant table (store/tenants.ts): its primary key is (partner_id, id) (migration 4). */
+  byPartner: boolean
   indexes: IndexColumns[]
 }
 
@@ -58,6 +61,7 @@ function layoutOf(collection: CollectionName): TableLayout {
     collection,
     table: collection,
     ephemeral: ephemeralCollections.includes(collection),
+    byPartner: tenantCollections.has(collection),
     indexes,
   }
 }
@@ -78,16 +82,10 @@ export const indexColumns = Object.fromEntries(
   ),
 ) as Record<IndexName, { layout: TableLayout; columns: IndexColumns }>
 
-/** The partner a row belongs to (the tenant key every table carries), when it has one. */
-export function partnerOf(collection: CollectionName, row: Record<string, unknown>): string | null {
-  if (collection === 'partners') return row.id as string
-  if (typeof row.partner_id === 'string') return row.partner_id
-  const entry = row.entry as { partner_id?: unknown } | undefined
-  if (entry && typeof entry.partner_id === 'string') return entry.partner_id
-  return null
-}
-
-/** The DDL of one table and its indexes, as the first migration wrote it. */
+/**
+ * The DDL of one table and its indexes, as the first migration wrote it (migration 4 then
+ * gave the tenant tables their key).
+ */
 export function createTableSql(layout: TableLayout): string {
   const columns = [
     'id text PRIMARY KEY',

@@ -1,11 +1,11 @@
 import type { CollectionName } from '../../store/records.js'
+import { checkTenantRow, partnerOf } from '../../store/tenants.js'
 import type { IndexName } from '../indexes.js'
 import {
   countsTable,
   type IndexColumns,
   indexColumns,
   layouts,
-  partnerOf,
   type TableLayout,
 } from './layout.js'
 
@@ -32,7 +32,10 @@ function upsertParts(layout: TableLayout): {
 } {
   const columns = ['id', 'partner_id', 'added', 'row']
   const places = new Set(['added'])
-  const updates = ['partner_id = EXCLUDED.partner_id', 'row = EXCLUDED.row']
+  // A tenant row's partner is part of its key: it never changes (layout.ts byPartner).
+  const updates = layout.byPartner
+    ? ['row = EXCLUDED.row']
+    : ['partner_id = EXCLUDED.partner_id', 'row = EXCLUDED.row']
   for (const ix of layout.indexes) {
     columns.push(ix.key)
     let same = `t.${ix.key} IS NOT DISTINCT FROM EXCLUDED.${ix.key}`
@@ -48,6 +51,9 @@ function upsertParts(layout: TableLayout): {
   }
   return { columns, updates, places }
 }
+
+/** The key an upsert finds a row by: a tenant row's partner and id, another's id. */
+const conflictKey = (layout: TableLayout) => (layout.byPartner ? '(partner_id, id)' : '(id)')
 
 /**
  * Writes a row: inserted with a new place under each of its keys, or updated keeping its
@@ -66,7 +72,7 @@ function upsertOf(layout: TableLayout): Upsert {
   const before =
     versioned.length > 0
       ? `WITH before AS (SELECT ${versioned.map((ix) => `${ix.key} AS "${ix.name}"`).join(', ')} ` +
-        `FROM ${layout.table} WHERE id = $1) `
+        `FROM ${layout.table} WHERE id = $1${layout.byPartner ? ' AND partner_id = $2' : ''}) `
       : ''
   const returning =
     versioned.length > 0
@@ -74,13 +80,12 @@ function upsertOf(layout: TableLayout): Upsert {
       : ''
   const text =
     `${before}INSERT INTO ${layout.table} AS t (${columns.join(', ')}) VALUES (${values.join(', ')}) ` +
-    `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}${returning}`
+    `ON CONFLICT ${conflictKey(layout)} DO UPDATE SET ${updates.join(', ')}${returning}`
   const params = (row: Record<string, unknown>) => {
-    const out: (string | null)[] = [
-      row.id as string,
-      partnerOf(layout.collection, row),
-      JSON.stringify(row),
-    ]
+    // Refused without its partner, which keys it (store/tenants.ts).
+    if (layout.byPartner) checkTenantRow(layout.collection, row, undefined)
+    const partner = partnerOf(layout.collection, row)
+    const out: (string | null)[] = [row.id as string, partner, JSON.stringify(row)]
     for (const ix of layout.indexes) {
       out.push(ix.keyOf(row as never) ?? null)
       if (ix.orderOf) out.push(ix.orderOf(row as never))
@@ -211,7 +216,7 @@ export function batchUpsertOf(collections: readonly CollectionName[]): string {
     return (
       `INSERT INTO ${layout.table} AS t (${columns.join(', ')}) ` +
       `SELECT ${values.join(', ')} FROM unnest(${arrays.join(', ')}) AS v(${given.join(', ')}) ` +
-      `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`
+      `ON CONFLICT ${conflictKey(layout)} DO UPDATE SET ${updates.join(', ')}`
     )
   })
   const last = parts.pop() as string
