@@ -155,8 +155,11 @@ export class SessionVerifier {
 
   private async read(claims: Claims, partner: PartnerRow) {
     const version = this.s.state.version
-    const session = await this.s.state.get('sessions', claims.sid)
-    const user = session && (await this.s.state.get('users', session.user_id))
+    // The rows of the partner the token was signed for (check then refuses a token of another
+    // partner than the request's, saying so).
+    const own = this.s.state.tenant(claims.pid)
+    const session = await own.get('sessions', claims.sid)
+    const user = session && (await own.get('users', session.user_id))
     // Kept only when nothing at all was written during the reads: the key versions taken now
     // are then those of the rows read (a later write to either row moves its key's version).
     if (session && user && this.s.state.version === version) {

@@ -75,7 +75,7 @@ export function onboardingRoutes({
       },
     }),
     async (c) => {
-      const latest = await onboarding.latest(c.get('user').id)
+      const latest = await onboarding.latest(c.get('user'))
       if (!latest) {
         return c.json(
           {
@@ -133,7 +133,7 @@ export function onboardingRoutes({
     }),
     async (c) => {
       const user = c.get('user')
-      const status = await onboarding.cardStatus(user.id)
+      const status = await onboarding.cardStatus(user)
       return c.json({ success: true as const, data: presentCardStatus(user, status) }, 200)
     },
   )

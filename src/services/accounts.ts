@@ -34,7 +34,7 @@ import {
 } from '../domain/users.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
-import type { State } from '../state/seam.js'
+import type { State, TenantScope } from '../state/seam.js'
 import type { FileRow, PartnerRow, SessionRow, UserRow } from '../store/records.js'
 
 export interface AccountsParts {
@@ -56,6 +56,11 @@ export interface AccountsParts {
  * method's one transaction, never inside it; a refused code is answered after the attempt it
  * counted is committed.
  */
+/** A partner's request's scope (TenantScope): a partner row, or a user row of one. */
+const own = (row: PartnerRow | UserRow): TenantScope => ({
+  partner: 'partner_id' in row ? row.partner_id : row.id,
+})
+
 export class Accounts {
   constructor(private readonly s: AccountsParts) {}
 
@@ -64,16 +69,21 @@ export class Accounts {
   }
 
   async register(partnerId: string, input: Registration): Promise<UserRow> {
-    await checkRegistration(this.s, this.s.state, partnerId, input)
+    await checkRegistration(this.s, this.s.state.tenant(partnerId), partnerId, input)
     const hash = await hashSecret(input.password, this.s.random, PASSWORD_COST)
-    return this.s.state.transaction((tx) => registerUser(this.s, tx, partnerId, input, hash))
+    return this.s.state.transaction((tx) => registerUser(this.s, tx, partnerId, input, hash), {
+      partner: partnerId,
+    })
   }
 
   /** Step 1 of login: right email and password → a one-time code is sent. */
   async startLogin(partner: PartnerRow, email: string, password: string) {
-    const found = await findUserByEmail(this.s.state, partner.id, email)
+    const found = await findUserByEmail(this.s.state.tenant(partner.id), partner.id, email)
     const user = assertCanLogIn(found, await passwordMatches(this.s.random, found, password))
-    const code = await this.s.state.transaction((tx) => sendCode(this.s, tx, user, 'login'))
+    const code = await this.s.state.transaction(
+      (tx) => sendCode(this.s, tx, user, 'login'),
+      own(partner),
+    )
     await this.s.inbox.trimmed()
     return { user, code }
   }
@@ -85,21 +95,26 @@ export class Accounts {
       const result = await checkCode(this.s, tx, user, 'login', code)
       const opened = result.ok && user ? await openSession(this.s, tx, user) : undefined
       return { result, user, opened }
-    })
+    }, own(partner))
     if (!opened || !user) throw loginCodeError(result)
     const token = await signSession(this.s.sessions, opened)
     return { user, token, expiresAt: opened.expiresAt }
   }
 
   logout(session: SessionRow): Promise<void> {
-    return this.s.state.transaction((tx) => endSession(this.s, tx, session))
+    return this.s.state.transaction((tx) => endSession(this.s, tx, session), {
+      partner: session.partner_id,
+    })
   }
 
   /** Returns how many other sessions ended. */
   async changePassword(user: UserRow, sessionId: string, current: string, next: string) {
     await checkPasswordChange(user, current, next)
     const hash = await hashSecret(next, this.s.random, PASSWORD_COST)
-    return this.s.state.transaction((tx) => storeChangedPassword(this.s, tx, user, sessionId, hash))
+    return this.s.state.transaction(
+      (tx) => storeChangedPassword(this.s, tx, user, sessionId, hash),
+      own(user),
+    )
   }
 
   /** Sends a reset code when the email is an active user's; answers nothing either way. */
@@ -107,14 +122,15 @@ export class Accounts {
     await this.s.state.transaction(async (tx) => {
       const user = await findUserByEmail(tx, partner.id, email)
       if (user?.is_active) await sendCode(this.s, tx, user, 'password_reset')
-    })
+    }, own(partner))
     await this.s.inbox.trimmed()
   }
 
   /** The reset code for a reset token. */
   async verifyPasswordReset(partner: PartnerRow, email: string, code: string) {
-    const { result, token } = await this.s.state.transaction((tx) =>
-      exchangeResetCode(this.s, tx, partner.id, email, code),
+    const { result, token } = await this.s.state.transaction(
+      (tx) => exchangeResetCode(this.s, tx, partner.id, email, code),
+      own(partner),
     )
     if (!token) throw resetCodeError(result)
     return token
@@ -123,15 +139,16 @@ export class Accounts {
   /** Returns how many sessions ended. */
   async resetPassword(partner: PartnerRow, email: string, resetToken: string, password: string) {
     const hash = await hashSecret(password, this.s.random, PASSWORD_COST)
-    const revoked = await this.s.state.transaction((tx) =>
-      resetWithToken(this.s, tx, partner.id, email, resetToken, hash),
+    const revoked = await this.s.state.transaction(
+      (tx) => resetWithToken(this.s, tx, partner.id, email, resetToken, hash),
+      own(partner),
     )
     if (revoked === undefined) throw resetTokenError()
     return revoked
   }
 
   updateProfile(user: UserRow, patch: ProfilePatch): Promise<UserRow> {
-    return this.s.state.transaction((tx) => updateProfile(this.s, tx, user, patch))
+    return this.s.state.transaction((tx) => updateProfile(this.s, tx, user, patch), own(user))
   }
 
   /** Stores the picture's bytes, then points the user at them. */
@@ -148,7 +165,7 @@ export class Accounts {
     }
     // Bytes first: the row that points at them is only written once they are safely stored.
     this.s.files.write(file.id, bytes)
-    return this.s.state.transaction((tx) => usePicture(this.s, tx, user, file))
+    return this.s.state.transaction((tx) => usePicture(this.s, tx, user, file), own(user))
   }
 
   /** An uploaded file and its bytes, when both are there. */

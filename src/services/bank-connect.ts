@@ -37,15 +37,18 @@ export class BankConnect {
   }
 
   async createSession(user: UserRow) {
-    return this.state.transaction(async (tx) => {
-      const { row, session } = newConnectSession(
-        this.kernel,
-        user,
-        await signingKey(this.kernel, tx),
-      )
-      tx.put('connect_tokens', row)
-      return session
-    })
+    return this.state.transaction(
+      async (tx) => {
+        const { row, session } = newConnectSession(
+          this.kernel,
+          user,
+          await signingKey(this.kernel, tx),
+        )
+        tx.put('connect_tokens', row)
+        return session
+      },
+      { partner: user.partner_id },
+    )
   }
 
   /** The partner a hosted request belongs to, for the request journal. */
@@ -66,10 +69,12 @@ export class BankConnect {
   }
 
   accounts(user: UserRow) {
-    return connectedAccounts(this.state, user.id)
+    return connectedAccounts(this.state.tenant(user.partner_id), user.id)
   }
 
   remove(user: UserRow, id: string) {
-    return this.state.transaction((tx) => removeBankAccount(this.kernel, tx, user, id))
+    return this.state.transaction((tx) => removeBankAccount(this.kernel, tx, user, id), {
+      partner: user.partner_id,
+    })
   }
 }

@@ -30,7 +30,7 @@ import { statePage } from '../domain/state-page.js'
 import type { SweepScope } from '../domain/sweeper.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
-import type { State } from '../state/seam.js'
+import type { State, TenantScope } from '../state/seam.js'
 import type { PartnerRow, UserRow } from '../store/records.js'
 import type { TransactionRow } from '../store/records-money.js'
 
@@ -42,6 +42,9 @@ type ListQuery = { limit: number; starting_after?: string }
  * transaction of the seam (the seam runs one at a time, so balances are exact under any
  * concurrency); reads go to the state directly. Answers are rows: the routes present them.
  */
+/** A user's request's scope: its partner's rows only (TenantScope). */
+const own = (user: UserRow): TenantScope => ({ partner: user.partner_id })
+
 export class Money {
   private readonly state: State
   private readonly kernel: MoneyKernel
@@ -64,30 +67,34 @@ export class Money {
   }
 
   simulateFund(partner: PartnerRow, user: UserRow, amount: number) {
-    return this.state.transaction((tx) => fundCard(this.kernel, tx, partner, user, amount))
+    return this.state.transaction(
+      (tx) => fundCard(this.kernel, tx, partner, user, amount),
+      own(user),
+    )
   }
 
   createDeposit(partner: PartnerRow, user: UserRow, amount: number, bankAccountId: string) {
-    return this.state.transaction((tx) =>
-      createDeposit(this.kernel, tx, partner, user, amount, bankAccountId),
+    return this.state.transaction(
+      (tx) => createDeposit(this.kernel, tx, partner, user, amount, bankAccountId),
+      own(user),
     )
   }
 
   deposits(user: UserRow, query: ListQuery) {
-    return statePage(this.state, 'deposits_by_user', user.id, query)
+    return statePage(this.state.tenant(user.partner_id), 'deposits_by_user', user.id, query)
   }
 
   deposit(user: UserRow, id: string) {
-    return requireDeposit(this.state, user.id, id)
+    return requireDeposit(this.state.tenant(user.partner_id), user.id, id)
   }
 
   /** The user's current card (the newest not closed), if any. */
   card(user: UserRow) {
-    return currentCard(this.state, user.id)
+    return currentCard(this.state.tenant(user.partner_id), user.id)
   }
 
   transactions(user: UserRow, query: ListQuery, keep?: (row: TransactionRow) => boolean) {
-    return transactionPage(this.state, user.id, query, keep)
+    return transactionPage(this.state.tenant(user.partner_id), user.id, query, keep)
   }
 
   /** The version of the user's last transaction change: their pages stand until it moves. */
@@ -96,45 +103,52 @@ export class Money {
   }
 
   transaction(user: UserRow, id: string) {
-    return requireTransaction(this.state, user.id, id)
+    return requireTransaction(this.state.tenant(user.partner_id), user.id, id)
   }
 
   simulatePurchase(partner: PartnerRow, user: UserRow, amount: number, merchant: MerchantInput) {
-    return this.state.transaction((tx) =>
-      authorizePurchase(this.kernel, tx, partner, user, amount, merchant),
+    return this.state.transaction(
+      (tx) => authorizePurchase(this.kernel, tx, partner, user, amount, merchant),
+      own(user),
     )
   }
 
   clearPurchase(user: UserRow, id: string) {
-    return this.state.transaction((tx) => clearPurchase(this.kernel, tx, user, id))
+    return this.state.transaction((tx) => clearPurchase(this.kernel, tx, user, id), own(user))
   }
 
   reversePurchase(user: UserRow, id: string) {
-    return this.state.transaction((tx) => reversePurchase(this.kernel, tx, user, id))
+    return this.state.transaction((tx) => reversePurchase(this.kernel, tx, user, id), own(user))
   }
 
   refundPurchase(user: UserRow, id: string, amount?: number) {
-    return this.state.transaction((tx) => refundPurchase(this.kernel, tx, user, id, amount))
+    return this.state.transaction(
+      (tx) => refundPurchase(this.kernel, tx, user, id, amount),
+      own(user),
+    )
   }
 
   setCardFrozen(user: UserRow, frozen: boolean) {
-    return this.state.transaction((tx) => setCardFrozen(this.kernel, tx, user, frozen))
+    return this.state.transaction((tx) => setCardFrozen(this.kernel, tx, user, frozen), own(user))
   }
 
   openDispute(partner: PartnerRow, user: UserRow, input: DisputeInput) {
-    return this.state.transaction((tx) => openDispute(this.kernel, tx, partner, user, input))
+    return this.state.transaction(
+      (tx) => openDispute(this.kernel, tx, partner, user, input),
+      own(user),
+    )
   }
 
   disputes(user: UserRow, query: ListQuery) {
-    return statePage(this.state, 'disputes_by_user', user.id, query)
+    return statePage(this.state.tenant(user.partner_id), 'disputes_by_user', user.id, query)
   }
 
   dispute(user: UserRow, id: string) {
-    return requireDispute(this.state, user, id)
+    return requireDispute(this.state.tenant(user.partner_id), user, id)
   }
 
   addEvidence(user: UserRow, id: string, text: string) {
-    return this.state.transaction((tx) => addEvidence(this.kernel, tx, user, id, text))
+    return this.state.transaction((tx) => addEvidence(this.kernel, tx, user, id, text), own(user))
   }
 
   /** The control plane's resolution of any dispute, now. */

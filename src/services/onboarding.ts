@@ -54,18 +54,20 @@ export class Onboarding {
   }
 
   start(partner: PartnerRow, user: UserRow, input: OnboardingInput): Promise<StartedOnboarding> {
-    return this.state.transaction((tx) => startOnboarding(this.ctx, tx, partner, user, input))
+    return this.state.transaction((tx) => startOnboarding(this.ctx, tx, partner, user, input), {
+      partner: partner.id,
+    })
   }
 
   /** The user's most recent onboarding. */
-  async latest(userId: string): Promise<OnboardingRow | undefined> {
-    return (await onboardingHistory(this.state, userId))[0]
+  async latest(user: UserRow): Promise<OnboardingRow | undefined> {
+    return (await onboardingHistory(this.state.tenant(user.partner_id), user.id))[0]
   }
 
   /** The user's latest onboarding and card, for the card status. */
-  async cardStatus(userId: string): Promise<{ onboarding?: OnboardingRow; card?: CardRow }> {
-    const onboarding = await this.latest(userId)
-    return { onboarding, card: await currentCard(this.state, userId) }
+  async cardStatus(user: UserRow): Promise<{ onboarding?: OnboardingRow; card?: CardRow }> {
+    const onboarding = await this.latest(user)
+    return { onboarding, card: await currentCard(this.state.tenant(user.partner_id), user.id) }
   }
 
   complete(
@@ -74,8 +76,9 @@ export class Onboarding {
     id: string,
     input: CompletionInput,
   ): Promise<Completion> {
-    return this.state.transaction((tx) =>
-      completeOnboarding(this.ctx, tx, partner, user, id, input),
+    return this.state.transaction(
+      (tx) => completeOnboarding(this.ctx, tx, partner, user, id, input),
+      { partner: partner.id },
     )
   }
 

@@ -52,27 +52,33 @@ export class Partners {
   }
 
   update(partner: PartnerRow, patch: PartnerPatch): Promise<PartnerRow> {
-    return this.s.state.transaction(async (tx) => {
-      const next = await patchPartner(this.s, tx, partner, patch)
-      syncPrimaryEndpoint(this.endpoints, tx, next)
-      return next
-    })
+    return this.s.state.transaction(
+      async (tx) => {
+        const next = await patchPartner(this.s, tx, partner, patch)
+        syncPrimaryEndpoint(this.endpoints, tx, next)
+        return next
+      },
+      { partner: partner.id },
+    )
   }
 
   /** Replaces key and secret; the previous pair fails from the next request on. */
   async rotateCredentials(partnerId: string) {
     const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
-    await this.s.state.transaction(async (tx) => {
-      await storeRotatedCredentials(this.s, tx, partnerId, { api_key, api_secret_hash })
-      tx.afterCommit(() => this.s.credentials.forget(partnerId))
-    })
+    await this.s.state.transaction(
+      async (tx) => {
+        await storeRotatedCredentials(this.s, tx, partnerId, { api_key, api_secret_hash })
+        tx.afterCommit(() => this.s.credentials.forget(partnerId))
+      },
+      { partner: partnerId },
+    )
     return { api_key, api_secret }
   }
 
   async usage(partner: PartnerRow) {
     const since = usageSince(this.s, partner.id)
     const deliveries = this.s.deliveryStats.stats(partner.id, since)
-    return usage(this.s.state, partner, deliveries)
+    return usage(this.s.state.tenant(partner.id), partner, deliveries)
   }
 
   /** A new active partner with fresh test credentials, and its primary endpoint's secret. */

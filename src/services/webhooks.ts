@@ -55,61 +55,75 @@ export class Webhooks {
   }
 
   create(partnerId: string, input: WebhookInput) {
-    return this.o.state.transaction(async (tx) => createWebhook(this.o, tx, partnerId, input))
+    return this.o.state.transaction(async (tx) => createWebhook(this.o, tx, partnerId, input), {
+      partner: partnerId,
+    })
   }
 
   /** A page of the partner's endpoints, newest first. */
   async list(partnerId: string, query: { limit: number; starting_after?: string }) {
-    const rows = newestFirst(await this.o.state.lookup('webhooks_by_partner', partnerId))
+    const rows = newestFirst(
+      await this.o.state.tenant(partnerId).lookup('webhooks_by_partner', partnerId),
+    )
     return paginate(rows, query, (row) => row)
   }
 
   get(partnerId: string, id: string): Promise<WebhookRow> {
-    return requireWebhook(this.o.state, partnerId, id)
+    return requireWebhook(this.o.state.tenant(partnerId), partnerId, id)
   }
 
   update(partnerId: string, id: string, patch: Partial<WebhookInput>): Promise<WebhookRow> {
-    return this.o.state.transaction(async (tx) =>
-      updateWebhook(this.o, tx, await requireWebhook(tx, partnerId, id), patch),
+    return this.o.state.transaction(
+      async (tx) => updateWebhook(this.o, tx, await requireWebhook(tx, partnerId, id), patch),
+      { partner: partnerId },
     )
   }
 
   /** Removes the endpoint (its pending retries stop); the row as it was. */
   remove(partnerId: string, id: string): Promise<WebhookRow> {
-    return this.o.state.transaction(async (tx) => {
-      const row = await requireWebhook(tx, partnerId, id)
-      await deleteWebhook(tx, row)
-      return row
-    })
+    return this.o.state.transaction(
+      async (tx) => {
+        const row = await requireWebhook(tx, partnerId, id)
+        await deleteWebhook(tx, row)
+        return row
+      },
+      { partner: partnerId },
+    )
   }
 
   rotateSecret(partnerId: string, id: string) {
-    return this.o.state.transaction(async (tx) =>
-      rotateWebhookSecret(this.o, tx, await requireWebhook(tx, partnerId, id)),
+    return this.o.state.transaction(
+      async (tx) => rotateWebhookSecret(this.o, tx, await requireWebhook(tx, partnerId, id)),
+      { partner: partnerId },
     )
   }
 
   sendTest(partnerId: string, id: string) {
-    return this.o.state.transaction(async (tx) =>
-      sendTestEvent(this.o, tx, await requireWebhook(tx, partnerId, id)),
+    return this.o.state.transaction(
+      async (tx) => sendTestEvent(this.o, tx, await requireWebhook(tx, partnerId, id)),
+      { partner: partnerId },
     )
   }
 
   async deliveries(partnerId: string, webhookId: string, query: DeliveryQuery) {
-    const row = await requireWebhook(this.o.state, partnerId, webhookId)
-    return deliveryPage(this.o.state, row.id, query)
+    const own = this.o.state.tenant(partnerId)
+    const row = await requireWebhook(own, partnerId, webhookId)
+    return deliveryPage(own, row.id, query)
   }
 
   delivery(partnerId: string, webhookId: string, deliveryId: string) {
-    return requireDelivery(this.o.state, partnerId, webhookId, deliveryId)
+    return requireDelivery(this.o.state.tenant(partnerId), partnerId, webhookId, deliveryId)
   }
 
   redeliver(partnerId: string, webhookId: string, deliveryId: string) {
-    return this.o.state.transaction(async (tx) => {
-      const original = await requireDelivery(tx, partnerId, webhookId, deliveryId)
-      await requireWebhook(tx, partnerId, webhookId)
-      return redeliver(this.o, tx, original)
-    })
+    return this.o.state.transaction(
+      async (tx) => {
+        const original = await requireDelivery(tx, partnerId, webhookId, deliveryId)
+        await requireWebhook(tx, partnerId, webhookId)
+        return redeliver(this.o, tx, original)
+      },
+      { partner: partnerId },
+    )
   }
 
   /** Any partner's delivery again (the control plane's button). */

@@ -1,9 +1,10 @@
 import type { CollectionName, Collections, CollectionsData } from '../store/records.js'
 import type { SnapshotDoc } from '../store/snapshot-file.js'
 import type { OpenTx, Store } from '../store/store.js'
-import { checkTenantRow, tenantCollections } from '../store/tenants.js'
+import { checkScope, checkTenantRow, partnerOf, tenantCollections } from '../store/tenants.js'
 import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
 import { JournalRings } from './journal-rings.js'
+import { MemoryTenantReader } from './memory-tenant-reader.js'
 import type {
   Change,
   EphemeralPut,
@@ -13,6 +14,7 @@ import type {
   State,
   StateReader,
   StateTx,
+  TenantScope,
 } from './seam.js'
 
 /** What a write applied at once answers: one promise for all (no allocation per request). */
@@ -95,13 +97,24 @@ export class MemoryState implements State {
     return Promise.resolve(this.store.all(collection))
   }
 
+  tenant(partnerId: string): StateReader {
+    return new MemoryTenantReader(this.store, partnerId)
+  }
+
   /** The lock taken inline, not through `locked`: one async call per transaction, not two. */
-  async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {
     const queued = this.lock()
     if (queued) await queued
     try {
       const open = this.store.begin()
-      const tx = new MemoryTx(this, this.store, open)
+      const tx = scope
+        ? new MemoryTx(
+            new MemoryTenantReader(this.store, scope.partner),
+            this.store,
+            open,
+            scope.partner,
+          )
+        : new MemoryTx(this, this.store, open)
       try {
         const result = await fn(tx)
         this.store.commitTx(open)
@@ -250,6 +263,8 @@ class MemoryTx implements StateTx {
     private readonly reader: StateReader,
     private readonly store: Store,
     private readonly tx: OpenTx,
+    /** The partner of a scoped transaction (TenantScope). */
+    private readonly partner?: string,
   ) {}
 
   committed(): void {
@@ -285,13 +300,20 @@ class MemoryTx implements StateTx {
   put<K extends CollectionName>(collection: K, row: Collections[K]): void {
     if (!this.open) throw new Error('write after the transaction ended')
     // As PostgreSQL keys it (store/tenants.ts): a tenant row keeps its partner.
-    if (tenantCollections.has(collection))
+    if (tenantCollections.has(collection)) {
+      if (this.partner !== undefined) checkScope(collection, row, this.partner)
       checkTenantRow(collection, row, this.store.get(collection, row.id))
+    }
     this.store.txWrite(this.tx, ['put', collection, row])
   }
 
   remove(collection: CollectionName, id: string): void {
     if (!this.open) throw new Error('write after the transaction ended')
+    // Scoped: another partner's row is not this transaction's to remove (nor to see).
+    if (this.partner !== undefined && tenantCollections.has(collection)) {
+      const row = this.store.get(collection, id)
+      if (row && partnerOf(collection, row) !== this.partner) return
+    }
     this.store.txWrite(this.tx, ['del', collection, id])
   }
 

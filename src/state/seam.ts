@@ -25,6 +25,16 @@ export type EphemeralPut = {
   [K in CollectionName]: { collection: K; row: Collections[K] }
 }[CollectionName]
 
+/**
+ * A transaction or reader of one partner's (State.tenant, State.transaction): a read of a
+ * tenant collection (store/tenants.ts) finds that partner's rows only, as if no other partner's
+ * were there, and a write of another partner's row is refused. A counted index's count is its
+ * key's whole count (the caps' keys are partners already); `keys` is not scoped.
+ */
+export interface TenantScope {
+  partner: string
+}
+
 /** What can be read, in or out of a transaction. */
 export interface StateReader {
   get<K extends CollectionName>(collection: K, id: string): Promise<Collections[K] | undefined>
@@ -74,9 +84,12 @@ export interface State extends StateReader {
   /**
    * Runs `fn` as one transaction. Writers never interleave: a second transaction starts once
    * the first has committed or rolled back, so a read-modify-write between awaits is exact.
-   * A throw rolls every write of `fn` back and rethrows.
+   * A throw rolls every write of `fn` back and rethrows. With `scope`, a partner's request's
+   * transaction: it reads and writes that partner's tenant rows only (TenantScope).
    */
-  transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T>
+  transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T>
+  /** The reads of one partner's requests (TenantScope). */
+  tenant(partnerId: string): StateReader
   /**
    * Puts one row of an ephemeral collection at once, outside any transaction: one autocommit
    * statement, like a lone INSERT … ON CONFLICT UPDATE. For what is written on every request

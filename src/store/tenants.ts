@@ -53,3 +53,18 @@ export function checkTenantRow(
   if (before && partnerOf(collection, before) !== partner)
     throw new Error(`a ${collection} row stays with its partner (${String(row.id)} would move)`)
 }
+
+/**
+ * Refuses a write, in a transaction scoped to `partner` (State.transaction), of a tenant row of
+ * another partner: a partner's request writes its own rows only.
+ */
+export function checkScope(
+  collection: CollectionName,
+  row: Record<string, unknown>,
+  partner: string,
+): void {
+  if (partnerOf(collection, row) !== partner)
+    throw new Error(
+      `a ${collection} row of another partner is written in partner ${partner}'s transaction`,
+    )
+}

@@ -8,6 +8,7 @@ import {
   keptOnReplace,
 } from '../../store/records.js'
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
+import { checkScope } from '../../store/tenants.js'
 import type { IndexName, IndexRow } from '../indexes.js'
 import type {
   Change,
@@ -18,13 +19,14 @@ import type {
   State,
   StateReader,
   StateTx,
+  TenantScope,
 } from '../seam.js'
 import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
 import { EphemeralWrites } from './ephemeral-writes.js'
-import { countsTable, layouts } from './layout.js'
+import { countsTable, indexColumns, layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
 import { withRetries } from './retries.js'
-import { indexSql, tableSql } from './statements.js'
+import { type IndexSql, indexSql, scopedIndexSql, tableSql } from './statements.js'
 
 type Row = Record<string, unknown>
 type Query = (text: string, params?: unknown[]) => Promise<Row[]>
@@ -140,8 +142,12 @@ export class PostgresState implements State {
   keys = this.reader.keys.bind(this.reader)
   all = this.reader.all.bind(this.reader)
 
-  async transaction<T>(fn: (tx: StateTx) => Promise<T>): Promise<T> {
-    const { result, tx, number } = await withRetries(() => this.attempt(fn))
+  tenant(partnerId: string): StateReader {
+    return new PgReader(this.query, this.fold, partnerId)
+  }
+
+  async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {
+    const { result, tx, number } = await withRetries(() => this.attempt(fn, scope))
     this.notices.committed(tx.changes, tx.touched, number)
     tx.committed()
     return result
@@ -155,10 +161,10 @@ export class PostgresState implements State {
    * recorded in it was lost, and made again). sql.reserve() takes an idle connection only and
    * holds it until released.
    */
-  private async attempt<T>(fn: (tx: StateTx) => Promise<T>) {
+  private async attempt<T>(fn: (tx: StateTx) => Promise<T>, scope: TenantScope | undefined) {
     const reserved = await this.sql.reserve()
     const sql = reserved as unknown as TransactionSql
-    const tx = new PgTx(sql, this.fold)
+    const tx = new PgTx(sql, this.fold, scope?.partner)
     let number = 0
     try {
       // Sent, not awaited alone: it goes with the transaction's first statement, whose answer
@@ -346,13 +352,18 @@ type Fold = (index: IndexName, key: string) => void
 /** Running-count rows a count sums before it asks for them to be folded into one. */
 const FOLD_AT = 32
 
-/** The reads, over any connection: the pool's, or a transaction's. */
+/**
+ * The reads, over any connection: the pool's, or a transaction's. With `partner` (State.tenant,
+ * a transaction's scope), a read of a tenant table asks for that partner's rows only: its
+ * statements name the partner, so a distributed table is read on the partner's node alone.
+ */
 class PgReader implements StateReader {
   private readonly query: Query
 
   constructor(
     query: Query,
     private readonly fold: Fold,
+    readonly partner?: string,
   ) {
     // A text column cannot hold NUL, so no row has an id or key with one (a token sent as
     // %00): nothing is found, as in memory, where PostgreSQL would refuse the parameter.
@@ -360,43 +371,70 @@ class PgReader implements StateReader {
       params.some((p) => typeof p === 'string' && p.includes('\0')) ? noRows : query(text, params)
   }
 
+  /** The table's statements of this reader's partner, when it has one and the table is a tenant's. */
+  private tableOf(collection: CollectionName) {
+    return this.partner === undefined ? undefined : tableSql[collection].scoped
+  }
+
+  /** The index's statements and their last parameter, the partner, when scoped. */
+  private indexOf(index: IndexName): { sql: IndexSql; tail: string[] } {
+    const scoped = this.partner === undefined ? undefined : scopedIndexSql[index]
+    return scoped
+      ? { sql: scoped, tail: [this.partner as string] }
+      : { sql: indexSql[index], tail: [] }
+  }
+
   async get<K extends CollectionName>(collection: K, id: string) {
-    const [found] = await this.query(tableSql[collection].get, [id])
+    const scoped = this.tableOf(collection)
+    const [found] = scoped
+      ? await this.query(scoped.get, [id, this.partner])
+      : await this.query(tableSql[collection].get, [id])
     return found?.row as Collections[K] | undefined
   }
 
   async lookup<I extends IndexName>(index: I, key: string) {
-    return rowsOf<IndexRow<I>>(await this.query(indexSql[index].lookup, [key]))
+    const { sql, tail } = this.indexOf(index)
+    return rowsOf<IndexRow<I>>(await this.query(sql.lookup, [key, ...tail]))
   }
 
   async lookupOne<I extends IndexName>(index: I, key: string) {
-    const [found] = await this.query(indexSql[index].lookupOne, [key])
+    const { sql, tail } = this.indexOf(index)
+    const [found] = await this.query(sql.lookupOne, [key, ...tail])
     return found?.row as IndexRow<I> | undefined
   }
 
   async range<I extends IndexName>(index: I, key: string, options: RangeOptions = {}) {
     const limit = options.limit ?? null
     if (limit !== null && limit <= 0) return []
-    const sql = indexSql[index].range
+    const { sql, tail } = this.indexOf(index)
     const rows =
       options.after === undefined
-        ? await this.query(options.reverse ? sql.reverse : sql.forward, [key, limit])
-        : await this.query(options.reverse ? sql.reverseAfter : sql.forwardAfter, [
+        ? await this.query(options.reverse ? sql.range.reverse : sql.range.forward, [
+            key,
+            limit,
+            ...tail,
+          ])
+        : await this.query(options.reverse ? sql.range.reverseAfter : sql.range.forwardAfter, [
             key,
             options.after,
             limit,
+            ...tail,
           ])
     return rowsOf<IndexRow<I>>(rows)
   }
 
   async count(index: IndexName, key: string) {
-    const [found] = await this.query(indexSql[index].count, [key])
+    const { sql, tail } = this.indexOf(index)
+    // A counted index's count is its key's, scoped or not (its statement takes no partner).
+    const params = indexColumns[index].columns.counted ? [key] : [key, ...tail]
+    const [found] = await this.query(sql.count, params)
     if (((found?.parts as number | undefined) ?? 0) > FOLD_AT) this.fold(index, key)
     return (found?.n as number) ?? 0
   }
 
   async has(index: IndexName, key: string, id: string) {
-    return (await this.query(indexSql[index].has, [key, id])).length > 0
+    const { sql, tail } = this.indexOf(index)
+    return (await this.query(sql.has, [key, id, ...tail])).length > 0
   }
 
   async keys(index: IndexName) {
@@ -404,7 +442,12 @@ class PgReader implements StateReader {
   }
 
   async all<K extends CollectionName>(collection: K) {
-    return rowsOf<Collections[K]>(await this.query(tableSql[collection].all))
+    const scoped = this.tableOf(collection)
+    return rowsOf<Collections[K]>(
+      scoped
+        ? await this.query(scoped.all, [this.partner])
+        : await this.query(tableSql[collection].all),
+    )
   }
 }
 
@@ -433,20 +476,27 @@ class PgTx extends PgReader implements StateTx {
   constructor(
     private readonly sql: TransactionSql,
     fold: Fold,
+    partner: string | undefined,
   ) {
-    super((text, params = []) => {
-      // A write that failed has aborted the transaction: say why, not "transaction aborted".
-      if (this.failure !== undefined) return Promise.reject(this.failure)
-      const read = sql.unsafe(text, params as never[], { prepare: true })
-      return (read as unknown as Promise<Row[]>).catch((error: unknown) => {
-        this.failure ??= error
-        throw error
-      })
-    }, fold)
+    super(
+      (text, params = []) => {
+        // A write that failed has aborted the transaction: say why, not "transaction aborted".
+        if (this.failure !== undefined) return Promise.reject(this.failure)
+        const read = sql.unsafe(text, params as never[], { prepare: true })
+        return (read as unknown as Promise<Row[]>).catch((error: unknown) => {
+          this.failure ??= error
+          throw error
+        })
+      },
+      fold,
+      partner,
+    )
   }
 
   put<K extends CollectionName>(collection: K, row: Collections[K]): void {
     const table = tableSql[collection]
+    if (this.partner !== undefined && table.layout.byPartner)
+      checkScope(collection, row as Row, this.partner)
     this.send(table.upsert.text, table.upsert.params(row as Row), (before) => {
       for (const [index, key] of Object.entries(before[0] ?? {}))
         if (typeof key === 'string') touch(this.touched, index as IndexName, key)
@@ -459,7 +509,12 @@ class PgTx extends PgReader implements StateTx {
   }
 
   remove(collection: CollectionName, id: string): void {
-    this.send(tableSql[collection].remove, [id], (removed) => {
+    // Scoped: another partner's row is not this transaction's to remove (nor to see).
+    const scoped = this.partner === undefined ? undefined : tableSql[collection].scoped
+    const [text, params] = scoped
+      ? [scoped.remove, [id, this.partner]]
+      : [tableSql[collection].remove, [id]]
+    this.send(text, params, (removed) => {
       for (const [index, key] of Object.entries(removed[0] ?? {}))
         if (typeof key === 'string') touch(this.touched, index as IndexName, key)
     })

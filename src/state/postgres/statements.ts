@@ -95,11 +95,14 @@ function upsertOf(layout: TableLayout): Upsert {
   return { text, params }
 }
 
-/** Deletes a row, answering its keys under versioned indexes (their caches are told). */
-function removeOf(layout: TableLayout): string {
+/**
+ * Deletes a row, answering its keys under versioned indexes (their caches are told);
+ * `scoped`: only of the partner in $2.
+ */
+function removeOf(layout: TableLayout, scoped = false): string {
   const keys = layout.indexes.filter((ix) => ix.versioned).map((ix) => `${ix.key} AS "${ix.name}"`)
   const returning = keys.length > 0 ? ` RETURNING ${keys.join(', ')}` : ''
-  return `DELETE FROM ${layout.table} WHERE id = $1${returning}`
+  return `DELETE FROM ${layout.table} WHERE id = $1${scoped ? ' AND partner_id = $2' : ''}${returning}`
 }
 
 export interface IndexSql {
@@ -115,25 +118,31 @@ export interface IndexSql {
   range: { forward: string; reverse: string; forwardAfter: string; reverseAfter: string }
 }
 
-function indexSqlOf(layout: TableLayout, ix: IndexColumns): IndexSql {
+/**
+ * An index's statements; `scoped`: one partner's rows only (State.tenant), the partner the
+ * last parameter (a counted index's count is its key's, scoped or not).
+ */
+function indexSqlOf(layout: TableLayout, ix: IndexColumns, scoped = false): IndexSql {
   const { table } = layout
+  const mine = (n: number) => (scoped ? ` AND partner_id = $${n}` : '')
   const by = ix.order ? [ix.order, ix.pos] : [ix.pos]
   const asc = by.join(', ')
   const desc = by.map((c) => `${c} DESC`).join(', ')
   const tuple = ix.order ? `(${ix.order}, ${ix.pos})` : ix.pos
   const at = `(SELECT ${ix.order ? `${ix.order}, ${ix.pos}` : ix.pos} FROM ${table} WHERE id = $2 AND ${ix.key} = $1)`
   const base = `SELECT row FROM ${table} WHERE ${ix.key} = $1`
+  const count = countSql(layout, ix)
   return {
-    lookup: `${base} ORDER BY ${asc}`,
-    lookupOne: `${base} ORDER BY ${asc} LIMIT 1`,
-    ...countSql(layout, ix),
-    has: `SELECT 1 FROM ${table} WHERE ${ix.key} = $1 AND id = $2`,
+    lookup: `${base}${mine(2)} ORDER BY ${asc}`,
+    lookupOne: `${base}${mine(2)} ORDER BY ${asc} LIMIT 1`,
+    ...(scoped && !ix.counted ? { count: `${count.count}${mine(2)}` } : count),
+    has: `SELECT 1 FROM ${table} WHERE ${ix.key} = $1 AND id = $2${mine(3)}`,
     keys: `SELECT ${ix.key} AS k FROM ${table} WHERE ${ix.key} IS NOT NULL GROUP BY ${ix.key} ORDER BY min(${ix.pos})`,
     range: {
-      forward: `${base} ORDER BY ${asc} LIMIT $2`,
-      reverse: `${base} ORDER BY ${desc} LIMIT $2`,
-      forwardAfter: `${base} AND ${tuple} > ${at} ORDER BY ${asc} LIMIT $3`,
-      reverseAfter: `${base} AND ${tuple} < ${at} ORDER BY ${desc} LIMIT $3`,
+      forward: `${base}${mine(3)} ORDER BY ${asc} LIMIT $2`,
+      reverse: `${base}${mine(3)} ORDER BY ${desc} LIMIT $2`,
+      forwardAfter: `${base} AND ${tuple} > ${at}${mine(4)} ORDER BY ${asc} LIMIT $3`,
+      reverseAfter: `${base} AND ${tuple} < ${at}${mine(4)} ORDER BY ${desc} LIMIT $3`,
     },
   }
 }
@@ -165,6 +174,8 @@ export interface TableSql {
   all: string
   remove: string
   upsert: Upsert
+  /** Of a tenant table: the same, of one partner's rows (the partner the last parameter). */
+  scoped?: { get: string; all: string; remove: string }
 }
 
 export const tableSql = Object.fromEntries(
@@ -177,6 +188,13 @@ export const tableSql = Object.fromEntries(
       all: `SELECT row FROM ${layout.table} ORDER BY added`,
       remove: removeOf(layout),
       upsert: upsertOf(layout),
+      scoped: layout.byPartner
+        ? {
+            get: `SELECT row FROM ${layout.table} WHERE id = $1 AND partner_id = $2`,
+            all: `SELECT row FROM ${layout.table} WHERE partner_id = $1 ORDER BY added`,
+            remove: removeOf(layout, true),
+          }
+        : undefined,
     },
   ]),
 ) as Record<CollectionName, TableSql>
@@ -187,6 +205,13 @@ export const indexSql = Object.fromEntries(
     indexSqlOf(layout, columns),
   ]),
 ) as Record<IndexName, IndexSql>
+
+/** The statements of the indexes of tenant tables, of one partner's rows (State.tenant). */
+export const scopedIndexSql = Object.fromEntries(
+  Object.entries(indexColumns)
+    .filter(([, { layout }]) => layout.byPartner)
+    .map(([name, { layout, columns }]) => [name, indexSqlOf(layout, columns, true)]),
+) as Partial<Record<IndexName, IndexSql>>
 
 /** The statements writing many rows at once, by the names of their collections in order. */
 const batched = new Map<string, string>()
