@@ -39,7 +39,8 @@ async function freePort(): Promise<number> {
   })
 }
 
-export async function startPostgres(): Promise<PostgresServer | undefined> {
+/** `settings`: more server settings (`-c name=value`), for a server of a test's own. */
+export async function startPostgres(settings: string[] = []): Promise<PostgresServer | undefined> {
   const bin = postgresBin()
   if (!bin) return undefined
   const asRoot = process.getuid?.() === 0
@@ -61,7 +62,7 @@ export async function startPostgres(): Promise<PostgresServer | undefined> {
   const data = join(dir, 'data')
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'])
   const port = await freePort()
-  const settings = [
+  const options = [
     `-p ${port}`,
     `-k ${dir}`,
     '-c listen_addresses=127.0.0.1',
@@ -73,8 +74,9 @@ export async function startPostgres(): Promise<PostgresServer | undefined> {
     // More server settings, for a look inside a run (docs/development.md): e.g.
     // PG_EXTRA_SETTINGS='-c shared_preload_libraries=pg_stat_statements'.
     process.env.PG_EXTRA_SETTINGS ?? '',
+    ...settings,
   ].join(' ')
-  run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'])
+  run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop() {

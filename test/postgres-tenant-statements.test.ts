@@ -1,0 +1,95 @@
+import postgres from 'postgres'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { tenantCollections } from '../src/store/tenants.js'
+import { acme, bearer, onboardedUser, testSandbox } from './helpers.js'
+import { describePostgres } from './postgres.js'
+import { type PostgresServer, startPostgres } from './postgres-server.js'
+
+// Issue 21 item 7: a partner's API requests filter by the tenant key, so a table distributed by
+// partner is read on that partner's node alone. A server of this test's own counts every
+// statement the sandbox sends it (pg_stat_statements) while a partner goes through the whole
+// flow, and each one that reads or writes a tenant table must name the partner.
+
+/** What reads tenant tables unscoped by design: not a partner's request. */
+const notAPartnersRequest = [
+  // The credentials check: it finds the partner.
+  /k_partners_by_api_key = \$1/,
+  // The dispatcher's start (every delivery, once), which may come after the first request.
+  /FROM webhook_deliveries ORDER BY added/,
+  // The control plane's inbox, where the test reads its login code.
+  /k_inbox_by_email = \$1/,
+  // The sweeps: due work, and the retention's time buckets.
+  /k_(onboardings_in_review|deposits_pending|disputes_under_review) = \$1/,
+  /GROUP BY k_/,
+  /FROM partners ORDER BY added/,
+]
+
+const tenantTables = [...tenantCollections]
+const touches = (text: string) =>
+  tenantTables.some((t) => new RegExp(`\\b(FROM|INTO|UPDATE) ${t}\\b`).test(text))
+const namesPartner = (text: string) =>
+  /partner_id = \$\d/.test(text) || /ON CONFLICT \(partner_id, id\)/.test(text)
+
+let server: PostgresServer | undefined
+
+describePostgres("a partner's statements on PostgreSQL", () => {
+  beforeAll(async () => {
+    server = await startPostgres(['-c shared_preload_libraries=pg_stat_statements'])
+  }, 60_000)
+  afterAll(() => server?.stop())
+
+  it('every statement of its API requests on a tenant table names the partner', async () => {
+    const url = (server as PostgresServer).url
+    const sql = postgres(url, { onnotice: () => {} })
+    try {
+      await sql`CREATE EXTENSION pg_stat_statements`
+      const { call } = await testSandbox({ database: url })
+      await sql`SELECT pg_stat_statements_reset()`
+      const { token, userId } = await onboardedUser(call)
+      const headers = bearer(token)
+      const api = async (method: string, path: string, body?: unknown) => {
+        const res = await call(method, `/api/v1/partner${path}`, { creds: acme, headers, body })
+        expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300)
+        return res
+      }
+      await api('POST', '/cards/simulate-fund', { amount: 50 })
+      await api('GET', '/cards/status')
+      const buy = (
+        await api('POST', '/cards/simulate-purchase', { amount: 20, merchant: { name: 'Shop' } })
+      ).json.data.id as string
+      await api('GET', '/cards/transactions?limit=10')
+      await api('GET', `/transactions/${buy}`)
+      await api('POST', `/transactions/${buy}/simulate-clearing`)
+      const dispute = await api('POST', '/disputes', {
+        transaction_id: buy,
+        reason: 'incorrect_amount',
+        amount: 5,
+      })
+      await api('GET', `/disputes/${dispute.json.data.id}`)
+      await api('GET', '/disputes')
+      await api('GET', '/users/me')
+      await api('PATCH', '/users/me', { first_name: 'Renamed' })
+      const hook = await api('POST', '/webhooks', {
+        url: 'https://hooks.example.test/in',
+        events: ['card.funded'],
+      })
+      await api('GET', '/webhooks')
+      await api('GET', `/webhooks/${hook.json.webhook.id}/deliveries`)
+      await api('GET', '/me')
+      await api('GET', '/usage')
+      const rows = await sql<{ query: string; calls: string }[]>`
+        SELECT query, calls FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'`
+      const onTenants = rows.filter((r) => touches(r.query))
+      const unscoped = onTenants
+        .filter((r) => !namesPartner(r.query) && !r.query.trimStart().startsWith('INSERT'))
+        .filter((r) => !notAPartnersRequest.some((allowed) => allowed.test(r.query)))
+        .map((r) => r.query)
+      expect(unscoped).toEqual([])
+      // Not vacuous: the flow read and wrote tenant tables by their partner.
+      expect(onTenants.filter((r) => namesPartner(r.query)).length).toBeGreaterThan(10)
+      expect(userId).toMatch(/^[0-9a-f-]{36}$/)
+    } finally {
+      await sql.end()
+    }
+  }, 60_000)
+})
