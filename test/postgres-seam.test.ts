@@ -34,6 +34,31 @@ const user = (n: number, partner = 'p1') =>
 const txn = (n: number, userId: string, at: string) =>
   ({ id: `t-${n}`, partner_id: 'p1', user_id: userId, created_at: at }) as unknown as TransactionRow
 
+/**
+ * A database as an older build left it: `state` (on `url`) is closed, then `undo` runs on its
+ * schema in one transaction. Answers a connection to the server and the schema's name.
+ */
+async function undoMigration(
+  state: PostgresState,
+  url: string,
+  undo: (tx: postgres.TransactionSql) => Promise<void>,
+) {
+  await state.close()
+  opened.splice(opened.indexOf(state), 1)
+  const { url: plain, schema } = parseDatabaseUrl(url)
+  const sql = postgres(plain, { onnotice: () => {} })
+  try {
+    await sql.begin(async (tx) => {
+      await tx.unsafe(`SET LOCAL search_path TO "${schema}"`)
+      await undo(tx)
+    })
+  } catch (error) {
+    await sql.end()
+    throw error
+  }
+  return { sql, schema }
+}
+
 /** Each table's unique indexes: whether primary, and their columns in order. */
 async function uniqueIndexes(sql: postgres.Sql, schema: string) {
   return sql<{ table: string; primary: boolean; columns: string[] }[]>`
@@ -644,23 +669,18 @@ describePostgres('state seam, PostgreSQL engine', () => {
       for (let n = 0; n < 3; n++) tx.put('users', user(n, n < 2 ? 'p1' : 'p2'))
       tx.put('transactions', txn(1, 'u-0', '2026-01-01T00:00:00.000Z'))
     })
-    await before.close()
-    opened.splice(opened.indexOf(before), 1)
     // Back to how migration 3 left it, rows and all.
-    const { url: plain, schema } = parseDatabaseUrl(url)
-    const sql = postgres(plain, { onnotice: () => {} })
+    const { sql, schema } = await undoMigration(before, url, async (tx) => {
+      for (const layout of Object.values(layouts).filter((l) => l.byPartner)) {
+        const t = layout.table
+        await tx.unsafe(
+          `ALTER TABLE ${t} DROP CONSTRAINT ${t}_pkey, ALTER COLUMN partner_id DROP NOT NULL, ` +
+            `ADD PRIMARY KEY (id); DROP INDEX ${t}_id; CREATE INDEX ${t}_partner ON ${t} (partner_id)`,
+        )
+      }
+      await tx.unsafe('DELETE FROM sandbox_migrations WHERE version = 4')
+    })
     try {
-      await sql.begin(async (tx) => {
-        await tx.unsafe(`SET LOCAL search_path TO "${schema}"`)
-        for (const layout of Object.values(layouts).filter((l) => l.byPartner)) {
-          const t = layout.table
-          await tx.unsafe(
-            `ALTER TABLE ${t} DROP CONSTRAINT ${t}_pkey, ALTER COLUMN partner_id DROP NOT NULL, ` +
-              `ADD PRIMARY KEY (id); DROP INDEX ${t}_id; CREATE INDEX ${t}_partner ON ${t} (partner_id)`,
-          )
-        }
-        await tx.unsafe('DELETE FROM sandbox_migrations WHERE version = 4')
-      })
       const after = await open(url)
       expect((await after.all('users')).map((u) => u.id)).toEqual(['u-0', 'u-1', 'u-2'])
       expect(await after.lookup('users_by_partner', 'p1')).toHaveLength(2)
@@ -680,22 +700,14 @@ describePostgres('state seam, PostgreSQL engine', () => {
     await before.transaction(async (tx) => {
       for (let n = 0; n < 7; n++) tx.put('users', user(n, n < 5 ? 'p1' : 'p2'))
     })
-    await before.close()
-    opened.splice(opened.indexOf(before), 1)
     // Back to how migration 2 left it, rows and all.
-    const { url: plain, schema } = parseDatabaseUrl(url)
-    const sql = postgres(plain, { onnotice: () => {} })
-    try {
-      await sql.begin(async (tx) => {
-        await tx.unsafe(`SET LOCAL search_path TO "${schema}"`)
-        const counted = Object.values(layouts).flatMap((l) => l.indexes.filter((ix) => ix.counted))
-        for (const ix of counted) await tx.unsafe(`DROP FUNCTION count_${ix.name}() CASCADE`)
-        await tx.unsafe('DROP TABLE sandbox_counts, sandbox_ephemeral_counts')
-        await tx.unsafe('DELETE FROM sandbox_migrations WHERE version = 3')
-      })
-    } finally {
-      await sql.end()
-    }
+    const { sql } = await undoMigration(before, url, async (tx) => {
+      const counted = Object.values(layouts).flatMap((l) => l.indexes.filter((ix) => ix.counted))
+      for (const ix of counted) await tx.unsafe(`DROP FUNCTION count_${ix.name}() CASCADE`)
+      await tx.unsafe('DROP TABLE sandbox_counts, sandbox_ephemeral_counts')
+      await tx.unsafe('DELETE FROM sandbox_migrations WHERE version = 3')
+    })
+    await sql.end()
     const after = await open(url)
     expect(await after.count('users_by_partner', 'p1')).toBe(5)
     expect(await after.count('users_by_partner', 'p2')).toBe(2)
