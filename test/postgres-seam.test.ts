@@ -112,6 +112,24 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(((await b.get('users', 'u-1')) as unknown as { count: number }).count).toBe(60)
   })
 
+  it('a row read again in a transaction is the one it last read or wrote there', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('users', user(1)))
+    const seen = await state.transaction(async (tx) => {
+      const first = await tx.get('users', 'u-1')
+      const again = await tx.get('users', 'u-1')
+      tx.put('users', { ...user(1), email: 'changed@example.com' })
+      const written = await tx.get('users', 'u-1')
+      tx.remove('users', 'u-1')
+      const removed = await tx.get('users', 'u-1')
+      tx.put('users', { ...user(1), email: 'back@example.com' })
+      const back = await tx.get('users', 'u-1')
+      return [first === again, written?.email, removed, back?.email]
+    })
+    expect(seen).toEqual([true, 'changed@example.com', undefined, 'back@example.com'])
+    expect((await state.get('users', 'u-1'))?.email).toBe('back@example.com')
+  })
+
   it('rolls every write of a transaction that throws back, indexes included', async () => {
     const state = await open()
     await state.transaction(async (tx) => tx.put('users', user(1)))

@@ -467,6 +467,13 @@ function rowsOf<T>(found: Row[]): T[] {
 class PgTx extends PgReader implements StateTx {
   readonly changes: Change[] = []
   readonly touched: TouchedKeys = new Map()
+  /**
+   * The rows this transaction read by id or wrote, by collection and id: a SERIALIZABLE
+   * transaction reads one snapshot plus its own writes, so a row read again is the row it
+   * already has (a request that reads its user three times asks PostgreSQL once). Rows are
+   * never changed in place (the memory engine hands out its own), so sharing one is safe.
+   */
+  private readonly rows = new Map<string, Promise<unknown>>()
   private pending: Promise<unknown>[] = []
   /** The first statement that failed: it aborted the transaction. */
   failure: unknown
@@ -493,10 +500,23 @@ class PgTx extends PgReader implements StateTx {
     )
   }
 
+  override get<K extends CollectionName>(collection: K, id: string) {
+    const name = `${collection}\0${id}`
+    let found = this.rows.get(name) as Promise<Collections[K] | undefined> | undefined
+    if (!found) {
+      found = super.get(collection, id)
+      this.rows.set(name, found)
+      // A read that failed is not remembered (the transaction fails with it anyway).
+      found.catch(() => this.rows.get(name) === found && this.rows.delete(name))
+    }
+    return found
+  }
+
   put<K extends CollectionName>(collection: K, row: Collections[K]): void {
     const table = tableSql[collection]
     if (this.partner !== undefined && table.layout.byPartner)
       checkScope(collection, row as Row, this.partner)
+    this.rows.set(`${collection}\0${(row as Row).id as string}`, Promise.resolve(row))
     this.send(table.upsert.text, table.upsert.params(row as Row), (before) => {
       for (const [index, key] of Object.entries(before[0] ?? {}))
         if (typeof key === 'string') touch(this.touched, index as IndexName, key)
@@ -514,6 +534,7 @@ class PgTx extends PgReader implements StateTx {
     const [text, params] = scoped
       ? [scoped.remove, [id, this.partner]]
       : [tableSql[collection].remove, [id]]
+    this.rows.set(`${collection}\0${id}`, Promise.resolve(undefined))
     this.send(text, params, (removed) => {
       for (const [index, key] of Object.entries(removed[0] ?? {}))
         if (typeof key === 'string') touch(this.touched, index as IndexName, key)
