@@ -350,6 +350,43 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect((await state.all('request_journal')).map((r) => r.id)).toEqual(['jrn_0'])
   })
 
+  it('a replace that loses a deadlock to a transaction holding a table it empties is run again', async () => {
+    const url = freshDatabaseUrl()
+    const state = await open(url)
+    await state.transaction(async (tx) => tx.put('users', user(1)))
+    const { url: plain, schema } = parseDatabaseUrl(url)
+    const sql = postgres(plain, { onnotice: () => {}, max: 2 })
+    try {
+      // Waits on `events` (the TRUNCATE takes its tables one after another: partners, then
+      // events) while holding partners.
+      const replaceWaits = async () => {
+        for (;;) {
+          const [{ n }] = await sql<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+            JOIN pg_namespace ns ON ns.oid = c.relnamespace
+            WHERE NOT l.granted AND c.relname = 'events' AND ns.nspname = ${schema}`
+          if (n > 0) return
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+      }
+      let replaced: Promise<void> | undefined
+      // A transaction (a sweep, say) that read events, then reads partners: a cycle with the
+      // replace, which PostgreSQL breaks by failing the replace (it waited first).
+      await sql.begin(async (tx) => {
+        await tx.unsafe(`SET LOCAL search_path TO "${schema}"`)
+        await tx.unsafe('SELECT 1 FROM events LIMIT 1')
+        replaced = state.replaceAll({ ...emptyCollections(), users: { 'u-2': user(2) } })
+        replaced.catch(() => {})
+        await replaceWaits()
+        await tx.unsafe('SELECT 1 FROM partners LIMIT 1')
+      })
+      await replaced
+      expect((await state.all('users')).map((u) => u.id)).toEqual(['u-2'])
+    } finally {
+      await sql.end()
+    }
+  })
+
   it("replicas see each other's commits: key versions move, a replace is heard", async () => {
     const url = freshDatabaseUrl()
     const [a, b] = [await open(url), await open(url)]

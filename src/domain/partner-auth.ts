@@ -16,7 +16,7 @@ const liveMessage =
  * whatever else was written: this runs on every API request.
  */
 export function authenticatePartner(
-  s: { state: Pick<State, 'keyVersion' | 'get' | 'lookupOne'>; credentials: CredentialCache },
+  s: { state: Pick<State, 'keyVersion' | 'tenant' | 'lookupOne'>; credentials: CredentialCache },
   key: string | undefined,
   secret: string | undefined,
 ): PartnerRow | Promise<PartnerRow> {
@@ -48,7 +48,7 @@ export function authenticatePartner(
 }
 
 function settle(
-  s: { state: Pick<State, 'get'>; credentials: CredentialCache },
+  s: { state: Pick<State, 'tenant'>; credentials: CredentialCache },
   partner: PartnerRow | undefined,
   key: string,
   secret: string,
@@ -59,8 +59,11 @@ function settle(
   return (
     s.credentials
       .verify(partner.id, secret, partner.api_secret_hash)
-      // Re-read after the await: a rotation that landed meanwhile must win.
-      .then(async (ok) => admit(await s.state.get('partners', partner.id), key, ok))
+      // Re-read after the await: a rotation that landed meanwhile must win. By the partner
+      // the key named, as every statement of a partner's request names its partner.
+      .then(async (ok) =>
+        admit(await s.state.tenant(partner.id).get('partners', partner.id), key, ok),
+      )
   )
 }
 

@@ -285,11 +285,16 @@ export class PostgresState implements State {
   }
 
   async replaceAll(collections: CollectionsData): Promise<void> {
-    const number = await this.sql.begin(async (sql) => {
-      await lockSchema(sql, this.schema)
-      await writeAll(sql, collections)
-      return this.notices.notifyReplace(sql)
-    })
+    // Run again when chosen as a deadlock's loser: its TRUNCATE locks table after table, so a
+    // transaction already holding one of them (a sweep, a delivery's claim) that then waits
+    // for one the TRUNCATE holds makes a cycle PostgreSQL breaks by failing one side.
+    const number = await withRetries(() =>
+      this.sql.begin(async (sql) => {
+        await lockSchema(sql, this.schema)
+        await writeAll(sql, collections)
+        return this.notices.notifyReplace(sql)
+      }),
+    )
     await this.notices.replaced(number)
   }
 
