@@ -361,11 +361,11 @@ describePostgres('state seam, PostgreSQL engine', () => {
       // events) while holding partners.
       const replaceWaits = async () => {
         for (;;) {
-          const [{ n }] = await sql<{ n: number }[]>`
+          const [waiting] = await sql<{ n: number }[]>`
             SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
             JOIN pg_namespace ns ON ns.oid = c.relnamespace
             WHERE NOT l.granted AND c.relname = 'events' AND ns.nspname = ${schema}`
-          if (n > 0) return
+          if ((waiting?.n ?? 0) > 0) return
           await new Promise((resolve) => setTimeout(resolve, 20))
         }
       }

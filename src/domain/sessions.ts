@@ -160,20 +160,22 @@ export class SessionVerifier {
     const own = this.s.state.tenant(claims.pid)
     const session = await own.get('sessions', claims.sid)
     const user = session && (await own.get('users', session.user_id))
-    // Kept only when nothing at all was written during the reads: the key versions taken now
-    // are then those of the rows read (a later write to either row moves its key's version).
-    if (session && user && this.s.state.version === version) {
-      if (this.rows.size >= 10_000) this.rows.clear()
-      const emailKey = user.email.toLowerCase()
-      this.rows.set(claims.sid, {
-        session,
-        user,
-        emailKey,
-        sessionVersion: this.s.state.keyVersion('sessions_by_user', session.user_id),
-        userVersion: this.s.state.keyVersion('users_by_email', emailKey),
-      })
-    }
+    if (session && user) this.keep(claims.sid, session, user, version)
     return this.check(claims, partner, session, user)
+  }
+
+  /**
+   * Keeps the rows read while neither changed since the reads began (`version`): each row's
+   * key version is then that of a change the reads already saw, and any later write to either
+   * row moves it past. Writes to other rows (other users, under traffic) leave the rows kept.
+   */
+  private keep(sid: string, session: SessionRow, user: UserRow, version: number): void {
+    const emailKey = user.email.toLowerCase()
+    const sessionVersion = this.s.state.keyVersion('sessions_by_user', session.user_id)
+    const userVersion = this.s.state.keyVersion('users_by_email', emailKey)
+    if (sessionVersion > version || userVersion > version) return
+    if (this.rows.size >= 10_000) this.rows.clear()
+    this.rows.set(sid, { session, user, emailKey, sessionVersion, userVersion })
   }
 
   private check(
