@@ -794,7 +794,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
 
 it('reads ?schema= and ?pool= out of the URL, refusing a pool that is no whole number from 1 to 100', () => {
   const base = 'postgres://sandbox:secret@db:5432/sandbox'
-  expect(parseDatabaseUrl(base)).toEqual({ url: base, schema: 'partner_sandbox', pool: 10 })
+  expect(parseDatabaseUrl(base)).toEqual({ url: base, schema: 'partner_sandbox', pool: 3 })
   expect(parseDatabaseUrl(`${base}?schema=qa&pool=12&sslmode=require`)).toEqual({
     url: `${base}?sslmode=require`,
     schema: 'qa',

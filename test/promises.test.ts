@@ -113,7 +113,7 @@ describe('defaults', () => {
         body: { url: receiver.url, events: ['card.funded'] },
       })
       const id = created.json.webhook.id as string
-      // On PostgreSQL, every connection of the pool (10) opens now: the driver opens one on a
+      // On PostgreSQL, every connection of the pool (3) opens now: the driver opens one on a
       // 0 ms timer, which the fake timers below would never run.
       const state = sandbox.services.state
       await Promise.all(Array.from({ length: 20 }, () => state.get('webhooks', id)))

@@ -49,10 +49,13 @@ export const DEFAULT_SCHEMA = 'partner_sandbox'
 
 /**
  * Connections per replica, unless the URL's `?pool=` says otherwise: also the most
- * transactions it holds open at once (each holds one connection to its end). docs/postgres.md
- * says what fewer or more change.
+ * transactions it holds open at once (each holds one connection to its end). Few, because
+ * statements made while every connection is busy queue behind one another on a connection and
+ * go out in one write (the driver's pipelining), and fewer SERIALIZABLE transactions overlap
+ * and run again; with 10, each went out alone and woke a backend of its own
+ * (docs/performance.md). docs/postgres.md says when more help.
  */
-export const DEFAULT_POOL = 10
+export const DEFAULT_POOL = 3
 /** The largest `?pool=`. */
 export const MAX_POOL = 100
 
