@@ -509,7 +509,7 @@ class PgTx extends PgReader implements StateTx {
   }
 
   override get<K extends CollectionName>(collection: K, id: string) {
-    const name = `${collection}\0${id}`
+    const name = rowName(collection, id)
     let found = this.rows.get(name) as Promise<Collections[K] | undefined> | undefined
     if (!found) {
       found = super.get(collection, id)
@@ -524,7 +524,7 @@ class PgTx extends PgReader implements StateTx {
     const table = tableSql[collection]
     if (this.partner !== undefined && table.layout.byPartner)
       checkScope(collection, row as Row, this.partner)
-    this.rows.set(`${collection}\0${(row as Row).id as string}`, Promise.resolve(row))
+    this.rows.set(rowName(collection, (row as Row).id as string), Promise.resolve(row))
     this.send(table.upsert.text, table.upsert.params(row as Row), (before) => {
       for (const [index, key] of Object.entries(before[0] ?? {}))
         if (typeof key === 'string') touch(this.touched, index as IndexName, key)
@@ -542,7 +542,7 @@ class PgTx extends PgReader implements StateTx {
     const [text, params] = scoped
       ? [scoped.remove, [id, this.partner]]
       : [tableSql[collection].remove, [id]]
-    this.rows.set(`${collection}\0${id}`, Promise.resolve(undefined))
+    this.rows.set(rowName(collection, id), Promise.resolve(undefined))
     this.send(text, params, (removed) => {
       for (const [index, key] of Object.entries(removed[0] ?? {}))
         if (typeof key === 'string') touch(this.touched, index as IndexName, key)
@@ -584,6 +584,9 @@ class PgTx extends PgReader implements StateTx {
     for (const fn of this.after) fn()
   }
 }
+
+/** A row's name in a transaction's memo (PgTx.rows). */
+const rowName = (collection: CollectionName, id: string) => `${collection}\0${id}`
 
 /** Truncates every table a replace covers and writes `collections` into them. */
 async function writeAll(sql: TransactionSql, collections: CollectionsData): Promise<void> {
