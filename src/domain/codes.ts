@@ -6,7 +6,7 @@ import type { StateTx } from '../state/seam.js'
 import type { CodePurpose, UserRow, VerificationCodeRow } from '../store/records.js'
 import type { Inbox } from './inbox.js'
 import type { PartnerClocks } from './partner-clocks.js'
-import { hashCode, sameHash } from './signing-key.js'
+import { existingSigningKey, hashWithKey, sameHash, signingKey } from './signing-key.js'
 
 /**
  * One-time codes (DESIGN.md): 6 digits, valid 10 minutes, single use, 5 wrong tries burn
@@ -43,15 +43,36 @@ async function liveCodes(
   )
 }
 
+/**
+ * What storing a code of `purpose` for `user` reads: the key its HMAC is made with and the
+ * live codes it ends. Read together (one round trip on a database), with any other read the
+ * caller names in `also`.
+ */
+async function readForCode<T>(
+  ctx: Pick<CodesContext, 'clocks' | 'random'>,
+  tx: StateTx,
+  user: UserRow,
+  purpose: CodePurpose,
+  also: Promise<T>,
+) {
+  const [key, live, other] = await Promise.all([
+    signingKey(ctx, tx),
+    liveCodes(ctx, tx, user.id, purpose),
+    also,
+  ])
+  return { key, live, other }
+}
+
 /** Stores a new secret value (only its HMAC), ending any live one of the same purpose. */
-async function storeCode(
+function storeCode(
   ctx: Pick<CodesContext, 'clocks' | 'random'>,
   tx: StateTx,
   user: UserRow,
   purpose: CodePurpose,
   value: string,
   ttl: number,
-): Promise<VerificationCodeRow> {
+  read: { key: Buffer; live: VerificationCodeRow[] },
+): VerificationCodeRow {
   const now = ctx.clocks.forPartner(user.partner_id).now()
   const id = ctx.random.id('otp')
   const row: VerificationCodeRow = {
@@ -59,14 +80,14 @@ async function storeCode(
     partner_id: user.partner_id,
     user_id: user.id,
     purpose,
-    code_hash: await hashCode(ctx, tx, id, value),
+    code_hash: hashWithKey(read.key, id, value),
     expires_at: new Date(now + ttl).toISOString(),
     attempts: 0,
     ended_at: null,
     ended_reason: null,
     created_at: new Date(now).toISOString(),
   }
-  for (const old of await liveCodes(ctx, tx, user.id, purpose)) {
+  for (const old of read.live) {
     tx.put('verification_codes', { ...old, ended_at: row.created_at, ended_reason: 'replaced' })
   }
   tx.put('verification_codes', row)
@@ -99,10 +120,11 @@ export async function sendCode(
   user: UserRow,
   purpose: 'login' | 'password_reset',
 ): Promise<VerificationCodeRow> {
-  const partner = await tx.get('partners', user.partner_id)
+  const read = await readForCode(ctx, tx, user, purpose, tx.get('partners', user.partner_id))
+  const partner = read.other
   const scenario = partner ? ctx.scenarios.forPartner(partner) : ctx.scenarios.default
   const code = decideOtpCode(scenario, user.email, ctx.random)
-  const row = await storeCode(ctx, tx, user, purpose, code, CODE_TTL_MS)
+  const row = storeCode(ctx, tx, user, purpose, code, CODE_TTL_MS, read)
   const what = purpose === 'login' ? 'login code' : 'password reset code'
   ctx.inbox.put(tx, {
     id: ctx.random.id('msg'),
@@ -126,7 +148,8 @@ export async function issueResetToken(
   user: UserRow,
 ) {
   const token = ctx.random.token(32, 'rst_')
-  const row = await storeCode(ctx, tx, user, 'reset_token', token, RESET_TOKEN_TTL_MS)
+  const read = await readForCode(ctx, tx, user, 'reset_token', Promise.resolve())
+  const row = storeCode(ctx, tx, user, 'reset_token', token, RESET_TOKEN_TTL_MS, read)
   return { token, expiresAt: Date.parse(row.expires_at) }
 }
 
@@ -146,10 +169,18 @@ export async function checkCode(
   purpose: CodePurpose,
   value: string,
 ): Promise<CheckResult> {
-  const row = user ? (await liveCodes(ctx, tx, user.id, purpose)).at(-1) : undefined
+  if (!user) return { ok: false, reason: 'missing' }
+  // The key is read with the codes (one round trip on a database), but never made here: a
+  // live code was hashed with the key there is, and a check of none changes nothing.
+  const [live, key] = await Promise.all([
+    liveCodes(ctx, tx, user.id, purpose),
+    existingSigningKey(tx),
+  ])
+  const row = live.at(-1)
   if (!row) return { ok: false, reason: 'missing' }
   const now = ctx.clocks.forPartner(row.partner_id).iso()
-  if (sameHash(row.code_hash, await hashCode(ctx, tx, row.id, value))) {
+  const hash = hashWithKey(key ?? (await signingKey(ctx, tx)), row.id, value)
+  if (sameHash(row.code_hash, hash)) {
     const used = { ...row, ended_at: now, ended_reason: 'used' as const }
     tx.put('verification_codes', used)
     return { ok: true, row: used }

@@ -84,10 +84,15 @@ export async function startOnboarding(
     ? redirectUriProblem(input.redirect_uri, partner.allowed_origins)
     : null
   if (redirectProblem) throw validationError('redirect_uri', redirectProblem)
-  const card = await currentCard(tx, user.id)
+  // Everything it reads, together (one round trip on a database).
+  const [card, history, key, stored] = await Promise.all([
+    currentCard(tx, user.id),
+    onboardingHistory(tx, user.id),
+    signingKey(ctx, tx),
+    tx.get('users', user.id),
+  ])
   if (card)
     throw new ApiError('conflict', `This user is already onboarded and holds card ${card.id}.`)
-  const history = await onboardingHistory(tx, user.id)
   if (history.some((o) => o.status === 'manual_review')) {
     throw new ApiError(
       'conflict',
@@ -115,7 +120,6 @@ export async function startOnboarding(
   // Tells a resume with the same details from changed ones. It covers what the SSN decides
   // (the outcome) and its last four digits, never the full SSN: the key is in the data file,
   // so an HMAC of the full SSN could be brute-forced from it.
-  const key = await signingKey(ctx, tx)
   const fingerprint = hashWithKey(
     key,
     `applicant:${user.id}`,
@@ -159,7 +163,7 @@ export async function startOnboarding(
     updated_at: now,
   }
   tx.put('onboardings', row)
-  const fresh = (await tx.get('users', user.id)) ?? user
+  const fresh = stored ?? user
   if (fresh.kyc_status !== 'pending') {
     const next = { ...fresh, kyc_status: 'pending', updated_at: now }
     tx.put('users', next)

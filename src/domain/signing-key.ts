@@ -44,16 +44,6 @@ export function hashWithKey(key: Buffer, id: string, value: string): string {
   return createHmac('sha256', key).update(`${id}:${value}`).digest('base64url')
 }
 
-/** `hashWithKey` with the state's key (made when there is none yet). */
-export async function hashCode(
-  ctx: { random: Random },
-  tx: StateTx,
-  id: string,
-  value: string,
-): Promise<string> {
-  return hashWithKey(await signingKey(ctx, tx), id, value)
-}
-
 /** Whether two hashes (a stored `codeHash` and a fresh one) are equal, in constant time. */
 export function sameHash(a: string, b: string): boolean {
   const left = Buffer.from(a)

@@ -66,8 +66,11 @@ export class Onboarding {
 
   /** The user's latest onboarding and card, for the card status. */
   async cardStatus(user: UserRow): Promise<{ onboarding?: OnboardingRow; card?: CardRow }> {
-    const onboarding = await this.latest(user)
-    return { onboarding, card: await currentCard(this.state.tenant(user.partner_id), user.id) }
+    const [onboarding, card] = await Promise.all([
+      this.latest(user),
+      currentCard(this.state.tenant(user.partner_id), user.id),
+    ])
+    return { onboarding, card }
   }
 
   complete(
