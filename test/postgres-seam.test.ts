@@ -554,6 +554,44 @@ describePostgres('state seam, PostgreSQL engine', () => {
     )
   })
 
+  it("a transaction's puts, written together, move every key their rows leave; a row put twice is its last put", async () => {
+    const state = await open()
+    await state.transaction(async (tx) => {
+      tx.put('partners', { id: 'p1', api_key: 'pk_test_old' } as never)
+      tx.put('users', user(1))
+      tx.put('users', user(2))
+    })
+    const before = {
+      key: state.keyVersion('partners_by_api_key', 'pk_test_old'),
+      email: state.keyVersion('users_by_email', 'user1@example.com'),
+    }
+    await state.transaction(async (tx) => {
+      tx.put('partners', { id: 'p1', api_key: 'pk_test_new' } as never)
+      tx.put('users', { ...user(1), email: 'first@example.com' })
+      tx.put('transactions', txn(1, 'u-1', '2026-01-01'))
+      tx.put('users', { ...user(1), email: 'last@example.com' })
+    })
+    expect(state.keyVersion('partners_by_api_key', 'pk_test_old')).toBeGreaterThan(before.key)
+    expect(state.keyVersion('users_by_email', 'user1@example.com')).toBeGreaterThan(before.email)
+    expect((await state.get('users', 'u-1'))?.email).toBe('last@example.com')
+    expect(await state.lookupOne('users_by_email', 'first@example.com')).toBeUndefined()
+    expect((await state.lookup('users_by_partner', 'p1')).map((u) => u.id)).toEqual(['u-1', 'u-2'])
+    expect((await state.lookup('transactions_by_user', 'u-1')).map((t) => t.id)).toEqual(['t-1'])
+  })
+
+  it('an index read in a transaction sees the puts made before it there', async () => {
+    const state = await open()
+    const seen = await state.transaction(async (tx) => {
+      tx.put('users', user(1))
+      const one = (await tx.lookup('users_by_partner', 'p1')).map((u) => u.id)
+      tx.put('users', user(2))
+      tx.remove('users', 'u-1')
+      const after = (await tx.lookup('users_by_partner', 'p1')).map((u) => u.id)
+      return { one, after, count: await tx.count('users_by_partner', 'p1') }
+    })
+    expect(seen).toEqual({ one: ['u-1'], after: ['u-2'], count: 1 })
+  })
+
   it('increment counts once among replicas: every caller its own count, a new window from 1', async () => {
     const url = freshDatabaseUrl()
     const [a, b] = [await open(url), await open(url)]

@@ -26,7 +26,7 @@ import { EphemeralWrites } from './ephemeral-writes.js'
 import { countsTable, indexColumns, layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
 import { withRetries } from './retries.js'
-import { type IndexSql, indexSql, scopedIndexSql, tableSql } from './statements.js'
+import { batchWriteOf, type IndexSql, indexSql, scopedIndexSql, tableSql } from './statements.js'
 
 type Row = Record<string, unknown>
 type Query = (text: string, params?: unknown[]) => Promise<Row[]>
@@ -400,18 +400,24 @@ class PgReader implements StateReader {
     return found?.row as Collections[K] | undefined
   }
 
+  /** Before a read of an index (or of a whole table): PgTx sends the writes it holds first. */
+  protected beforeIndexRead(): void {}
+
   async lookup<I extends IndexName>(index: I, key: string) {
+    this.beforeIndexRead()
     const { sql, tail } = this.indexOf(index)
     return rowsOf<IndexRow<I>>(await this.query(sql.lookup, [key, ...tail]))
   }
 
   async lookupOne<I extends IndexName>(index: I, key: string) {
+    this.beforeIndexRead()
     const { sql, tail } = this.indexOf(index)
     const [found] = await this.query(sql.lookupOne, [key, ...tail])
     return found?.row as IndexRow<I> | undefined
   }
 
   async range<I extends IndexName>(index: I, key: string, options: RangeOptions = {}) {
+    this.beforeIndexRead()
     const limit = options.limit ?? null
     if (limit !== null && limit <= 0) return []
     const { sql, tail } = this.indexOf(index)
@@ -432,6 +438,7 @@ class PgReader implements StateReader {
   }
 
   async count(index: IndexName, key: string) {
+    this.beforeIndexRead()
     const { sql, tail } = this.indexOf(index)
     // A counted index's count is its key's, scoped or not (its statement takes no partner).
     const params = indexColumns[index].columns.counted ? [key] : [key, ...tail]
@@ -441,15 +448,18 @@ class PgReader implements StateReader {
   }
 
   async has(index: IndexName, key: string, id: string) {
+    this.beforeIndexRead()
     const { sql, tail } = this.indexOf(index)
     return (await this.query(sql.has, [key, id, ...tail])).length > 0
   }
 
   async keys(index: IndexName) {
+    this.beforeIndexRead()
     return (await this.query(indexSql[index].keys)).map((found) => found.k as string)
   }
 
   async all<K extends CollectionName>(collection: K) {
+    this.beforeIndexRead()
     const scoped = this.tableOf(collection)
     return rowsOf<Collections[K]>(
       scoped
@@ -468,9 +478,10 @@ function rowsOf<T>(found: Row[]): T[] {
 }
 
 /**
- * One attempt of a transaction. Writes go out at once and in order on the transaction's
- * connection (a later read of it sees them); their answers are awaited at `finish`, so a
- * request's writes cost one round trip together, not one each.
+ * One attempt of a transaction. Its puts are held and go out as one statement before the
+ * first read that could see them, a remove, or the commit, on the transaction's connection
+ * (a later read of it sees them); their answers are awaited at `finish`, so a request's
+ * writes cost one statement and one round trip together, not one each.
  */
 class PgTx extends PgReader implements StateTx {
   readonly changes: Change[] = []
@@ -483,6 +494,13 @@ class PgTx extends PgReader implements StateTx {
    */
   private readonly rows = new Map<string, Promise<unknown>>()
   private pending: Promise<unknown>[] = []
+  /**
+   * The rows put and not yet sent, by collection and id, each with its upsert's parameters:
+   * sent together as one statement (batchWriteOf) before the next read that could see them
+   * (an index's, a whole table's: a row read by id is the memo's), a remove, or the commit.
+   * A row put again is sent once, as last put, in the place it was first put.
+   */
+  private held = new Map<CollectionName, Map<string, (string | null)[]>>()
   /** The first statement that failed: it aborted the transaction. */
   failure: unknown
   private after: (() => void)[] = []
@@ -524,11 +542,15 @@ class PgTx extends PgReader implements StateTx {
     const table = tableSql[collection]
     if (this.partner !== undefined && table.layout.byPartner)
       checkScope(collection, row as Row, this.partner)
-    this.rows.set(rowName(collection, (row as Row).id as string), Promise.resolve(row))
-    this.send(table.upsert.text, table.upsert.params(row as Row), (before) => {
-      for (const [index, key] of Object.entries(before[0] ?? {}))
-        if (typeof key === 'string') touch(this.touched, index as IndexName, key)
-    })
+    if (!this.open) throw new Error('write after the transaction ended')
+    const id = (row as Row).id as string
+    this.rows.set(rowName(collection, id), Promise.resolve(row))
+    let rows = this.held.get(collection)
+    if (!rows) {
+      rows = new Map()
+      this.held.set(collection, rows)
+    }
+    rows.set(id, table.upsert.params(row as Row))
     for (const ix of table.layout.indexes) {
       const key = ix.versioned ? ix.keyOf(row as never) : undefined
       if (key !== undefined) touch(this.touched, ix.name, key)
@@ -543,6 +565,8 @@ class PgTx extends PgReader implements StateTx {
       ? [scoped.remove, [id, this.partner]]
       : [tableSql[collection].remove, [id]]
     this.rows.set(rowName(collection, id), Promise.resolve(undefined))
+    // After the puts held: a row put then removed is gone, as in the order they were made.
+    this.sendHeld()
     this.send(text, params, (removed) => {
       for (const [index, key] of Object.entries(removed[0] ?? {}))
         if (typeof key === 'string') touch(this.touched, index as IndexName, key)
@@ -572,8 +596,42 @@ class PgTx extends PgReader implements StateTx {
     )
   }
 
-  /** Awaits every write; the first that failed fails the transaction. */
+  protected override beforeIndexRead(): void {
+    this.sendHeld()
+  }
+
+  /**
+   * Sends the puts held as one statement (collections in one order: one text for each set of
+   * them), noting the keys each row had before under versioned indexes, as a put's own
+   * upsert would have answered them.
+   */
+  private sendHeld(): void {
+    if (this.held.size === 0) return
+    const held = this.held
+    this.held = new Map()
+    const collections = [...held.keys()].sort()
+    const params: (string | null)[][] = []
+    for (const collection of collections) {
+      const columns: (string | null)[][] = []
+      for (const values of (held.get(collection) as Map<string, (string | null)[]>).values()) {
+        values.forEach((value, i) => {
+          const column = columns[i]
+          if (column) column.push(value)
+          else columns[i] = [value]
+        })
+      }
+      params.push(...columns)
+    }
+    this.send(batchWriteOf(collections), params, (before) => {
+      for (const { keys } of before as { keys: Record<string, unknown> | null }[])
+        for (const [index, key] of Object.entries(keys ?? {}))
+          if (typeof key === 'string') touch(this.touched, index as IndexName, key)
+    })
+  }
+
+  /** Sends the puts held and awaits every write; the first that failed fails the transaction. */
   async finish(): Promise<void> {
+    this.sendHeld()
     await Promise.all(this.pending)
     this.pending = []
     if (this.failure !== undefined) throw this.failure

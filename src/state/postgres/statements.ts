@@ -215,6 +215,40 @@ export const scopedIndexSql = Object.fromEntries(
 
 /** The statements writing many rows at once, by the names of their collections in order. */
 const batched = new Map<string, string>()
+const batchedWrites = new Map<string, string>()
+
+/**
+ * Per collection of `collections`, an INSERT of any number of its rows, each as `upsertOf`
+ * writes one, from its parameter arrays (`unnest`), the first at $`first`; and, of a table
+ * with versioned indexes, a SELECT of its rows' keys there before (`null` else).
+ */
+function batchPartsOf(collections: readonly CollectionName[]) {
+  let n = 0
+  return collections.map((collection) => {
+    const layout = layouts[collection]
+    const { columns, updates, places } = upsertParts(layout)
+    // Every column but the places, which each row takes from the sequence, is an array.
+    const given = columns.filter((c) => !places.has(c))
+    const first = n + 1
+    const arrays = given.map(() => `$${++n}::text[]`)
+    const values = columns.map((c) =>
+      places.has(c) ? "nextval('sandbox_pos')" : c === 'row' ? 'v.row::json' : `v.${c}`,
+    )
+    const insert =
+      `INSERT INTO ${layout.table} AS t (${columns.join(', ')}) ` +
+      `SELECT ${values.join(', ')} FROM unnest(${arrays.join(', ')}) AS v(${given.join(', ')}) ` +
+      `ON CONFLICT ${conflictKey(layout)} DO UPDATE SET ${updates.join(', ')}`
+    // The ids are the first array, the partners the second (upsertParts' columns).
+    const versioned = layout.indexes.filter((ix) => ix.versioned)
+    const before =
+      versioned.length > 0
+        ? `SELECT json_build_object(${versioned.map((ix) => `'${ix.name}', ${ix.key}`).join(', ')}) AS keys ` +
+          `FROM ${layout.table} WHERE id = ANY($${first}::text[])` +
+          (layout.byPartner ? ` AND partner_id = ANY($${first + 1}::text[])` : '')
+        : null
+    return { insert, before }
+  })
+}
 
 /**
  * One statement writing any number of rows of each of `collections` (different ones), each
@@ -228,27 +262,32 @@ export function batchUpsertOf(collections: readonly CollectionName[]): string {
   const key = collections.join(',')
   const known = batched.get(key)
   if (known) return known
-  let n = 0
-  const parts = collections.map((collection) => {
-    const layout = layouts[collection]
-    const { columns, updates, places } = upsertParts(layout)
-    // Every column but the places, which each row takes from the sequence, is an array.
-    const given = columns.filter((c) => !places.has(c))
-    const arrays = given.map(() => `$${++n}::text[]`)
-    const values = columns.map((c) =>
-      places.has(c) ? "nextval('sandbox_pos')" : c === 'row' ? 'v.row::json' : `v.${c}`,
-    )
-    return (
-      `INSERT INTO ${layout.table} AS t (${columns.join(', ')}) ` +
-      `SELECT ${values.join(', ')} FROM unnest(${arrays.join(', ')}) AS v(${given.join(', ')}) ` +
-      `ON CONFLICT ${conflictKey(layout)} DO UPDATE SET ${updates.join(', ')}`
-    )
-  })
+  const parts = batchPartsOf(collections).map((part) => part.insert)
   const last = parts.pop() as string
   const text = parts.length
     ? `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(', ')} ${last}`
     : last
   batched.set(key, text)
+  return text
+}
+
+/**
+ * A transaction's writes in one statement: batchUpsertOf's INSERTs, all as data-modifying
+ * CTEs, answering one row (`keys`, a JSON object by index name) for each row written that was
+ * there before, with its keys under versioned indexes then, as `upsertOf` answers them: every
+ * part reads the table as it was when the statement began.
+ */
+export function batchWriteOf(collections: readonly CollectionName[]): string {
+  const key = collections.join(',')
+  const known = batchedWrites.get(key)
+  if (known) return known
+  const parts = batchPartsOf(collections)
+  const ctes = parts.map((part, i) => `w${i} AS (${part.insert})`)
+  const befores = parts.flatMap((part) => (part.before ? [part.before] : []))
+  const answer =
+    befores.length > 0 ? befores.join(' UNION ALL ') : 'SELECT NULL::json AS keys WHERE false'
+  const text = `WITH ${ctes.join(', ')} ${answer}`
+  batchedWrites.set(key, text)
   return text
 }
 
