@@ -214,8 +214,11 @@ export class PostgresState implements State {
     return this.notices.catchUp(() => this.lastAnnounced())
   }
 
-  /** The next read of the last commit number, not yet sent (see lastAnnounced). */
-  private nextLast: Promise<number> | undefined
+  /** The callers of lastAnnounced waiting for the next read, not yet sent. */
+  private lastWaiting: Waiting[] = []
+  /** Increments asked for in this turn of the event loop, by counter and window. */
+  private increments = new Map<string, { name: string; window: number; waiting: Waiting[] }>()
+  private flushing = false
 
   /**
    * The number of the last commit announced. Requests that ask within one turn of the event
@@ -223,19 +226,11 @@ export class PostgresState implements State {
    * counts every commit answered before that request came. Under load, one read serves many.
    */
   private lastAnnounced(): Promise<number> {
-    if (!this.nextLast) {
-      this.nextLast = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => {
-          this.nextLast = undefined
-          return this.query(LAST_COMMIT)
-        })
-        .then(([found]) => Number(found?.n ?? 0))
-    }
-    return this.nextLast
+    return new Promise((resolve, reject) => {
+      this.lastWaiting.push({ resolve, reject })
+      this.flushSoon()
+    })
   }
-
-  /** Increments asked for in this turn of the event loop, by counter and window. */
-  private increments = new Map<string, { name: string; window: number; waiting: Waiting[] }>()
 
   /**
    * Every increment of one counter asked for in the same turn of the event loop is one
@@ -245,26 +240,57 @@ export class PostgresState implements State {
    */
   increment(name: string, window: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      if (this.increments.size === 0) setImmediate(() => this.flushIncrements())
       const key = `${name}\0${window}`
       const batch = this.increments.get(key) ?? { name, window, waiting: [] }
       this.increments.set(key, batch)
       batch.waiting.push({ resolve, reject })
+      this.flushSoon()
     })
   }
 
-  private flushIncrements(): void {
+  private flushSoon(): void {
+    if (this.flushing) return
+    this.flushing = true
+    setImmediate(() => this.flush())
+  }
+
+  /**
+   * Sends what this turn asked for: each counter's increment, the first of them also reading
+   * the last commit number when a request asked for it (one statement, not two: under load
+   * most turns ask for both); else that read alone.
+   */
+  private flush(): void {
+    this.flushing = false
     const batches = [...this.increments.values()]
+    let last: Waiting[] | undefined = this.lastWaiting.length > 0 ? this.lastWaiting : undefined
     this.increments = new Map()
+    this.lastWaiting = []
+    const answer = (waiting: Waiting[], value: unknown) => {
+      for (const w of waiting) w.resolve(Number(value ?? 0))
+    }
+    const fail = (waiting: Waiting[], error: unknown) => {
+      for (const w of waiting) w.reject(error)
+    }
     for (const { name, window, waiting } of batches) {
-      this.query(INCREMENT, [name, window, waiting.length]).then(
+      const withLast = last
+      last = undefined
+      this.query(withLast ? INCREMENT_AND_LAST : INCREMENT, [name, window, waiting.length]).then(
         ([counted]) => {
           const first = (counted?.count as number) - waiting.length + 1
           for (const [i, w] of waiting.entries()) w.resolve(first + i)
+          if (withLast) answer(withLast, counted?.last)
         },
         (error: unknown) => {
-          for (const w of waiting) w.reject(error)
+          fail(waiting, error)
+          if (withLast) fail(withLast, error)
         },
+      )
+    }
+    if (last) {
+      const waiting = last
+      this.query(LAST_COMMIT).then(
+        ([found]) => answer(waiting, found?.n),
+        (error: unknown) => fail(waiting, error),
       )
     }
   }
@@ -345,6 +371,8 @@ const INCREMENT =
   'ON CONFLICT (name) DO UPDATE SET win = EXCLUDED.win, ' +
   'count = CASE WHEN c.win = EXCLUDED.win THEN c.count + EXCLUDED.count ELSE EXCLUDED.count END ' +
   'RETURNING count'
+/** INCREMENT, also answering LAST_COMMIT's number as `last`. */
+const INCREMENT_AND_LAST = `${INCREMENT}, (${LAST_COMMIT}) AS last`
 
 /** A caller waiting for its count (increment). */
 interface Waiting {
