@@ -28,7 +28,9 @@ export async function flowsAgainst(url) {
   const client = spawnNode([join(root, 'bench', 'clients', 'flows.mjs'), ...[url].flat()], {
     env: { BENCH_FLOW_WORKERS: String(WORKERS), BENCH_FLOW_SECONDS: String(SECONDS) },
   })
-  const { match } = await waitForStdout(client, /^RESULT (.+)$/m, (SECONDS + 60) * 1000)
+  // Up to the line's end: on a fast machine the line (every flow's latency) is longer than
+  // one read of the pipe, and a match on its first part would cut the JSON.
+  const { match } = await waitForStdout(client, /^RESULT (.+)\n/m, (SECONDS + 60) * 1000)
   const result = JSON.parse(match[1])
   const failed5xx = Object.entries(result.failed ?? {})
     .filter(([status]) => Math.floor(Number(status) / 100) === 5)

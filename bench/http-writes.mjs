@@ -87,7 +87,7 @@ export async function startWriter(config, options, build) {
 /** One measured window of writes (with `compact`, a compaction is started as it opens). */
 export async function window(config, tag, compact) {
   await ask(config.server.child, 'ELD RESET', 'ELD')
-  const compacted = compact && waitForStdout(config.server.child, /^COMPACTED (.+)$/m, 120_000)
+  const compacted = compact && waitForStdout(config.server.child, /^COMPACTED (.+)\n/m, 120_000)
   if (compact) await ask(config.server.child, 'COMPACT')
   const run = await loadTest(config.server.url, {
     connections: CONNECTIONS,
