@@ -1,13 +1,16 @@
 import postgres from 'postgres'
 import { afterEach, expect, it, vi } from 'vitest'
+import { MemoryState } from '../src/state/memory-state.js'
 import { layouts } from '../src/state/postgres/layout.js'
 import { migrate } from '../src/state/postgres/migrate.js'
 import { migrations } from '../src/state/postgres/migrations.js'
 import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-state.js'
 import { batchUpsertOf } from '../src/state/postgres/statements.js'
+import { defineIndexes } from '../src/store/indexes.js'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
 import type { SinkRequestRow } from '../src/store/records-sinks.js'
+import { Store } from '../src/store/store.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
 
 // The state seam's PostgreSQL engine, against a real server: transactions whose writers never
@@ -577,6 +580,34 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(await state.lookupOne('users_by_email', 'first@example.com')).toBeUndefined()
     expect((await state.lookup('users_by_partner', 'p1')).map((u) => u.id)).toEqual(['u-1', 'u-2'])
     expect((await state.lookup('transactions_by_user', 'u-1')).map((t) => t.id)).toEqual(['t-1'])
+  })
+
+  it('rows put again in one transaction take the places the memory engine gives them', async () => {
+    const memory = await Store.open({ seed: emptyCollections, ephemeral: ['files'] })
+    defineIndexes(memory)
+    const engines = [await open(), new MemoryState(memory)]
+    const orders = []
+    for (const state of engines) {
+      await state.transaction(async (tx) => {
+        tx.put('transactions', txn(1, 'u-1', '2026-01-01'))
+        tx.put('transactions', txn(2, 'u-1', '2026-01-01'))
+        tx.put('transactions', txn(3, 'u-1', '2026-01-01'))
+        tx.put('transactions', txn(4, 'u-2', '2026-01-01'))
+        // Put again unchanged in time: keeps its place before t-3.
+        tx.put('transactions', { ...txn(1, 'u-1', '2026-01-01'), amount: 1 } as never)
+        // Moved to another user: after t-4 there, put before it; then again, unmoved.
+        tx.put('transactions', txn(2, 'u-2', '2026-01-01'))
+        tx.put('transactions', { ...txn(2, 'u-2', '2026-01-01'), amount: 2 } as never)
+      })
+      const ids = async (user: string) =>
+        (await state.range('transactions_by_user', user)).map((t) => t.id)
+      orders.push([await ids('u-1'), await ids('u-2')])
+    }
+    expect(orders[0]).toEqual([
+      ['t-1', 't-3'],
+      ['t-4', 't-2'],
+    ])
+    expect(orders[0]).toEqual(orders[1])
   })
 
   it('an index read in a transaction sees the puts made before it there', async () => {

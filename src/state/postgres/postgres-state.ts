@@ -578,7 +578,13 @@ class PgTx extends PgReader implements StateTx {
       rows = new Map()
       this.held.set(collection, rows)
     }
-    rows.set(id, table.upsert.params(row as Row))
+    const values = table.upsert.params(row as Row)
+    // A row put again under another key or order goes after the rows put since, where the
+    // memory engine places a row that moved; else it keeps its place (upsertParts: [id,
+    // partner, row, then each index's key and order]).
+    const held = rows.get(id)
+    if (held?.some((value, i) => i > 2 && value !== values[i])) rows.delete(id)
+    rows.set(id, values)
     for (const ix of table.layout.indexes) {
       const key = ix.versioned ? ix.keyOf(row as never) : undefined
       if (key !== undefined) touch(this.touched, ix.name, key)
