@@ -26,7 +26,15 @@ import { EphemeralWrites } from './ephemeral-writes.js'
 import { countsTable, indexColumns, layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
 import { withRetries } from './retries.js'
-import { batchWriteOf, type IndexSql, indexSql, scopedIndexSql, tableSql } from './statements.js'
+import {
+  batchWriteOf,
+  columnsOf,
+  type IndexSql,
+  indexSql,
+  movedBetween,
+  scopedIndexSql,
+  tableSql,
+} from './statements.js'
 
 type Row = Record<string, unknown>
 type Query = (text: string, params?: unknown[]) => Promise<Row[]>
@@ -580,10 +588,9 @@ class PgTx extends PgReader implements StateTx {
     }
     const values = table.upsert.params(row as Row)
     // A row put again under another key or order goes after the rows put since, where the
-    // memory engine places a row that moved; else it keeps its place (upsertParts: [id,
-    // partner, row, then each index's key and order]).
+    // memory engine places a row that moved; else it keeps its place.
     const held = rows.get(id)
-    if (held?.some((value, i) => i > 2 && value !== values[i])) rows.delete(id)
+    if (held && movedBetween(held, values)) rows.delete(id)
     rows.set(id, values)
     for (const ix of table.layout.indexes) {
       const key = ix.versioned ? ix.keyOf(row as never) : undefined
@@ -645,17 +652,8 @@ class PgTx extends PgReader implements StateTx {
     this.held = new Map()
     const collections = [...held.keys()].sort()
     const params: (string | null)[][] = []
-    for (const collection of collections) {
-      const columns: (string | null)[][] = []
-      for (const values of (held.get(collection) as Map<string, (string | null)[]>).values()) {
-        values.forEach((value, i) => {
-          const column = columns[i]
-          if (column) column.push(value)
-          else columns[i] = [value]
-        })
-      }
-      params.push(...columns)
-    }
+    for (const collection of collections)
+      params.push(...columnsOf((held.get(collection) as Map<string, (string | null)[]>).values()))
     this.send(batchWriteOf(collections), params, (before) => {
       for (const { keys } of before as { keys: Record<string, unknown> | null }[])
         for (const [index, key] of Object.entries(keys ?? {}))

@@ -296,14 +296,26 @@ export function batchParamsOf(
   collection: CollectionName,
   rows: readonly Record<string, unknown>[],
 ): (string | null)[][] {
-  const params = tableSql[collection].upsert.params
+  return columnsOf(rows.map(tableSql[collection].upsert.params))
+}
+
+/** Rows' upsert parameters (`Upsert.params`), as batch parameters: one array per column. */
+export function columnsOf(rows: Iterable<(string | null)[]>): (string | null)[][] {
   const columns: (string | null)[][] = []
-  for (const row of rows) {
-    const values = params(row)
+  for (const values of rows) {
     values.forEach((value, i) => {
       columns[i] ??= []
       ;(columns[i] as (string | null)[]).push(value)
     })
   }
   return columns
+}
+
+/**
+ * Whether two upserts' parameters of one row put it under other keys or order values (the
+ * parameters after its id, partner and row text): a row that moved takes a new place.
+ */
+export function movedBetween(a: (string | null)[], b: (string | null)[]): boolean {
+  for (let i = 3; i < a.length; i++) if (a[i] !== b[i]) return true
+  return false
 }
