@@ -5,7 +5,7 @@ import { layouts } from '../src/state/postgres/layout.js'
 import { migrate } from '../src/state/postgres/migrate.js'
 import { migrations } from '../src/state/postgres/migrations.js'
 import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-state.js'
-import { batchUpsertOf } from '../src/state/postgres/statements.js'
+import { batchUpsertOf, indexSql } from '../src/state/postgres/statements.js'
 import { defineIndexes } from '../src/store/indexes.js'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
@@ -60,6 +60,14 @@ async function undoMigration(
     throw error
   }
   return { sql, schema }
+}
+
+/** A node of EXPLAIN's JSON plan, as far as the tests read it. */
+interface PlanNode {
+  'Relation Name'?: string
+  'Actual Rows': number
+  'Actual Loops': number
+  Plans?: PlanNode[]
 }
 
 /** Each table's unique indexes: whether primary, and their columns in order. */
@@ -608,6 +616,47 @@ describePostgres('state seam, PostgreSQL engine', () => {
       ['t-4', 't-2'],
     ])
     expect(orders[0]).toEqual(orders[1])
+  })
+
+  it('lists the keys of an index without an order from the index alone, as the memory engine orders them', async () => {
+    const url = freshDatabaseUrl()
+    const memory = await Store.open({ seed: emptyCollections, ephemeral: ['files'] })
+    defineIndexes(memory)
+    const engines = [await open(url), new MemoryState(memory)]
+    const orders = []
+    for (const state of engines) {
+      // 2,000 users of three partners, p3's first; then p3's all go, and one comes back last.
+      await state.transaction(async (tx) => {
+        for (let n = 1; n <= 2000; n++) tx.put('users', user(n, `p${((n + 1) % 3) + 1}`))
+      })
+      const before = await state.keys('users_by_partner')
+      await state.transaction(async (tx) => {
+        for (let n = 1; n <= 2000; n += 3) tx.remove('users', `u-${n}`)
+        tx.put('users', user(2001, 'p3'))
+      })
+      orders.push([before, await state.keys('users_by_partner')])
+    }
+    expect(orders[0]).toEqual([
+      ['p3', 'p1', 'p2'],
+      ['p1', 'p2', 'p3'],
+    ])
+    expect(orders[0]).toEqual(orders[1])
+    // What the server read for them: a few index entries a key, not the table's 1,335 rows.
+    const { url: plain, schema } = parseDatabaseUrl(url)
+    const sql = postgres(plain, { onnotice: () => {}, connection: { search_path: schema } })
+    try {
+      const [explained] = await sql.unsafe<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${indexSql.users_by_partner.keys}`,
+      )
+      const plan = explained?.['QUERY PLAN'] ?? []
+      const read = (node: PlanNode): number =>
+        (node['Relation Name'] === 'users' ? node['Actual Rows'] * node['Actual Loops'] : 0) +
+        (node.Plans ?? []).reduce((sum, child) => sum + read(child), 0)
+      expect(plan).toHaveLength(1)
+      expect(read((plan[0] as { Plan: PlanNode }).Plan)).toBeLessThan(20)
+    } finally {
+      await sql.end()
+    }
   })
 
   it('an index read in a transaction sees the puts made before it there', async () => {

@@ -137,7 +137,7 @@ function indexSqlOf(layout: TableLayout, ix: IndexColumns, scoped = false): Inde
     lookupOne: `${base}${mine(2)} ORDER BY ${asc} LIMIT 1`,
     ...(scoped && !ix.counted ? { count: `${count.count}${mine(2)}` } : count),
     has: `SELECT 1 FROM ${table} WHERE ${ix.key} = $1 AND id = $2${mine(3)}`,
-    keys: `SELECT ${ix.key} AS k FROM ${table} WHERE ${ix.key} IS NOT NULL GROUP BY ${ix.key} ORDER BY min(${ix.pos})`,
+    keys: keysSql(table, ix),
     range: {
       forward: `${base}${mine(3)} ORDER BY ${asc} LIMIT $2`,
       reverse: `${base}${mine(3)} ORDER BY ${desc} LIMIT $2`,
@@ -145,6 +145,28 @@ function indexSqlOf(layout: TableLayout, ix: IndexColumns, scoped = false): Inde
       reverseAfter: `${base} AND ${tuple} < ${at}${mine(4)} ORDER BY ${desc} LIMIT $3`,
     },
   }
+}
+
+/**
+ * An index's keys, in the order of each key's first row still there (its least place). Of an
+ * index without an order value, a walk of the index from key to key (one short descent each,
+ * whatever the rows under it), each key's first place the first entry under it: retention reads
+ * the keys of its bucket indexes every second, and a scan of every row of the table grew with
+ * the history kept. An ordered index keeps its places after its order values, so its least
+ * place is found by reading its rows (no bucket index is ordered).
+ */
+function keysSql(table: string, ix: IndexColumns): string {
+  const { key, pos } = ix
+  if (ix.order)
+    return `SELECT ${key} AS k FROM ${table} WHERE ${key} IS NOT NULL GROUP BY ${key} ORDER BY min(${pos})`
+  const next = (after: string) =>
+    `SELECT ${key} FROM ${table} WHERE ${after} ORDER BY ${key} LIMIT 1`
+  return (
+    `WITH RECURSIVE walk(k) AS ((${next(`${key} IS NOT NULL`)}) UNION ALL ` +
+    `SELECT (${next(`${key} > walk.k`)}) FROM walk WHERE walk.k IS NOT NULL) ` +
+    `SELECT k FROM walk WHERE k IS NOT NULL ` +
+    `ORDER BY (SELECT ${pos} FROM ${table} WHERE ${key} = walk.k ORDER BY ${pos} LIMIT 1)`
+  )
 }
 
 /**
