@@ -6,6 +6,7 @@ import { migrate } from '../src/state/postgres/migrate.js'
 import { migrations } from '../src/state/postgres/migrations.js'
 import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-state.js'
 import { batchUpsertOf, indexSql } from '../src/state/postgres/statements.js'
+import type { StateTx } from '../src/state/seam.js'
 import { defineIndexes } from '../src/store/indexes.js'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
@@ -522,6 +523,31 @@ describePostgres('state seam, PostgreSQL engine', () => {
     }
   }, 20_000)
 
+  it('a last write that fails after taking its number tells every replica not to wait for it', async () => {
+    const { a, b, sql, schema } = await replicasNeverGivingUp()
+    try {
+      // An AFTER trigger runs once the statement (the puts with the notice) has run, so after
+      // the number was taken, and fails it.
+      await sql.unsafe(`
+        CREATE FUNCTION "${schema}".refuse() RETURNS trigger LANGUAGE plpgsql AS
+          $$ BEGIN RAISE EXCEPTION 'refused as written'; END $$;
+        CREATE TRIGGER refuse_as_written AFTER INSERT ON "${schema}".events
+          FOR EACH ROW WHEN (NEW.id = 'evt_refused') EXECUTE FUNCTION "${schema}".refuse();`)
+      await expect(
+        a.transaction(async (tx) =>
+          tx.put('events', { id: 'evt_refused', partner_id: 'p1', created_at: AT } as never),
+        ),
+      ).rejects.toThrow(/refused as written/)
+      const [taken] = await sql.unsafe(`SELECT is_called FROM "${schema}".sandbox_commits`)
+      expect(taken?.is_called).toBe(true)
+      // Nothing else was committed: both end at once only because the number was announced.
+      await Promise.all([a.catchUp(), b.catchUp()])
+      expect(await b.get('events', 'evt_refused')).toBeUndefined()
+    } finally {
+      await sql.end()
+    }
+  }, 20_000)
+
   it('a number lost for good is given up once a thousand later ones were heard, waited for or not', async () => {
     const url = freshDatabaseUrl()
     const b = await open(url, emptyCollections, NEVER)
@@ -563,6 +589,29 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(b.keyVersion('partners_by_api_key', 'pk_test_old')).toBeGreaterThan(
       thereBefore as number,
     )
+    // A remove's key is answered by its own statement: the notice, sent after, names it too.
+    const removedBefore = b.keyVersion('partners_by_api_key', 'pk_test_new')
+    await a.transaction(async (tx) => tx.remove('partners', 'p1'))
+    await b.catchUp()
+    expect(b.keyVersion('partners_by_api_key', 'pk_test_new')).toBeGreaterThan(removedBefore)
+  })
+
+  it('a notice the keys its rows left make too long for NOTIFY says everything changed', async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [await open(url), await open(url)]
+    const partners = (key: string) => async (tx: StateTx) => {
+      for (let n = 0; n < 100; n++)
+        tx.put('partners', { id: `p${n}`, api_key: `pk_test_${key}_${n}` } as never)
+    }
+    await a.transaction(partners('old'))
+    await b.catchUp()
+    const before = b.keyVersion('partners_by_api_key', 'pk_test_old_7')
+    // 100 keys taken fit a notice; with the 100 they left, added by the database, it is over
+    // NOTIFY's 8,000 bytes: the commit goes through, and says "everything".
+    await a.transaction(partners('new'))
+    await b.catchUp()
+    expect(b.keyVersion('partners_by_api_key', 'pk_test_old_7')).toBeGreaterThan(before)
+    expect((await b.get('partners', 'p7'))?.api_key).toBe('pk_test_new_7')
   })
 
   it("a transaction's puts, written together, move every key their rows leave; a row put twice is its last put", async () => {

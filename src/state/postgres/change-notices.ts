@@ -36,6 +36,14 @@ export const GAP_WAIT_MS = 2_000
 /** Numbers heard above a hole in them, at most, before the hole is given up on. */
 const MAX_ABOVE = 1_000
 
+/**
+ * A notice sent by a statement of its own ($1 the channel, $2 the notice's JSON without its
+ * closing brace), numbered by the database: `{…` becomes `{…,"n":123}`.
+ */
+export const NOTICE_ALONE =
+  `SELECT n, pg_notify($1::text, $2::text || ',"n":' || n || '}') ` +
+  "FROM (SELECT nextval('sandbox_commits') AS n) AS numbered"
+
 /** A notice bigger than this says "everything changed" instead of naming keys (limit 8000). */
 const MAX_PAYLOAD = 7000
 
@@ -46,6 +54,11 @@ interface Notice {
   n: number
   /** Versioned index keys whose rows changed: `[index, key]`. */
   k?: [IndexName, string][]
+  /**
+   * More of them, added by the database: the keys rows had before the transaction's last write
+   * moved them, as objects by index name (statements.ts batchWriteNoticeOf).
+   */
+  b?: Record<string, unknown>[]
   /** Rows of the noticed collections written: `[collection, id]`. */
   c?: [CollectionName, string][]
   /** Every key may have changed (too many to name), or the whole state was replaced. */
@@ -117,29 +130,32 @@ export class ChangeNotices {
     this.replaceListeners.push(listener)
   }
 
-  /** Announces a transaction's changes to the other replicas (delivered at its commit). */
-  async notify(
-    sql: TransactionSql,
-    changes: readonly Change[],
-    touched: TouchedKeys,
-  ): Promise<number> {
-    if (changes.length === 0) return 0
+  /**
+   * A transaction's notice, announcing its changes to the other replicas (delivered at its
+   * commit), but for the database's part: the statement that sends it appends the number it
+   * takes, and the keys its writes moved (statements.ts batchWriteNoticeOf). Undefined when
+   * nothing changed.
+   */
+  noticeOf(changes: readonly Change[], touched: TouchedKeys): NoticeParts | undefined {
+    if (changes.length === 0) return undefined
     const noticed: [CollectionName, string][] = []
     for (const { collection, id } of changes)
       if (noticedCollections.has(collection)) noticed.push([collection, id])
+    const whole = JSON.stringify({ r: this.replica, all: 1 } satisfies Omit<Notice, 'n'>)
     const notice: Omit<Notice, 'n'> = { r: this.replica, k: [...touched.values()], c: noticed }
-    let payload = JSON.stringify(notice)
-    if (payload.length > MAX_PAYLOAD) payload = JSON.stringify({ r: this.replica, all: 1 })
-    return this.send(sql, payload)
+    const payload = JSON.stringify(notice)
+    return {
+      channel: this.channel,
+      head: (payload.length > MAX_PAYLOAD ? whole : payload).slice(0, -1),
+      whole: whole.slice(0, -1),
+    }
   }
 
-  /** Sends a notice numbered by the database; answers its number. */
-  private async send(sql: TransactionSql, payload: string): Promise<number> {
+  /** Sends a notice's head, numbered by the database; answers its number. */
+  private async send(sql: TransactionSql, head: string): Promise<number> {
     // `{…}` becomes `{…,"n":123}`: the number is taken as the notice is sent, last in the
     // transaction, so the numbers of committed transactions come nearly without gaps.
-    const [sent] = await sql<{ n: string }[]>`
-      SELECT n, pg_notify(${this.channel}, ${payload.slice(0, -1)} || ',"n":' || n || '}')
-      FROM (SELECT nextval('sandbox_commits') AS n) AS numbered`
+    const [sent] = await sql.unsafe<{ n: string }[]>(NOTICE_ALONE, [this.channel, head])
     return Number(sent?.n ?? 0)
   }
 
@@ -205,7 +221,7 @@ export class ChangeNotices {
   }
 
   notifyReplace(sql: TransactionSql): Promise<number> {
-    return this.send(sql, JSON.stringify({ r: this.replica, replace: 1 }))
+    return this.send(sql, JSON.stringify({ r: this.replica, replace: 1 }).slice(0, -1))
   }
 
   /** A transaction of this replica committed, with the number its notice took. */
@@ -250,6 +266,9 @@ export class ChangeNotices {
     }
     this.version++
     for (const [index, key] of notice.k ?? []) this.keys.set(`${index}\0${key}`, this.version)
+    for (const moved of notice.b ?? [])
+      for (const [index, key] of Object.entries(moved ?? {}))
+        if (typeof key === 'string') this.keys.set(`${index}\0${key}`, this.version)
     const named = notice.c ?? []
     // In the order heard: a commit counts as heard once its rows reached the listeners.
     this.remote = this.remote
@@ -280,6 +299,15 @@ export class ChangeNotices {
   async close(): Promise<void> {
     await this.unlisten?.()
   }
+}
+
+/** A notice, for a statement that completes and sends it. */
+export interface NoticeParts {
+  channel: string
+  /** The notice's JSON without its closing brace. */
+  head: string
+  /** The same of the notice that says everything changed: sent instead of one too long. */
+  whole: string
 }
 
 /** The versioned index keys a transaction's writes touched, by `index\0key`. */

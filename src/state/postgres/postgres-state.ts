@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import postgres, { type Sql, type TransactionSql } from 'postgres'
+import postgres, { type ReservedSql, type Sql, type TransactionSql } from 'postgres'
 import {
   type CollectionName,
   type Collections,
@@ -21,12 +21,19 @@ import type {
   StateTx,
   TenantScope,
 } from '../seam.js'
-import { ChangeNotices, type TouchedKeys, touch } from './change-notices.js'
+import {
+  ChangeNotices,
+  NOTICE_ALONE,
+  type NoticeParts,
+  type TouchedKeys,
+  touch,
+} from './change-notices.js'
 import { EphemeralWrites } from './ephemeral-writes.js'
 import { countsTable, indexColumns, layouts } from './layout.js'
 import { lockSchema, migrate, quoteIdent } from './migrate.js'
 import { withRetries } from './retries.js'
 import {
+  batchWriteNoticeOf,
   batchWriteOf,
   columnsOf,
   type IndexSql,
@@ -182,18 +189,21 @@ export class PostgresState implements State {
       // comes after its own (one round trip fewer per transaction).
       tx.begin()
       const result = await fn(tx)
-      await tx.finish()
-      // The notice and the COMMIT go together too. A notice that failed aborted the
-      // transaction, so its COMMIT only rolled it back; a COMMIT that failed leaves the
-      // number taken, said below to be a gap.
-      const numbered = this.notices.notify(sql, tx.changes, tx.touched)
+      // The last write (the puts held, with the notice) and the COMMIT go together. A last
+      // write that failed aborted the transaction, so its COMMIT only rolled it back; a COMMIT
+      // that failed leaves the number taken, said below to be a gap.
+      const numbered = await tx.sendLast(() => this.notices.noticeOf(tx.changes, tx.touched))
       const committed = reserved.unsafe('COMMIT').execute()
       committed.catch(() => {})
-      number = await numbered
+      number = (await numbered.number) ?? 0
+      await tx.finish()
       await committed
       return { result, tx, number }
     } catch (error) {
       await reserved.unsafe('ROLLBACK').catch(() => {})
+      // A last write that failed as it ran may have taken its number before it failed: the
+      // session's last number says (an older one, said again, is one every replica heard).
+      if (number === 0 && tx.lastRan) number = await lastTaken(reserved)
       // A commit that failed (a serialization failure is often found only then) took its
       // number: say it will never come, or every replica's next request waits for it.
       if (number > 0) void this.notices.gap(this.sql, number).catch(() => {})
@@ -530,6 +540,10 @@ class PgTx extends PgReader implements StateTx {
    */
   private readonly rows = new Map<string, Promise<unknown>>()
   private pending: Promise<unknown>[] = []
+  /** The writes sent whose answers name keys the notice carries (puts sent, removes). */
+  private answering: Promise<unknown>[] = []
+  /** The last write failed as it ran (not for an earlier failure): it may have taken a number. */
+  lastRan = false
   /**
    * The rows put and not yet sent, by collection and id, each with its upsert's parameters:
    * sent together as one statement (batchWriteOf) before the next read that could see them
@@ -608,10 +622,7 @@ class PgTx extends PgReader implements StateTx {
     this.rows.set(rowName(collection, id), Promise.resolve(undefined))
     // After the puts held: a row put then removed is gone, as in the order they were made.
     this.sendHeld()
-    this.send(text, params, (removed) => {
-      for (const [index, key] of Object.entries(removed[0] ?? {}))
-        if (typeof key === 'string') touch(this.touched, index as IndexName, key)
-    })
+    this.send(text, params, (removed) => this.touchAll(removed[0]))
     this.changes.push({ collection, id, row: undefined })
   }
 
@@ -624,17 +635,24 @@ class PgTx extends PgReader implements StateTx {
     this.send('BEGIN ISOLATION LEVEL SERIALIZABLE', [])
   }
 
+  /** Sends a statement; `answered`, when given, makes it a write whose answer names keys. */
   private send(text: string, params: unknown[], answered?: (rows: Row[]) => void): void {
     if (!this.open) throw new Error('write after the transaction ended')
     const query = this.sql.unsafe(text, params as never[], { prepare: true })
-    this.pending.push(
-      query.execute().then(
-        (rows) => answered?.(rows as unknown as Row[]),
-        (error: unknown) => {
-          this.failure ??= error
-        },
-      ),
+    const sent = query.execute().then(
+      (rows) => answered?.(rows as unknown as Row[]),
+      (error: unknown) => {
+        this.failure ??= error
+      },
     )
+    this.pending.push(sent)
+    if (answered) this.answering.push(sent)
+  }
+
+  /** Notes every versioned key a row of answers names (an object by index name). */
+  private touchAll(keys: Record<string, unknown> | null | undefined): void {
+    for (const [index, key] of Object.entries(keys ?? {}))
+      if (typeof key === 'string') touch(this.touched, index as IndexName, key)
   }
 
   protected override beforeIndexRead(): void {
@@ -648,22 +666,66 @@ class PgTx extends PgReader implements StateTx {
    */
   private sendHeld(): void {
     if (this.held.size === 0) return
+    const { collections, params } = this.takeHeld()
+    this.send(batchWriteOf(collections), params, (before) => {
+      for (const { keys } of before as { keys: Record<string, unknown> | null }[])
+        this.touchAll(keys)
+    })
+  }
+
+  /** The puts held, by collection in name order, as batch parameters; none held after. */
+  private takeHeld(): { collections: CollectionName[]; params: (string | null)[][] } {
     const held = this.held
     this.held = new Map()
     const collections = [...held.keys()].sort()
     const params: (string | null)[][] = []
     for (const collection of collections)
       params.push(...columnsOf((held.get(collection) as Map<string, (string | null)[]>).values()))
-    this.send(batchWriteOf(collections), params, (before) => {
-      for (const { keys } of before as { keys: Record<string, unknown> | null }[])
-        for (const [index, key] of Object.entries(keys ?? {}))
-          if (typeof key === 'string') touch(this.touched, index as IndexName, key)
-    })
+    return { collections, params }
   }
 
-  /** Sends the puts held and awaits every write; the first that failed fails the transaction. */
+  /**
+   * Sends the transaction's last write, carrying its notice (`noticeOf`, asked once the writes
+   * sent before it have answered the keys they moved, for it names them too; undefined when
+   * nothing changed): the puts held and the notice in one statement (batchWriteNoticeOf), or
+   * the notice alone. Answers its number, undefined if it failed.
+   */
+  async sendLast(
+    noticeOf: () => NoticeParts | undefined,
+  ): Promise<{ number: Promise<number | undefined> }> {
+    await Promise.all(this.answering)
+    if (this.failure !== undefined) throw this.failure
+    const notice = noticeOf()
+    if (!notice) return { number: Promise.resolve(0) }
+    const { collections, params } = this.takeHeld()
+    const [text, values] =
+      collections.length > 0
+        ? [batchWriteNoticeOf(collections), [...params, notice.channel, notice.head, notice.whole]]
+        : [NOTICE_ALONE, [notice.channel, notice.head]]
+    const number = this.sql
+      .unsafe(text, values as never[], { prepare: true })
+      .execute()
+      .then(
+        ([sent]) => {
+          const { keys, n } = sent as unknown as {
+            keys?: Record<string, unknown>[] | null
+            n: string
+          }
+          for (const moved of keys ?? []) this.touchAll(moved)
+          return Number(n)
+        },
+        (error: unknown) => {
+          this.failure ??= error
+          this.lastRan = (error as { code?: string }).code !== '25P02'
+          return undefined
+        },
+      )
+    this.pending.push(number)
+    return { number }
+  }
+
+  /** Awaits every write; the first that failed fails the transaction. */
   async finish(): Promise<void> {
-    this.sendHeld()
     await Promise.all(this.pending)
     this.pending = []
     if (this.failure !== undefined) throw this.failure
@@ -672,6 +734,19 @@ class PgTx extends PgReader implements StateTx {
   committed(): void {
     this.open = false
     for (const fn of this.after) fn()
+  }
+}
+
+/**
+ * The commit number a connection took last (0 if none): a last write that failed as it ran
+ * took one or not, and a sequence's `currval` is the session's, not undone by a rollback.
+ */
+async function lastTaken(sql: ReservedSql): Promise<number> {
+  try {
+    const [taken] = await sql.unsafe<{ n: string }[]>("SELECT currval('sandbox_commits') AS n")
+    return Number(taken?.n ?? 0)
+  } catch {
+    return 0
   }
 }
 

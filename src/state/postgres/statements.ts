@@ -246,7 +246,7 @@ const batchedWrites = new Map<string, string>()
  */
 function batchPartsOf(collections: readonly CollectionName[]) {
   let n = 0
-  return collections.map((collection) => {
+  const parts = collections.map((collection) => {
     const layout = layouts[collection]
     const { columns, updates, places } = upsertParts(layout)
     // Every column but the places, which each row takes from the sequence, is an array.
@@ -270,6 +270,7 @@ function batchPartsOf(collections: readonly CollectionName[]) {
         : null
     return { insert, before }
   })
+  return Object.assign(parts, { params: n })
 }
 
 /**
@@ -281,16 +282,11 @@ function batchPartsOf(collections: readonly CollectionName[]) {
  * ephemeral rows, whose keys no cache follows.
  */
 export function batchUpsertOf(collections: readonly CollectionName[]): string {
-  const key = collections.join(',')
-  const known = batched.get(key)
-  if (known) return known
-  const parts = batchPartsOf(collections).map((part) => part.insert)
-  const last = parts.pop() as string
-  const text = parts.length
-    ? `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(', ')} ${last}`
-    : last
-  batched.set(key, text)
-  return text
+  return cached(batched, collections, () => {
+    const parts = batchPartsOf(collections).map((part) => part.insert)
+    const last = parts.pop() as string
+    return parts.length ? `WITH ${parts.map((p, i) => `w${i} AS (${p})`).join(', ')} ${last}` : last
+  })
 }
 
 /**
@@ -300,16 +296,67 @@ export function batchUpsertOf(collections: readonly CollectionName[]): string {
  * part reads the table as it was when the statement began.
  */
 export function batchWriteOf(collections: readonly CollectionName[]): string {
-  const key = collections.join(',')
-  const known = batchedWrites.get(key)
-  if (known) return known
+  return cached(batchedWrites, collections, () => {
+    const { ctes, before } = writesOf(collections)
+    return `WITH ${ctes} ${before}`
+  })
+}
+
+const batchedNotices = new Map<string, string>()
+
+/**
+ * batchWriteOf's writes, also numbering and sending the transaction's notice (change-notices.ts
+ * noticeOf): its parameters are the batch's, then the channel, the notice's head and its
+ * `whole`. The database completes the notice with the keys the rows left (`b`, if any) and
+ * the number it takes (`n`), last in the transaction as a notice sent alone is, and answers
+ * one row: `keys`, those keys as a JSON array (or null), and `n`. A notice that would be too
+ * long for NOTIFY (8,000 bytes) is sent as its `whole` instead. So a transaction's last writes
+ * and its notice are one statement, sent with the COMMIT.
+ */
+export function batchWriteNoticeOf(collections: readonly CollectionName[]): string {
+  return cached(batchedNotices, collections, () => {
+    const { ctes, before, params } = writesOf(collections)
+    const [channel, head, whole] = [1, 2, 3].map((i) => `$${params + i}`)
+    const numbered = (body: string) => `${body} || ',"n":' || n || '}'`
+    return (
+      `WITH ${ctes}, before AS (${before}), ` +
+      'moved AS (SELECT json_agg(keys) AS keys FROM before), ' +
+      "numbered AS (SELECT nextval('sandbox_commits') AS n), " +
+      `notice AS (SELECT n, ${numbered(`${head}::text || coalesce(',"b":' || (SELECT keys FROM moved)::text, '')`)} AS body FROM numbered) ` +
+      `SELECT (SELECT keys FROM moved) AS keys, n, pg_notify(${channel}::text, ` +
+      `CASE WHEN octet_length(body) < 8000 THEN body ELSE ${numbered(`${whole}::text`)} END) ` +
+      'FROM notice'
+    )
+  })
+}
+
+/**
+ * The INSERTs of `collections` as data-modifying CTEs (`w0 AS (…), …`), the SELECT of the keys
+ * their rows had before (batchWriteOf), and how many parameters they take.
+ */
+function writesOf(collections: readonly CollectionName[]) {
   const parts = batchPartsOf(collections)
-  const ctes = parts.map((part, i) => `w${i} AS (${part.insert})`)
   const befores = parts.flatMap((part) => (part.before ? [part.before] : []))
-  const answer =
-    befores.length > 0 ? befores.join(' UNION ALL ') : 'SELECT NULL::json AS keys WHERE false'
-  const text = `WITH ${ctes.join(', ')} ${answer}`
-  batchedWrites.set(key, text)
+  return {
+    ctes: parts.map((part, i) => `w${i} AS (${part.insert})`).join(', '),
+    before:
+      befores.length > 0 ? befores.join(' UNION ALL ') : 'SELECT NULL::json AS keys WHERE false',
+    params: parts.params,
+  }
+}
+
+/** A statement's text by its collections, built once. */
+function cached(
+  texts: Map<string, string>,
+  collections: readonly CollectionName[],
+  build: () => string,
+) {
+  const key = collections.join(',')
+  let text = texts.get(key)
+  if (text === undefined) {
+    text = build()
+    texts.set(key, text)
+  }
   return text
 }
 
