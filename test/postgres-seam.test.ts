@@ -500,53 +500,37 @@ describePostgres('state seam, PostgreSQL engine', () => {
     }
   }, 20_000)
 
-  it('a commit that fails after taking its number tells every replica not to wait for it', async () => {
-    const { a, b, sql, schema } = await replicasNeverGivingUp()
-    try {
-      // A check PostgreSQL makes only at COMMIT, after the notice took its number.
-      await sql.unsafe(`
+  // Refused at COMMIT (a deferred trigger), or as the last write runs (an AFTER trigger fires
+  // once the statement carrying the notice has run): either way after the number was taken.
+  it.each([
+    ['a commit', 'CONSTRAINT TRIGGER refuse AFTER INSERT', 'DEFERRABLE INITIALLY DEFERRED'],
+    ['a last write', 'TRIGGER refuse AFTER INSERT', ''],
+  ])(
+    '%s that fails after taking its number tells every replica not to wait for it',
+    async (_, trigger, deferred) => {
+      const { a, b, sql, schema } = await replicasNeverGivingUp()
+      try {
+        await sql.unsafe(`
         CREATE FUNCTION "${schema}".refuse() RETURNS trigger LANGUAGE plpgsql AS
-          $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
-        CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON "${schema}".events
-          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.id = 'evt_refused')
-          EXECUTE FUNCTION "${schema}".refuse();`)
-      await expect(
-        a.transaction(async (tx) =>
-          tx.put('events', { id: 'evt_refused', partner_id: 'p1', created_at: AT } as never),
-        ),
-      ).rejects.toThrow(/refused at commit/)
-      // Nothing else was committed: both end at once only because the number was announced.
-      await Promise.all([a.catchUp(), b.catchUp()])
-      expect(await b.get('events', 'evt_refused')).toBeUndefined()
-    } finally {
-      await sql.end()
-    }
-  }, 20_000)
-
-  it('a last write that fails after taking its number tells every replica not to wait for it', async () => {
-    const { a, b, sql, schema } = await replicasNeverGivingUp()
-    try {
-      // An AFTER trigger runs once the statement (the puts with the notice) has run, so after
-      // the number was taken, and fails it.
-      await sql.unsafe(`
-        CREATE FUNCTION "${schema}".refuse() RETURNS trigger LANGUAGE plpgsql AS
-          $$ BEGIN RAISE EXCEPTION 'refused as written'; END $$;
-        CREATE TRIGGER refuse_as_written AFTER INSERT ON "${schema}".events
+          $$ BEGIN RAISE EXCEPTION 'refused'; END $$;
+        CREATE ${trigger} ON "${schema}".events ${deferred}
           FOR EACH ROW WHEN (NEW.id = 'evt_refused') EXECUTE FUNCTION "${schema}".refuse();`)
-      await expect(
-        a.transaction(async (tx) =>
-          tx.put('events', { id: 'evt_refused', partner_id: 'p1', created_at: AT } as never),
-        ),
-      ).rejects.toThrow(/refused as written/)
-      const [taken] = await sql.unsafe(`SELECT is_called FROM "${schema}".sandbox_commits`)
-      expect(taken?.is_called).toBe(true)
-      // Nothing else was committed: both end at once only because the number was announced.
-      await Promise.all([a.catchUp(), b.catchUp()])
-      expect(await b.get('events', 'evt_refused')).toBeUndefined()
-    } finally {
-      await sql.end()
-    }
-  }, 20_000)
+        await expect(
+          a.transaction(async (tx) =>
+            tx.put('events', { id: 'evt_refused', partner_id: 'p1', created_at: AT } as never),
+          ),
+        ).rejects.toThrow(/refused/)
+        const [taken] = await sql.unsafe(`SELECT is_called FROM "${schema}".sandbox_commits`)
+        expect(taken?.is_called).toBe(true)
+        // Nothing else was committed: both end at once only because the number was announced.
+        await Promise.all([a.catchUp(), b.catchUp()])
+        expect(await b.get('events', 'evt_refused')).toBeUndefined()
+      } finally {
+        await sql.end()
+      }
+    },
+    20_000,
+  )
 
   it('a number lost for good is given up once a thousand later ones were heard, waited for or not', async () => {
     const url = freshDatabaseUrl()
