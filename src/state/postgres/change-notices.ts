@@ -153,7 +153,7 @@ export class ChangeNotices {
 
   /** Sends a notice's head, numbered by the database; answers its number. */
   private async send(sql: TransactionSql, head: string): Promise<number> {
-    // `{…}` becomes `{…,"n":123}`: the number is taken as the notice is sent, last in the
+    // `{…` becomes `{…,"n":123}`: the number is taken as the notice is sent, last in the
     // transaction, so the numbers of committed transactions come nearly without gaps.
     const [sent] = await sql.unsafe<{ n: string }[]>(NOTICE_ALONE, [this.channel, head])
     return Number(sent?.n ?? 0)

@@ -191,11 +191,13 @@ export class PostgresState implements State {
       const result = await fn(tx)
       // The last write (the puts held, with the notice) and the COMMIT go together. A last
       // write that failed aborted the transaction, so its COMMIT only rolled it back; a COMMIT
-      // that failed leaves the number taken, said below to be a gap.
-      const numbered = await tx.sendLast(() => this.notices.noticeOf(tx.changes, tx.touched))
+      // that failed leaves the number taken, said below to be a gap. The notice names the keys
+      // the writes sent before it moved, so it is made once they have answered.
+      await tx.written()
+      const numbered = tx.sendLast(this.notices.noticeOf(tx.changes, tx.touched))
       const committed = reserved.unsafe('COMMIT').execute()
       committed.catch(() => {})
-      number = (await numbered.number) ?? 0
+      number = (await numbered) ?? 0
       await tx.finish()
       await committed
       return { result, tx, number }
@@ -684,19 +686,19 @@ class PgTx extends PgReader implements StateTx {
     return { collections, params }
   }
 
-  /**
-   * Sends the transaction's last write, carrying its notice (`noticeOf`, asked once the writes
-   * sent before it have answered the keys they moved, for it names them too; undefined when
-   * nothing changed): the puts held and the notice in one statement (batchWriteNoticeOf), or
-   * the notice alone. Answers its number, undefined if it failed.
-   */
-  async sendLast(
-    noticeOf: () => NoticeParts | undefined,
-  ): Promise<{ number: Promise<number | undefined> }> {
+  /** Awaits the writes whose answers name keys; the first failure so far fails the transaction. */
+  async written(): Promise<void> {
     await Promise.all(this.answering)
     if (this.failure !== undefined) throw this.failure
-    const notice = noticeOf()
-    if (!notice) return { number: Promise.resolve(0) }
+  }
+
+  /**
+   * Sends the transaction's last write, carrying its notice (undefined when nothing changed):
+   * the puts held and the notice in one statement (batchWriteNoticeOf), or the notice alone.
+   * Answers its number, undefined if it failed.
+   */
+  sendLast(notice: NoticeParts | undefined): Promise<number | undefined> {
+    if (!notice) return Promise.resolve(0)
     const { collections, params } = this.takeHeld()
     const [text, values] =
       collections.length > 0
@@ -721,7 +723,7 @@ class PgTx extends PgReader implements StateTx {
         },
       )
     this.pending.push(number)
-    return { number }
+    return number
   }
 
   /** Awaits every write; the first that failed fails the transaction. */
