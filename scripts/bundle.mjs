@@ -20,29 +20,8 @@
 //   scripts/check-image.sh check what they serve.
 // - bin/partner-sandbox.mjs, the command: it runs dist/bundle/cli.js, building it first in a
 //   source checkout, since no install script (`prepare`) runs on `npm install` any more.
-import { createHash } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { build } from 'esbuild'
-
-/** The postgres.js queue.js (3.4.9) that scripts/postgres-queue.mjs replaces: its SHA-256. */
-const POSTGRES_QUEUE_SHA256 = '15e6345adb6708bf3b99ad39fc2231c2fb61de5f6cba4b7a7a6be881482a4ec3'
-
-/** Bundles scripts/postgres-queue.mjs in place of postgres.js's leaking queue (it says why). */
-const postgresQueue = {
-  name: 'postgres-queue',
-  setup(bundler) {
-    bundler.onLoad({ filter: /[\\/]postgres[\\/]src[\\/]queue\.js$/ }, ({ path }) => {
-      const found = createHash('sha256').update(readFileSync(path)).digest('hex')
-      if (found !== POSTGRES_QUEUE_SHA256) {
-        throw new Error(
-          `postgres.js's ${path} is not the one scripts/postgres-queue.mjs replaces: see whether ` +
-            'the new one still leaks, then update the hash or drop the replacement',
-        )
-      }
-      return { contents: readFileSync('scripts/postgres-queue.mjs', 'utf8'), loader: 'js' }
-    })
-  },
-}
 
 // Chunk names carry a content hash: without a clean folder every build would leave the
 // previous chunks behind (and `files` would publish them).
@@ -63,5 +42,4 @@ await build({
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
   logLevel: 'warning',
-  plugins: [postgresQueue],
 })

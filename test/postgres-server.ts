@@ -13,6 +13,8 @@ import { join } from 'node:path'
 
 export interface PostgresServer {
   url: string
+  /** `pg_ctl restart -m fast`: every connection is dropped, and the server comes back. */
+  restart(): void
   stop(): void
 }
 
@@ -79,6 +81,20 @@ export async function startPostgres(settings: string[] = []): Promise<PostgresSe
   run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    restart() {
+      run('pg_ctl', [
+        '-D',
+        data,
+        '-o',
+        options,
+        '-l',
+        join(dir, 'log'),
+        '-m',
+        'fast',
+        '-w',
+        'restart',
+      ])
+    },
     stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop'])

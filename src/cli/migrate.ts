@@ -1,9 +1,8 @@
-import postgres from 'postgres'
+import pg from 'pg'
 import { sandboxOptionsSchema } from '../config.js'
 import { databaseError } from '../state/database-error.js'
 import { maskDatabaseUrl } from '../state/database-url.js'
-import { migrate, quoteIdent } from '../state/postgres/migrate.js'
-import { migrations } from '../state/postgres/migrations.js'
+import { migrate, migrations, quoteIdent } from '../state/postgres/migrate.js'
 import { parseDatabaseUrl } from '../state/postgres/postgres-state.js'
 import { migrateCommand } from './command-specs.js'
 import { helpHint, type Parsed } from './flags.js'
@@ -49,23 +48,26 @@ function databaseOption(flag: string | undefined): [string, string | undefined] 
  */
 export async function migrateDatabase(raw: string): Promise<string> {
   const { url, schema } = parseDatabaseUrl(raw)
-  const sql = postgres(url, {
-    max: 1,
-    onnotice: () => {},
-    connection: { application_name: 'partner-sandbox migrate' },
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'partner-sandbox migrate',
   })
+  // An error of the connection while no query runs (the server going away) is an event:
+  // without a listener it would end the process; the query under way fails with it anyway.
+  client.on('error', () => {})
+  await client.connect()
   try {
     const where = `schema ${schema} of ${maskDatabaseUrl(url)}`
-    const applied = await migrate(sql, schema)
+    const applied = await migrate(client, schema)
     if (applied.length > 0) {
       const names = applied.map((v) => `${v} (${migrations.find((m) => m.version === v)?.name})`)
       return `applied ${names.join(', ')} to ${where}`
     }
-    const [row] = await sql.unsafe<{ version: number }[]>(
-      `SELECT max(version) AS version FROM ${quoteIdent(schema)}.sandbox_migrations`,
+    const { rows } = await client.query<{ version: number }>(
+      `SELECT max(version) AS version FROM ${quoteIdent(schema)}.schema_migrations`,
     )
-    return `already up to date at ${row?.version}: ${where}`
+    return `already up to date at ${rows[0]?.version}: ${where}`
   } finally {
-    await sql.end({ timeout: 1 })
+    await client.end().catch(() => {})
   }
 }

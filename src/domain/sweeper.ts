@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js'
 import type { Logger } from '../logger.js'
+import { DatabaseUnavailable } from '../state/database-error.js'
 import type { IndexName, IndexRow } from '../state/indexes.js'
 import type { StateReader } from '../state/seam.js'
 import type { PartnerClocks } from './partner-clocks.js'
@@ -102,7 +103,10 @@ export class Sweeper {
       try {
         if ((await task(scope)) === true) this.backlog = true
       } catch (error) {
-        this.parts.logger.error(`sweep task failed: ${(error as Error).stack}`)
+        // The database out of reach is said in one line: the next sweep tries again.
+        if (error instanceof DatabaseUnavailable)
+          this.parts.logger.warn(`sweep task postponed: ${error.message}`)
+        else this.parts.logger.error(`sweep task failed: ${(error as Error).stack}`)
       }
     }
   }

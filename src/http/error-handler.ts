@@ -3,9 +3,13 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ApiError, codeForStatus, errorCodes } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { DatabaseUnavailable } from '../state/database-error.js'
 import type { AppEnv } from './app-env.js'
 import { bodyProblem } from './json-body.js'
 import { bodyTimedOut } from './slow-clients.js'
+
+/** Seconds a client waits before it retries a request refused during a database outage. */
+const RETRY_AFTER_S = 2
 
 /** Renders every failure once, in the envelope of DESIGN.md. No stack ever reaches a client. */
 export function renderError(error: unknown, c: Context<AppEnv>, logger: Logger): Response {
@@ -26,6 +30,14 @@ export function renderError(error: unknown, c: Context<AppEnv>, logger: Logger):
     apiError = problem
   } else if (error instanceof ApiError) {
     apiError = error
+  } else if (error instanceof DatabaseUnavailable) {
+    // An outage, not a fault of this request: the client retries, as Retry-After says.
+    logger.warn(`request ${requestId} answered 503: ${error.message}`)
+    apiError = new ApiError(
+      'service_unavailable',
+      `The sandbox's database is out of reach (${error.message}). Retry shortly.`,
+      { headers: { 'Retry-After': String(RETRY_AFTER_S) } },
+    )
   } else if (error instanceof HTTPException) {
     const code = codeForStatus(error.status)
     const message = httpExceptionMessage(error, code)

@@ -1,4 +1,4 @@
-import postgres from 'postgres'
+import pg from 'pg'
 import { maskDatabaseUrl, passwordOf, serverOf } from './database-url.js'
 
 /**
@@ -9,7 +9,37 @@ export class DatabaseError extends Error {
   override name = 'DatabaseError'
 }
 
-/** Connection failures (Node's socket codes and postgres.js's own) and what each means. */
+/**
+ * A query could not reach PostgreSQL (it restarted, failed over, dropped the connection): the
+ * request is answered 503 with Retry-After, and nothing it did was committed unless the answer
+ * said so. The replica goes on; the pool connects again once the database is back.
+ */
+export class DatabaseUnavailable extends Error {
+  override name = 'DatabaseUnavailable'
+}
+
+/** SQLSTATE classes and codes of a server going away or not taking connections yet. */
+const OUTAGE_STATES = /^(08|57P0[1-4]|53300)/
+/** What node-postgres says of a connection that broke or never opened. */
+const OUTAGE_MESSAGES =
+  /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect|Connection ended|ECONNREFUSED|ECONNRESET/i
+
+/** Whether `error` says the database is out of reach, rather than that a statement failed. */
+export function isOutage(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailable) return true
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && (OUTAGE_STATES.test(code) || unreachable[code])) return true
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true
+  return typeof message === 'string' && OUTAGE_MESSAGES.test(message)
+}
+
+/** `error` as a DatabaseUnavailable naming the server, when it is an outage; else itself. */
+export function outageOf(error: unknown, url: string): unknown {
+  if (error instanceof DatabaseUnavailable || !isOutage(error)) return error
+  return new DatabaseUnavailable(withoutPassword(describe(error, url), url), { cause: error })
+}
+
+/** Connection failures (Node's socket codes) and what each means. */
 const unreachable: Record<string, string> = {
   ECONNREFUSED:
     'connection refused (is PostgreSQL running there, and are the host and port right?)',
@@ -39,7 +69,7 @@ function describe(error: unknown, url: string): string {
   const text = firstLine(typeof message === 'string' ? message : String(error))
   if (code === 'ERR_INVALID_URL')
     return `${maskDatabaseUrl(url)} is not a valid URL (postgres://user:password@host:5432/database)`
-  if (error instanceof postgres.PostgresError) {
+  if (error instanceof pg.DatabaseError && typeof error.code === 'string') {
     // pg_hba.conf's refusal of a connection without TLS ends "no encryption".
     if (loginRefused.has(error.code) && /no encryption/.test(text))
       return `${where} refused the login: ${text} (it wants TLS: add ?sslmode=require to the URL)`
@@ -57,6 +87,7 @@ function describe(error: unknown, url: string): string {
     return `cannot connect to ${where}: ${unreachable[code]}`
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
     return `cannot connect to ${where}: ${code}`
+  if (OUTAGE_MESSAGES.test(text)) return `lost the connection to ${where}: ${text}`
   // The engine's own refusals (a schema newer than this build, a schema name that is no SQL
   // name) already say what is wrong and what to do.
   if (typeof code !== 'string') return text

@@ -40,11 +40,14 @@ export async function openState(
   if (config.database) {
     const url = config.database
     // Unreachable, refused, or newer than this build: one line that says so, not a stack.
-    const state = await PostgresState.open({ url, seed: parts.seed, now: parts.now }).catch(
-      (error: unknown) => {
-        throw databaseError(error, url)
-      },
-    )
+    const state = await PostgresState.open({
+      url,
+      seed: parts.seed,
+      now: parts.now,
+      onWarning: parts.logger.warn,
+    }).catch((error: unknown) => {
+      throw databaseError(error, url)
+    })
     const find = () => state.lookupOne('partners_by_api_key', DEFAULT_PARTNER.api_key)
     const partner = await find()
     primeDefaultPartner(parts.credentials, partner)

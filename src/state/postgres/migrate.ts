@@ -1,48 +1,98 @@
-import type { Sql, TransactionSql } from 'postgres'
-import { migrations } from './migrations.js'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type pg from 'pg'
+import { packageRoot } from '../../package-root.js'
 
 /**
- * Brings a schema up to the latest migration: in one transaction, under an advisory lock on
- * the schema's name, so replicas starting at once migrate it once (the others wait, then find
- * nothing to do). Answers the versions it applied. Run at every start and by
- * `partner-sandbox migrate`.
+ * The schema's migrations: the SQL files of migrations/ (`0001-baseline.sql`, …), applied in
+ * the order of their numbers, each once, all in one transaction under an advisory lock on the
+ * schema's name, so replicas starting at once migrate it once (the others wait, then find
+ * nothing to do). Run at every start and by `partner-sandbox migrate`. A released file is never
+ * edited: a change of schema is a new file.
  */
-export async function migrate(sql: Sql, schema: string): Promise<number[]> {
-  return sql.begin(async (tx) => {
-    await lockSchema(tx, schema)
-    await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`)
-    await tx.unsafe(`SET LOCAL search_path TO ${quoteIdent(schema)}`)
-    await tx.unsafe(
-      `CREATE TABLE IF NOT EXISTS sandbox_migrations (
-        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now()
-      )`,
-    )
-    const rows = await tx.unsafe<{ version: number }[]>('SELECT version FROM sandbox_migrations')
-    const done = new Set(rows.map((row) => row.version))
-    const applied: number[] = []
-    for (const migration of migrations) {
-      if (done.has(migration.version)) continue
-      await tx.unsafe(migration.sql)
-      await tx.unsafe('INSERT INTO sandbox_migrations (version, name) VALUES ($1, $2)', [
-        migration.version,
-        migration.name,
-      ])
-      applied.push(migration.version)
-    }
-    const latest = migrations[migrations.length - 1]?.version ?? 0
-    const newest = Math.max(0, ...done)
-    if (newest > latest) {
-      throw new Error(
-        `the database schema "${schema}" is at migration ${newest}, newer than this sandbox knows (${latest}): upgrade partner-sandbox`,
-      )
-    }
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+const FILE = /^(\d{4})-([a-z0-9-]+)\.sql$/
+
+export function readMigrations(dir = join(packageRoot, 'migrations')): Migration[] {
+  return readdirSync(dir)
+    .flatMap((file) => {
+      const named = FILE.exec(file)
+      if (!named) return []
+      return [
+        {
+          version: Number(named[1]),
+          name: named[2] as string,
+          sql: readFileSync(join(dir, file), 'utf8'),
+        },
+      ]
+    })
+    .sort((a, b) => a.version - b.version)
+}
+
+export const migrations: readonly Migration[] = readMigrations()
+
+/** Brings `schema` up to the latest migration; answers the versions it applied. */
+export async function migrate(client: pg.ClientBase, schema: string): Promise<number[]> {
+  await client.query('BEGIN')
+  try {
+    const applied = await migrateIn(client, schema)
+    await client.query('COMMIT')
     return applied
-  })
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  }
+}
+
+async function migrateIn(client: pg.ClientBase, schema: string): Promise<number[]> {
+  await lockSchema(client, schema)
+  const name = quoteIdent(schema)
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${name}`)
+  await client.query(`SET LOCAL search_path TO ${name}`)
+  const { rows: old } = await client.query(
+    "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'sandbox_migrations'",
+    [schema],
+  )
+  if (old.length > 0) {
+    throw new Error(
+      `the database schema "${schema}" holds the key-value layout of an earlier partner-sandbox, which this one does not read: drop it (DROP SCHEMA ${name} CASCADE) or name another with ?schema=`,
+    )
+  }
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now()
+    )`,
+  )
+  const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations')
+  const done = new Set(rows.map((row) => row.version))
+  const latest = migrations[migrations.length - 1]?.version ?? 0
+  const newest = Math.max(0, ...done)
+  if (newest > latest) {
+    throw new Error(
+      `the database schema "${schema}" is at migration ${newest}, newer than this sandbox knows (${latest}): upgrade partner-sandbox`,
+    )
+  }
+  const applied: number[] = []
+  for (const migration of migrations) {
+    if (done.has(migration.version)) continue
+    await client.query(migration.sql)
+    await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+      migration.version,
+      migration.name,
+    ])
+    applied.push(migration.version)
+  }
+  return applied
 }
 
 /** Holds the schema's advisory lock until the transaction ends. */
-export async function lockSchema(tx: TransactionSql, schema: string): Promise<void> {
-  await tx`SELECT pg_advisory_xact_lock(hashtext(${`partner-sandbox:${schema}`}))`
+export async function lockSchema(client: pg.ClientBase, schema: string): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partner-sandbox:${schema}`])
 }
 
 /** An SQL identifier, quoted. */

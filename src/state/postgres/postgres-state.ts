@@ -1,14 +1,15 @@
-import { randomUUID } from 'node:crypto'
-import postgres, { type ReservedSql, type Sql, type TransactionSql } from 'postgres'
+import type pg from 'pg'
 import {
   type CollectionName,
   type Collections,
   type CollectionsData,
   collectionNames,
+  ephemeralCollections,
   keptOnReplace,
 } from '../../store/records.js'
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import { checkScope } from '../../store/tenants.js'
+import { outageOf } from '../database-error.js'
 import type { IndexName, IndexRow } from '../indexes.js'
 import type {
   Change,
@@ -21,27 +22,13 @@ import type {
   StateTx,
   TenantScope,
 } from '../seam.js'
-import {
-  ChangeNotices,
-  NOTICE_ALONE,
-  type NoticeParts,
-  type TouchedKeys,
-  touch,
-} from './change-notices.js'
-import { EphemeralWrites } from './ephemeral-writes.js'
-import { countsTable, indexColumns, layouts } from './layout.js'
-import { lockSchema, migrate, quoteIdent } from './migrate.js'
+import { tableOf as indexCollection } from './index-sql.js'
+import { lockSchema, migrate } from './migrate.js'
+import { createPool } from './pool.js'
 import { withRetries } from './retries.js'
-import {
-  batchWriteNoticeOf,
-  batchWriteOf,
-  columnsOf,
-  type IndexSql,
-  indexSql,
-  movedBetween,
-  scopedIndexSql,
-  tableSql,
-} from './statements.js'
+import { paramsOf, recordOf } from './rows.js'
+import { indexStatements, insertMany, partnerColumn, tableStatements } from './statements.js'
+import { tables } from './tables.js'
 
 type Row = Record<string, unknown>
 type Query = (text: string, params?: unknown[]) => Promise<Row[]>
@@ -55,8 +42,8 @@ export interface PostgresStateOptions {
   now?: () => string
   /** Connections of this replica's pool (the URL's `?pool=`, else DEFAULT_POOL). */
   poolSize?: number
-  /** How long catchUp waits for a commit number nobody announced (change-notices.ts). */
-  gapWaitMs?: number
+  /** Told of what goes wrong away from any request (a pooled connection lost while idle). */
+  onWarning?: (message: string) => void
 }
 
 /** The schema the sandbox's tables live in, unless the URL's `?schema=` names another. */
@@ -64,287 +51,219 @@ export const DEFAULT_SCHEMA = 'partner_sandbox'
 
 /**
  * Connections per replica, unless the URL's `?pool=` says otherwise: also the most
- * transactions it holds open at once (each holds one connection to its end). Few, because
- * statements made while every connection is busy queue behind one another on a connection and
- * go out in one write (the driver's pipelining), and fewer SERIALIZABLE transactions overlap
- * and run again; with 10, each went out alone and woke a backend of its own
- * (docs/performance.md). docs/postgres.md says when more help.
+ * transactions it holds open at once (each holds one connection to its end).
  */
-export const DEFAULT_POOL = 3
+export const DEFAULT_POOL = 10
 /** The largest `?pool=`. */
 export const MAX_POOL = 100
 
 /**
- * The PostgreSQL engine of the state seam: every collection a table (layout.ts), every read a
- * query, every transaction a SERIALIZABLE one, so any number of replicas on one database behave
- * as one sandbox whose writers never interleave. A transaction that loses a conflict to another
- * is run again from the start (retries.ts), as the memory engine's queue would have run it
- * after the other. Its writes are sent as they are made, on the transaction's connection, and
- * awaited at its commit.
+ * The PostgreSQL engine of the state seam, read through: every read is a query, in the
+ * request's transaction when it writes; every transaction a SERIALIZABLE one, run again when it
+ * loses a conflict (retries.ts), as the memory engine's queue would have run it after the other.
+ * A replica keeps no copy of any row, so any number of them on one database answer as one
+ * sandbox, and none needs to hear of another's commits. A query that cannot reach the database
+ * fails with DatabaseUnavailable (a 503); the pool connects again when it is back.
  */
 export class PostgresState implements State {
+  private readonly commitListeners = new Set<(changes: readonly Change[]) => void>()
+  private readonly replaceListeners: ReplaceListener[] = []
+  private readonly reader: PgReader
+
   private constructor(
-    private readonly sql: Sql,
+    private readonly pool: pg.Pool,
     readonly schema: string,
     private readonly options: PostgresStateOptions,
-    private readonly notices: ChangeNotices,
-  ) {}
+  ) {
+    this.reader = new PgReader(this.query)
+  }
 
   /** Connects, migrates, and seeds a new database (once, under the schema's lock). */
   static async open(options: PostgresStateOptions): Promise<PostgresState> {
-    const { url, schema, pool } = parseDatabaseUrl(options.url)
-    const sql = postgres(url, {
-      max: options.poolSize ?? pool,
-      onnotice: () => {},
-      connection: { search_path: schema, application_name: 'partner-sandbox' },
+    const { url, schema, pool: size } = parseDatabaseUrl(options.url)
+    const pool = createPool({
+      url,
+      schema,
+      size: options.poolSize ?? size,
+      applicationName: 'partner-sandbox',
+      onIdleError: (error) =>
+        options.onWarning?.(`a pooled PostgreSQL connection was lost: ${error.message}`),
     })
     try {
-      await migrate(sql, schema)
-      await seedOnce(sql, schema, options.seed)
-      const fetchRows = async (name: CollectionName, ids: string[]) => {
-        const found = await sql.unsafe<{ row: Row }[]>(tableSql[name].getMany, [ids], {
-          prepare: true,
-        })
-        return new Map(found.map(({ row }) => [row.id as string, row]))
+      const client = await pool.connect()
+      try {
+        await migrate(client, schema)
+        await seedOnce(client, schema, options.seed)
+      } finally {
+        client.release()
       }
-      const notices = await ChangeNotices.listen(sql, schema, randomUUID(), fetchRows, {
-        gapWaitMs: options.gapWaitMs,
-      })
-      // Listening now: every commit before this one was made before this replica started.
-      const [last] = await sql.unsafe<{ n: string }[]>(LAST_COMMIT)
-      notices.startAt(Number(last?.n ?? 0))
-      return new PostgresState(sql, schema, options, notices)
+      return new PostgresState(pool, schema, options)
     } catch (error) {
-      await sql.end({ timeout: 1 })
+      await pool.end().catch(() => {})
       throw error
     }
   }
 
-  get version(): number {
-    return this.notices.version
-  }
-
-  keyVersion(index: IndexName, key: string): number {
-    return this.notices.keyVersion(index, key)
-  }
-
-  private readonly query: Query = (text, params = []) =>
-    this.sql.unsafe(text, params as never[], { prepare: true }) as unknown as Promise<Row[]>
-
-  /** The counted keys whose fold is under way (one at a time each). */
-  private readonly folding = new Set<string>()
-
-  /**
-   * Folds a counted key's running counts, outside any transaction and without waiting: a
-   * fold that fails (another replica's at the same time) changes nothing, and the next count
-   * of the key asks again.
-   */
-  private readonly fold: Fold = (index, key) => {
-    const name = `${index}\0${key}`
-    const text = indexSql[index].fold
-    if (!text || this.folding.has(name)) return
-    this.folding.add(name)
-    void this.query(text, [key])
-      .catch(() => {})
-      .finally(() => this.folding.delete(name))
-  }
-
-  private readonly reader = new PgReader(this.query, this.fold)
-
-  get = this.reader.get.bind(this.reader)
-  lookup = this.reader.lookup.bind(this.reader)
-  lookupOne = this.reader.lookupOne.bind(this.reader)
-  range = this.reader.range.bind(this.reader)
-  count = this.reader.count.bind(this.reader)
-  has = this.reader.has.bind(this.reader)
-  keys = this.reader.keys.bind(this.reader)
-  all = this.reader.all.bind(this.reader)
-
-  tenant(partnerId: string): StateReader {
-    return new PgReader(this.query, this.fold, partnerId)
-  }
-
-  async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {
-    const { result, tx, number } = await withRetries(() => this.attempt(fn, scope))
-    this.notices.committed(tx.changes, tx.touched, number)
-    tx.committed()
-    return result
-  }
-
-  /**
-   * One attempt of a SERIALIZABLE transaction, on a connection of its own. Not sql.begin:
-   * postgres.js 3.4.9 can send its BEGIN down a busy connection's pipeline without reserving
-   * the connection (porsager/postgres#823, #1189), which under load failed the transaction
-   * with UNSAFE_TRANSACTION (a 500) or left it open for unrelated queries (a webhook attempt
-   * recorded in it was lost, and made again). sql.reserve() takes an idle connection only and
-   * holds it until released.
-   */
-  private async attempt<T>(fn: (tx: StateTx) => Promise<T>, scope: TenantScope | undefined) {
-    const reserved = await this.sql.reserve()
-    const sql = reserved as unknown as TransactionSql
-    const tx = new PgTx(sql, this.fold, scope?.partner)
-    let number = 0
+  /** A statement on any pooled connection; an outage becomes DatabaseUnavailable. */
+  private readonly query: Query = async (text, params = []) => {
     try {
-      // Sent, not awaited alone: it goes with the transaction's first statement, whose answer
-      // comes after its own (one round trip fewer per transaction).
-      tx.begin()
-      const result = await fn(tx)
-      // The last write (the puts held, with the notice) and the COMMIT go together. A last
-      // write that failed aborted the transaction, so its COMMIT only rolled it back; a COMMIT
-      // that failed leaves the number taken, said below to be a gap. The notice names the keys
-      // the writes sent before it moved, so it is made once they have answered.
-      await tx.written()
-      const numbered = tx.sendLast(this.notices.noticeOf(tx.changes, tx.touched))
-      const committed = reserved.unsafe('COMMIT').execute()
-      committed.catch(() => {})
-      number = (await numbered) ?? 0
-      await tx.finish()
-      await committed
-      return { result, tx, number }
+      return (await this.pool.query(text, params)).rows
     } catch (error) {
-      await reserved.unsafe('ROLLBACK').catch(() => {})
-      // A last write that failed as it ran may have taken its number before it failed: the
-      // session's last number says (an older one, said again, is one every replica heard).
-      if (number === 0 && tx.lastRan) number = await lastTaken(reserved)
-      // A commit that failed (a serialization failure is often found only then) took its
-      // number: say it will never come, or every replica's next request waits for it.
-      if (number > 0) void this.notices.gap(this.sql, number).catch(() => {})
-      // The statements after a failed one only say the transaction was aborted: the first
-      // failure says why (a serialization failure is run again).
-      throw (error as { code?: string }).code === '25P02' ? (tx.failure ?? error) : error
-    } finally {
-      reserved.release()
+      throw outageOf(error, this.options.url)
     }
   }
 
-  /** Ephemeral puts, sent together while a statement of theirs is on its way. */
-  private readonly ephemeral = new EphemeralWrites(this.query)
+  // Until the domain reads through everywhere, the seam's cache keys: no copy is ever current.
+  private reads = 0
+  get version(): number {
+    return ++this.reads
+  }
+  keyVersion(_index: IndexName, _key: string): number {
+    return ++this.reads
+  }
+  catchUp(): undefined {
+    return undefined
+  }
+  private readonly leases = new Set<string>()
+  async claim(name: string, _ttlMs: number): Promise<Lease | undefined> {
+    if (this.leases.has(name)) return undefined
+    this.leases.add(name)
+    return { release: async () => void this.leases.delete(name) }
+  }
+
+  get<K extends CollectionName>(collection: K, id: string) {
+    return this.reader.get(collection, id)
+  }
+  lookup<I extends IndexName>(index: I, key: string) {
+    return this.reader.lookup(index, key)
+  }
+  lookupOne<I extends IndexName>(index: I, key: string) {
+    return this.reader.lookupOne(index, key)
+  }
+  range<I extends IndexName>(index: I, key: string, options?: RangeOptions) {
+    return this.reader.range(index, key, options)
+  }
+  count(index: IndexName, key: string) {
+    return this.reader.count(index, key)
+  }
+  has(index: IndexName, key: string, id: string) {
+    return this.reader.has(index, key, id)
+  }
+  keys(index: IndexName) {
+    return this.reader.keys(index)
+  }
+  all<K extends CollectionName>(collection: K) {
+    return this.reader.all(collection)
+  }
+
+  tenant(partnerId: string): StateReader {
+    return new PgReader(this.query, partnerId)
+  }
+
+  async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {
+    const { result, changes, after } = await withRetries(() => this.attempt(fn, scope))
+    for (const run of after) run()
+    if (changes.length > 0) for (const listener of this.commitListeners) listener(changes)
+    return result
+  }
+
+  /** One attempt of a SERIALIZABLE transaction, on a connection of its own. */
+  private async attempt<T>(fn: (tx: StateTx) => Promise<T>, scope: TenantScope | undefined) {
+    const client = await this.connect()
+    let broken: Error | undefined
+    const tx = new PgTx(client, this.options.url, scope?.partner)
+    try {
+      await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE')
+      const result = await fn(tx)
+      await tx.written()
+      await client.query('COMMIT')
+      return { result, changes: tx.changes, after: tx.after }
+    } catch (error) {
+      await client.query('ROLLBACK').catch((lost: Error) => {
+        broken = lost
+      })
+      // The statements after a failed one only say the transaction was aborted: the first
+      // failure says why (a serialization failure is run again).
+      const cause = (error as { code?: string }).code === '25P02' ? (tx.failure ?? error) : error
+      throw outageOf(cause, this.options.url)
+    } finally {
+      tx.close()
+      client.release(broken)
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect()
+    } catch (error) {
+      throw outageOf(error, this.options.url)
+    }
+  }
 
   async putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
     await this.putEphemerals([{ collection, row } as EphemeralPut])
   }
 
+  /** The rows, one statement per collection (the last put of a row wins), outside any transaction. */
   async putEphemerals(puts: readonly EphemeralPut[]): Promise<void> {
-    for (const { collection } of puts)
-      if (!tableSql[collection].layout.ephemeral) throw new Error(`${collection} is not ephemeral`)
-    if (puts.length > 0) await this.ephemeral.put(puts)
-  }
-
-  catchUp(): Promise<void> {
-    return this.notices.catchUp(() => this.lastAnnounced())
-  }
-
-  /** The callers of lastAnnounced waiting for the next read, not yet sent. */
-  private lastWaiting: Waiting[] = []
-  /** Increments asked for in this turn of the event loop, by counter and window. */
-  private increments = new Map<string, { name: string; window: number; waiting: Waiting[] }>()
-  private flushing = false
-
-  /**
-   * The number of the last commit announced. Requests that ask within one turn of the event
-   * loop share one read, sent once they have all asked: each asked before it was sent, so it
-   * counts every commit answered before that request came. Under load, one read serves many.
-   */
-  private lastAnnounced(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.lastWaiting.push({ resolve, reject })
-      this.flushSoon()
-    })
-  }
-
-  /**
-   * Every increment of one counter asked for in the same turn of the event loop is one
-   * statement adding their number: under load a partner's counter row is locked and written
-   * once per turn, not once per request queued on its lock. Each caller still gets its own
-   * count, in the order asked.
-   */
-  increment(name: string, window: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const key = `${name}\0${window}`
-      const batch = this.increments.get(key) ?? { name, window, waiting: [] }
-      this.increments.set(key, batch)
-      batch.waiting.push({ resolve, reject })
-      this.flushSoon()
-    })
-  }
-
-  private flushSoon(): void {
-    if (this.flushing) return
-    this.flushing = true
-    setImmediate(() => this.flush())
-  }
-
-  /**
-   * Sends what this turn asked for: each counter's increment, the first of them also reading
-   * the last commit number when a request asked for it (one statement, not two: under load
-   * most turns ask for both); else that read alone.
-   */
-  private flush(): void {
-    this.flushing = false
-    const batches = [...this.increments.values()]
-    let last: Waiting[] | undefined = this.lastWaiting.length > 0 ? this.lastWaiting : undefined
-    this.increments = new Map()
-    this.lastWaiting = []
-    const answer = (waiting: Waiting[], value: unknown) => {
-      for (const w of waiting) w.resolve(Number(value ?? 0))
+    const byCollection = new Map<CollectionName, Map<string, Row>>()
+    for (const { collection, row } of puts) {
+      if (!ephemeralCollections.includes(collection))
+        throw new Error(`${collection} is not ephemeral`)
+      let rows = byCollection.get(collection)
+      if (!rows) {
+        rows = new Map()
+        byCollection.set(collection, rows)
+      }
+      const id = (row as unknown as Row).id as string
+      rows.delete(id)
+      rows.set(id, row as unknown as Row)
     }
-    const fail = (waiting: Waiting[], error: unknown) => {
-      for (const w of waiting) w.reject(error)
-    }
-    for (const { name, window, waiting } of batches) {
-      const withLast = last
-      last = undefined
-      this.query(withLast ? INCREMENT_AND_LAST : INCREMENT, [name, window, waiting.length]).then(
-        ([counted]) => {
-          const first = (counted?.count as number) - waiting.length + 1
-          for (const [i, w] of waiting.entries()) w.resolve(first + i)
-          if (withLast) answer(withLast, counted?.last)
-        },
-        (error: unknown) => {
-          fail(waiting, error)
-          if (withLast) fail(withLast, error)
-        },
-      )
-    }
-    if (last) {
-      const waiting = last
-      this.query(LAST_COMMIT).then(
-        ([found]) => answer(waiting, found?.n),
-        (error: unknown) => fail(waiting, error),
-      )
-    }
+    await Promise.all(
+      [...byCollection].map(([collection, rows]) =>
+        this.query(
+          insertMany(collection, rows.size, true),
+          [...rows.values()].flatMap((row) => paramsOf(collection, row)),
+        ),
+      ),
+    )
   }
 
-  async claim(name: string, ttlMs: number): Promise<Lease | undefined> {
-    const holder = this.notices.replica
-    const [won] = await this.query(CLAIM, [name, holder, Math.max(1, Math.round(ttlMs))])
-    if (!won) return undefined
-    // Now and then, the leases of holders that died long ago go (they were claimed again or
-    // their work is gone): one statement, bounded by the index on `until`.
-    if (Math.random() < 0.01) void this.query(FORGET_LEASES).catch(() => {})
-    return { release: async () => void (await this.query(RELEASE, [name, holder])) }
+  async increment(name: string, window: number): Promise<number> {
+    const [counted] = await this.query(INCREMENT, [name, window])
+    return Number(counted?.count ?? 0)
   }
 
+  /** Hears this replica's own commits (a hint to look sooner; other replicas' are not heard). */
   onCommit(listener: (changes: readonly Change[]) => void): () => void {
-    return this.notices.onCommit(listener)
+    this.commitListeners.add(listener)
+    return () => this.commitListeners.delete(listener)
   }
 
   onReplace(listener: ReplaceListener): void {
-    this.notices.onReplace(listener)
+    this.replaceListeners.push(listener)
   }
 
   async replaceAll(collections: CollectionsData): Promise<void> {
-    // Run again when chosen as a deadlock's loser: its TRUNCATE locks table after table, so a
-    // transaction already holding one of them (a sweep, a delivery's claim) that then waits
-    // for one the TRUNCATE holds makes a cycle PostgreSQL breaks by failing one side.
-    const number = await withRetries(() =>
-      this.sql.begin(async (sql) => {
-        await lockSchema(sql, this.schema)
-        await writeAll(sql, collections)
-        return this.notices.notifyReplace(sql)
-      }),
-    )
-    await this.notices.replaced(number)
+    // Run again when chosen as a deadlock's loser: its TRUNCATE locks table after table.
+    await withRetries(async () => {
+      const client = await this.connect()
+      let broken: Error | undefined
+      try {
+        await client.query('BEGIN')
+        await lockSchema(client, this.schema)
+        await writeAll(client, collections)
+        await client.query('COMMIT')
+      } catch (error) {
+        await client.query('ROLLBACK').catch((lost: Error) => {
+          broken = lost
+        })
+        throw outageOf(error, this.options.url)
+      } finally {
+        client.release(broken)
+      }
+    })
+    await Promise.allSettled(this.replaceListeners.map((listener) => listener()))
   }
 
   async reset(): Promise<void> {
@@ -353,445 +272,288 @@ export class PostgresState implements State {
   }
 
   async export(): Promise<SnapshotDoc> {
-    const collections = {} as CollectionsData
-    await this.sql.begin('isolation level repeatable read read only', async (sql) => {
+    const collections = {} as Record<string, Record<string, Row>>
+    const client = await this.connect()
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
       for (const name of collectionNames) {
-        const rows = {} as Record<string, Row>
-        if (!layouts[name].ephemeral) {
-          for (const { row } of await sql.unsafe<{ row: Row }[]>(tableSql[name].all))
-            rows[row.id as string] = row
+        const rows: Record<string, Row> = {}
+        if (!ephemeralCollections.includes(name)) {
+          const found = await client.query(tableStatements(name, false).all)
+          for (const row of found.rows) rows[row.id as string] = recordOf(name, row)
         }
-        ;(collections as Record<string, unknown>)[name] = rows
+        collections[name] = rows
       }
-    })
+      await client.query('COMMIT')
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {})
+      throw outageOf(error, this.options.url)
+    } finally {
+      client.release()
+    }
     return {
       format: SNAPSHOT_FORMAT,
       schema_version: SCHEMA_VERSION,
-      seq: this.notices.version,
+      seq: 0,
       saved_at: this.options.now?.() ?? new Date().toISOString(),
-      collections,
+      collections: collections as unknown as CollectionsData,
     }
   }
 
+  /** Whether the database answers now (the health check's question). */
+  async ping(): Promise<void> {
+    await this.query('SELECT 1')
+  }
+
   async close(): Promise<void> {
-    await this.notices.close()
-    await this.sql.end({ timeout: 5 })
+    await this.pool.end()
   }
 }
 
-const CLAIM =
-  "INSERT INTO sandbox_leases AS l (name, holder, until) VALUES ($1, $2, now() + $3 * interval '1 millisecond') " +
-  'ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until WHERE l.until < now() ' +
-  'RETURNING holder'
-/** The number of the last commit announced (0 before the first). */
-const LAST_COMMIT =
-  'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM sandbox_commits'
 const INCREMENT =
-  'INSERT INTO sandbox_counters AS c (name, win, count) VALUES ($1, $2, $3) ' +
+  'INSERT INTO sandbox_counters AS c (name, win, count) VALUES ($1, $2, 1) ' +
   'ON CONFLICT (name) DO UPDATE SET win = EXCLUDED.win, ' +
-  'count = CASE WHEN c.win = EXCLUDED.win THEN c.count + EXCLUDED.count ELSE EXCLUDED.count END ' +
-  'RETURNING count'
-/** INCREMENT, also answering LAST_COMMIT's number as `last`. */
-const INCREMENT_AND_LAST = `${INCREMENT}, (${LAST_COMMIT}) AS last`
-
-/** A caller waiting for its count (increment). */
-interface Waiting {
-  resolve: (count: number) => void
-  reject: (error: unknown) => void
-}
-const RELEASE = 'DELETE FROM sandbox_leases WHERE name = $1 AND holder = $2'
-const FORGET_LEASES = "DELETE FROM sandbox_leases WHERE until < now() - interval '1 hour'"
-
-/** Folds a counted key's running counts (PostgresState.fold). */
-type Fold = (index: IndexName, key: string) => void
-
-/** Running-count rows a count sums before it asks for them to be folded into one. */
-const FOLD_AT = 32
+  'count = CASE WHEN c.win = EXCLUDED.win THEN c.count + 1 ELSE 1 END RETURNING count'
 
 /**
  * The reads, over any connection: the pool's, or a transaction's. With `partner` (State.tenant,
- * a transaction's scope), a read of a tenant table asks for that partner's rows only: its
- * statements name the partner, so a distributed table is read on the partner's node alone.
+ * a transaction's scope), a read of one of the partner's tables asks for its rows only.
  */
 class PgReader implements StateReader {
-  private readonly query: Query
-
   constructor(
-    query: Query,
-    private readonly fold: Fold,
+    private readonly send: Query,
     readonly partner?: string,
-  ) {
-    // A text column cannot hold NUL, so no row has an id or key with one (a token sent as
-    // %00): nothing is found, as in memory, where PostgreSQL would refuse the parameter.
-    this.query = (text, params = []) =>
-      params.some((p) => typeof p === 'string' && p.includes('\0')) ? noRows : query(text, params)
+  ) {}
+
+  /**
+   * A text column cannot hold NUL, so no row has an id or key with one (a token sent as %00):
+   * nothing is found, as in memory, where PostgreSQL would refuse the parameter.
+   */
+  protected run(text: string, params: unknown[]): Promise<Row[]> {
+    if (params.some((p) => typeof p === 'string' && p.includes('\0'))) return noRows
+    return this.send(text, params)
   }
 
-  /** The table's statements of this reader's partner, when it has one and the table is a tenant's. */
-  private tableOf(collection: CollectionName) {
-    return this.partner === undefined ? undefined : tableSql[collection].scoped
+  private get scoped(): boolean {
+    return this.partner !== undefined
   }
 
-  /** The index's statements and their last parameter, the partner, when scoped. */
-  private indexOf(index: IndexName): { sql: IndexSql; tail: string[] } {
-    const scoped = this.partner === undefined ? undefined : scopedIndexSql[index]
-    return scoped
-      ? { sql: scoped, tail: [this.partner as string] }
-      : { sql: indexSql[index], tail: [] }
+  /** The partner as the last parameter, on the partner's tables, when scoped. */
+  private tail(collection: CollectionName): unknown[] {
+    return this.scoped && partnerColumn(collection) ? [this.partner] : []
   }
 
   async get<K extends CollectionName>(collection: K, id: string) {
-    const scoped = this.tableOf(collection)
-    const [found] = scoped
-      ? await this.query(scoped.get, [id, this.partner])
-      : await this.query(tableSql[collection].get, [id])
-    return found?.row as Collections[K] | undefined
+    const text = tableStatements(collection, this.scoped).get
+    const [found] = await this.run(text, [id, ...this.tail(collection)])
+    return found ? (recordOf(collection, found) as Collections[K]) : undefined
   }
 
-  /** Before a read of an index (or of a whole table): PgTx sends the writes it holds first. */
-  protected beforeIndexRead(): void {}
+  private rowsOf<I extends IndexName>(index: I, found: Row[]): IndexRow<I>[] {
+    const collection = indexCollection(index)
+    return found.map((row) => recordOf(collection, row) as IndexRow<I>)
+  }
 
   async lookup<I extends IndexName>(index: I, key: string) {
-    this.beforeIndexRead()
-    const { sql, tail } = this.indexOf(index)
-    return rowsOf<IndexRow<I>>(await this.query(sql.lookup, [key, ...tail]))
+    const collection = indexCollection(index)
+    const text = indexStatements(index, this.scoped).lookup
+    return this.rowsOf(index, await this.run(text, [key, ...this.tail(collection)]))
   }
 
   async lookupOne<I extends IndexName>(index: I, key: string) {
-    this.beforeIndexRead()
-    const { sql, tail } = this.indexOf(index)
-    const [found] = await this.query(sql.lookupOne, [key, ...tail])
-    return found?.row as IndexRow<I> | undefined
+    const collection = indexCollection(index)
+    const text = indexStatements(index, this.scoped).lookupOne
+    const [found] = this.rowsOf(index, await this.run(text, [key, ...this.tail(collection)]))
+    return found
   }
 
   async range<I extends IndexName>(index: I, key: string, options: RangeOptions = {}) {
-    this.beforeIndexRead()
     const limit = options.limit ?? null
     if (limit !== null && limit <= 0) return []
-    const { sql, tail } = this.indexOf(index)
-    const rows =
+    const collection = indexCollection(index)
+    const statements = indexStatements(index, this.scoped)
+    const tail = this.tail(collection)
+    const found =
       options.after === undefined
-        ? await this.query(options.reverse ? sql.range.reverse : sql.range.forward, [
+        ? await this.run(options.reverse ? statements.reverse : statements.forward, [
             key,
             limit,
             ...tail,
           ])
-        : await this.query(options.reverse ? sql.range.reverseAfter : sql.range.forwardAfter, [
+        : await this.run(options.reverse ? statements.reverseAfter : statements.forwardAfter, [
             key,
             options.after,
             limit,
             ...tail,
           ])
-    return rowsOf<IndexRow<I>>(rows)
+    return this.rowsOf(index, found)
   }
 
+  /** A key's whole count, scoped or not (the caps' keys are partners already). */
   async count(index: IndexName, key: string) {
-    this.beforeIndexRead()
-    const { sql, tail } = this.indexOf(index)
-    // A counted index's count is its key's, scoped or not (its statement takes no partner).
-    const params = indexColumns[index].columns.counted ? [key] : [key, ...tail]
-    const [found] = await this.query(sql.count, params)
-    if (((found?.parts as number | undefined) ?? 0) > FOLD_AT) this.fold(index, key)
-    return (found?.n as number) ?? 0
+    const [found] = await this.run(indexStatements(index, false).count, [key])
+    return Number(found?.n ?? 0)
   }
 
   async has(index: IndexName, key: string, id: string) {
-    this.beforeIndexRead()
-    const { sql, tail } = this.indexOf(index)
-    return (await this.query(sql.has, [key, id, ...tail])).length > 0
+    const collection = indexCollection(index)
+    const text = indexStatements(index, this.scoped).has
+    return (await this.run(text, [key, id, ...this.tail(collection)])).length > 0
   }
 
   async keys(index: IndexName) {
-    this.beforeIndexRead()
-    return (await this.query(indexSql[index].keys)).map((found) => found.k as string)
+    return (await this.run(indexStatements(index, false).keys, [])).map((row) => row.k as string)
   }
 
   async all<K extends CollectionName>(collection: K) {
-    this.beforeIndexRead()
-    const scoped = this.tableOf(collection)
-    return rowsOf<Collections[K]>(
-      scoped
-        ? await this.query(scoped.all, [this.partner])
-        : await this.query(tableSql[collection].all),
-    )
+    const text = tableStatements(collection, this.scoped).all
+    const found = await this.run(text, this.tail(collection))
+    return found.map((row) => recordOf(collection, row) as Collections[K])
   }
 }
 
 const noRows: Promise<Row[]> = Promise.resolve([])
 
-function rowsOf<T>(found: Row[]): T[] {
-  const out = new Array<T>(found.length)
-  for (let i = 0; i < found.length; i++) out[i] = (found[i] as Row).row as T
-  return out
-}
-
 /**
- * One attempt of a transaction. Its puts are held and go out as one statement before the
- * first read that could see them, a remove, or the commit, on the transaction's connection
- * (a later read of it sees them); their answers are awaited at `finish`, so a request's
- * writes cost one statement and one round trip together, not one each.
+ * One attempt of a transaction, on its own connection. Writes are sent as they are made and
+ * not awaited one by one: the connection runs statements in the order sent, so a later read of
+ * the transaction sees them; their answers are awaited before COMMIT.
  */
 class PgTx extends PgReader implements StateTx {
   readonly changes: Change[] = []
-  readonly touched: TouchedKeys = new Map()
-  /**
-   * The rows this transaction read by id or wrote, by collection and id: a SERIALIZABLE
-   * transaction reads one snapshot plus its own writes, so a row read again is the row it
-   * already has (a request that reads its user three times asks PostgreSQL once). Rows are
-   * never changed in place (the memory engine hands out its own), so sharing one is safe.
-   */
-  private readonly rows = new Map<string, Promise<unknown>>()
-  private pending: Promise<unknown>[] = []
-  /** The writes sent whose answers name keys the notice carries (puts sent, removes). */
-  private answering: Promise<unknown>[] = []
-  /** The last write failed as it ran (not for an earlier failure): it may have taken a number. */
-  lastRan = false
-  /**
-   * The rows put and not yet sent, by collection and id, each with its upsert's parameters:
-   * sent together as one statement (batchWriteOf) before the next read that could see them
-   * (an index's, a whole table's: a row read by id is the memo's), a remove, or the commit.
-   * A row put again is sent once, as last put, in the place it was first put.
-   */
-  private held = new Map<CollectionName, Map<string, (string | null)[]>>()
+  readonly after: (() => void)[] = []
   /** The first statement that failed: it aborted the transaction. */
   failure: unknown
-  private after: (() => void)[] = []
+  private pending: Promise<unknown>[] = []
   private open = true
 
+  /**
+   * The statement sent last: each waits for the one before (a connection runs one at a time,
+   * and node-postgres no longer queues them for us), so writes go out in the order made.
+   */
+  private last: Promise<unknown> = Promise.resolve()
+
   constructor(
-    private readonly sql: TransactionSql,
-    fold: Fold,
+    private readonly client: pg.PoolClient,
+    url: string,
     partner: string | undefined,
   ) {
-    super(
-      (text, params = []) => {
+    super((text, params = []) => {
+      const read = this.inTurn(async () => {
         // A write that failed has aborted the transaction: say why, not "transaction aborted".
-        if (this.failure !== undefined) return Promise.reject(this.failure)
-        const read = sql.unsafe(text, params as never[], { prepare: true })
-        return (read as unknown as Promise<Row[]>).catch((error: unknown) => {
+        if (this.failure !== undefined) throw this.failure
+        try {
+          return (await client.query(text, params)).rows
+        } catch (error) {
           this.failure ??= error
-          throw error
-        })
-      },
-      fold,
-      partner,
-    )
+          throw outageOf(error, url)
+        }
+      })
+      return read
+    }, partner)
   }
 
-  override get<K extends CollectionName>(collection: K, id: string) {
-    const name = rowName(collection, id)
-    let found = this.rows.get(name) as Promise<Collections[K] | undefined> | undefined
-    if (!found) {
-      found = super.get(collection, id)
-      this.rows.set(name, found)
-      // A read that failed is not remembered (the transaction fails with it anyway).
-      found.catch(() => this.rows.get(name) === found && this.rows.delete(name))
-    }
-    return found
+  /** Runs `statement` once every statement sent before it has answered. */
+  private inTurn<T>(statement: () => Promise<T>): Promise<T> {
+    const next = this.last.then(statement, statement)
+    this.last = next.catch(() => {})
+    return next
   }
 
   put<K extends CollectionName>(collection: K, row: Collections[K]): void {
-    const table = tableSql[collection]
-    if (this.partner !== undefined && table.layout.byPartner)
-      checkScope(collection, row as Row, this.partner)
     if (!this.open) throw new Error('write after the transaction ended')
-    const id = (row as Row).id as string
-    this.rows.set(rowName(collection, id), Promise.resolve(row))
-    let rows = this.held.get(collection)
-    if (!rows) {
-      rows = new Map()
-      this.held.set(collection, rows)
-    }
-    const values = table.upsert.params(row as Row)
-    // A row put again under another key or order goes after the rows put since, where the
-    // memory engine places a row that moved; else it keeps its place.
-    const held = rows.get(id)
-    if (held && movedBetween(held, values)) rows.delete(id)
-    rows.set(id, values)
-    for (const ix of table.layout.indexes) {
-      const key = ix.versioned ? ix.keyOf(row as never) : undefined
-      if (key !== undefined) touch(this.touched, ix.name, key)
-    }
+    if (this.partner !== undefined && tables[collection].tenant)
+      checkScope(collection, row as Row, this.partner)
+    this.write(tableStatements(collection, false).upsert, paramsOf(collection, row as Row))
     this.changes.push({ collection, id: (row as Row).id as string, row: row as Row })
   }
 
   remove(collection: CollectionName, id: string): void {
+    if (!this.open) throw new Error('write after the transaction ended')
     // Scoped: another partner's row is not this transaction's to remove (nor to see).
-    const scoped = this.partner === undefined ? undefined : tableSql[collection].scoped
-    const [text, params] = scoped
-      ? [scoped.remove, [id, this.partner]]
-      : [tableSql[collection].remove, [id]]
-    this.rows.set(rowName(collection, id), Promise.resolve(undefined))
-    // After the puts held: a row put then removed is gone, as in the order they were made.
-    this.sendHeld()
-    this.send(text, params, (removed) => this.touchAll(removed[0]))
+    const scoped = this.partner !== undefined && partnerColumn(collection) !== undefined
+    const text = tableStatements(collection, scoped).remove
+    this.write(text, scoped ? [id, this.partner] : [id])
     this.changes.push({ collection, id, row: undefined })
+  }
+
+  /** Rows due under `key` (order value at most `upTo`), locked; rows another holds are skipped. */
+  async takeDue<I extends IndexName>(index: I, key: string, upTo: string, limit: number) {
+    const collection = indexCollection(index)
+    const scoped = this.partner !== undefined && partnerColumn(collection) !== undefined
+    const text = indexStatements(index, scoped).due
+    const found = await this.run(text, [key, upTo, limit, ...(scoped ? [this.partner] : [])])
+    return found.map((row) => recordOf(collection, row) as IndexRow<I>)
+  }
+
+  private write(text: string, params: unknown[]): void {
+    if (params.some((p) => typeof p === 'string' && p.includes('\0')))
+      throw new Error('a row cannot hold a NUL character')
+    const sent = this.inTurn(async () => {
+      if (this.failure !== undefined) return
+      await this.client.query(text, params)
+    }).catch((error: unknown) => {
+      this.failure ??= error
+    })
+    this.pending.push(sent)
   }
 
   afterCommit(fn: () => void): void {
     this.after.push(fn)
   }
 
-  /** Opens the transaction: sent at once, its answer awaited with the writes' (`finish`). */
-  begin(): void {
-    this.send('BEGIN ISOLATION LEVEL SERIALIZABLE', [])
-  }
-
-  /** Sends a statement; `answered`, when given, makes it a write whose answer names keys. */
-  private send(text: string, params: unknown[], answered?: (rows: Row[]) => void): void {
-    if (!this.open) throw new Error('write after the transaction ended')
-    const query = this.sql.unsafe(text, params as never[], { prepare: true })
-    const sent = query.execute().then(
-      (rows) => answered?.(rows as unknown as Row[]),
-      (error: unknown) => {
-        this.failure ??= error
-      },
-    )
-    this.pending.push(sent)
-    if (answered) this.answering.push(sent)
-  }
-
-  /** Notes every versioned key a row of answers names (an object by index name). */
-  private touchAll(keys: Record<string, unknown> | null | undefined): void {
-    for (const [index, key] of Object.entries(keys ?? {}))
-      if (typeof key === 'string') touch(this.touched, index as IndexName, key)
-  }
-
-  protected override beforeIndexRead(): void {
-    this.sendHeld()
-  }
-
-  /**
-   * Sends the puts held as one statement (collections in one order: one text for each set of
-   * them), noting the keys each row had before under versioned indexes, as a put's own
-   * upsert would have answered them.
-   */
-  private sendHeld(): void {
-    if (this.held.size === 0) return
-    const { collections, params } = this.takeHeld()
-    this.send(batchWriteOf(collections), params, (before) => {
-      for (const { keys } of before as { keys: Record<string, unknown> | null }[])
-        this.touchAll(keys)
-    })
-  }
-
-  /** The puts held, by collection in name order, as batch parameters; none held after. */
-  private takeHeld(): { collections: CollectionName[]; params: (string | null)[][] } {
-    const held = this.held
-    this.held = new Map()
-    const collections = [...held.keys()].sort()
-    const params: (string | null)[][] = []
-    for (const collection of collections)
-      params.push(...columnsOf((held.get(collection) as Map<string, (string | null)[]>).values()))
-    return { collections, params }
-  }
-
-  /** Awaits the writes whose answers name keys; the first failure so far fails the transaction. */
-  async written(): Promise<void> {
-    await Promise.all(this.answering)
-    if (this.failure !== undefined) throw this.failure
-  }
-
-  /**
-   * Sends the transaction's last write, carrying its notice (undefined when nothing changed):
-   * the puts held and the notice in one statement (batchWriteNoticeOf), or the notice alone.
-   * Answers its number, undefined if it failed.
-   */
-  sendLast(notice: NoticeParts | undefined): Promise<number | undefined> {
-    if (!notice) return Promise.resolve(0)
-    const { collections, params } = this.takeHeld()
-    const [text, values] =
-      collections.length > 0
-        ? [batchWriteNoticeOf(collections), [...params, notice.channel, notice.head, notice.whole]]
-        : [NOTICE_ALONE, [notice.channel, notice.head]]
-    const number = this.sql
-      .unsafe(text, values as never[], { prepare: true })
-      .execute()
-      .then(
-        ([sent]) => {
-          const { keys, n } = sent as unknown as {
-            keys?: Record<string, unknown>[] | null
-            n: string
-          }
-          for (const moved of keys ?? []) this.touchAll(moved)
-          return Number(n)
-        },
-        (error: unknown) => {
-          this.failure ??= error
-          this.lastRan = (error as { code?: string }).code !== '25P02'
-          return undefined
-        },
-      )
-    this.pending.push(number)
-    return number
-  }
-
   /** Awaits every write; the first that failed fails the transaction. */
-  async finish(): Promise<void> {
+  async written(): Promise<void> {
     await Promise.all(this.pending)
     this.pending = []
     if (this.failure !== undefined) throw this.failure
   }
 
-  committed(): void {
+  close(): void {
     this.open = false
-    for (const fn of this.after) fn()
   }
 }
 
-/**
- * The commit number a connection took last (0 if none): a last write that failed as it ran
- * took one or not, and a sequence's `currval` is the session's, not undone by a rollback.
- */
-async function lastTaken(sql: ReservedSql): Promise<number> {
-  try {
-    const [taken] = await sql.unsafe<{ n: string }[]>("SELECT currval('sandbox_commits') AS n")
-    return Number(taken?.n ?? 0)
-  } catch {
-    return 0
-  }
-}
-
-/** A row's name in a transaction's memo (PgTx.rows). */
-const rowName = (collection: CollectionName, id: string) => `${collection}\0${id}`
-
-/** Truncates every table a replace covers and writes `collections` into them. */
-async function writeAll(sql: TransactionSql, collections: CollectionsData): Promise<void> {
+/** Empties every table a replace covers and writes `collections` into them. */
+async function writeAll(client: pg.ClientBase, collections: CollectionsData): Promise<void> {
   const replaced = collectionNames.filter((name) => !keptOnReplace.includes(name))
-  await sql.unsafe(`TRUNCATE ${replaced.map((name) => layouts[name].table).join(', ')}`)
-  // TRUNCATE fires no trigger: the running counts of what it emptied go with it, and the
-  // rows written below count themselves again.
-  for (const counts of ['sandbox_counts', 'sandbox_ephemeral_counts']) {
-    const emptied = replaced.flatMap((name) =>
-      countsTable(layouts[name]) === counts
-        ? layouts[name].indexes.filter((ix) => ix.counted).map((ix) => ix.name)
-        : [],
-    )
-    if (emptied.length > 0) await sql.unsafe(`DELETE FROM ${counts} WHERE idx = ANY($1)`, [emptied])
-  }
+  await client.query(`TRUNCATE ${replaced.join(', ')}`)
   for (const name of replaced) {
-    const { upsert } = tableSql[name]
     const rows = Object.values(collections[name] ?? {}) as Row[]
-    // Sent without waiting for each answer (one connection keeps them in order).
-    const sent: Promise<unknown>[] = []
-    for (const row of rows)
-      sent.push(sql.unsafe(upsert.text, upsert.params(row) as never[], { prepare: true }).execute())
-    await Promise.all(sent)
+    // PostgreSQL takes at most 65,535 parameters a statement.
+    const perStatement = Math.max(1, Math.floor(60_000 / tables[name].columns.length))
+    for (let at = 0; at < rows.length; at += perStatement) {
+      const chunk = rows.slice(at, at + perStatement)
+      await client.query(
+        insertMany(name, chunk.length, false),
+        chunk.flatMap((row) => paramsOf(name, row)),
+      )
+    }
   }
 }
 
 /** On a new database (no seed stored yet): the seed's rows, and the seed itself for resets. */
-async function seedOnce(sql: Sql, schema: string, seed: () => CollectionsData): Promise<void> {
-  await sql.begin(async (tx) => {
-    await lockSchema(tx, schema)
-    const [stored] = await tx.unsafe("SELECT 1 FROM sandbox_settings WHERE name = 'seed'")
-    if (stored) return
-    const data = seed()
-    await writeAll(tx, data)
-    await tx.unsafe("INSERT INTO sandbox_settings (name, value) VALUES ('seed', $1::text::json)", [
-      JSON.stringify(data),
-    ])
-  })
+async function seedOnce(
+  client: pg.ClientBase,
+  schema: string,
+  seed: () => CollectionsData,
+): Promise<void> {
+  await client.query('BEGIN')
+  try {
+    await lockSchema(client, schema)
+    const stored = await client.query("SELECT 1 FROM sandbox_settings WHERE name = 'seed'")
+    if (stored.rows.length === 0) {
+      const data = seed()
+      await writeAll(client, data)
+      await client.query("INSERT INTO sandbox_settings (name, value) VALUES ('seed', $1)", [
+        JSON.stringify(data),
+      ])
+    }
+    await client.query('COMMIT')
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  }
 }
 
 /**
@@ -811,6 +573,5 @@ export function parseDatabaseUrl(raw: string): { url: string; schema: string; po
   if (poolText !== null && (!/^[0-9]+$/.test(poolText) || pool < 1 || pool > MAX_POOL)) {
     throw new Error(`the database pool "${poolText}" must be a whole number from 1 to ${MAX_POOL}`)
   }
-  void quoteIdent
   return { url: url.toString(), schema, pool }
 }

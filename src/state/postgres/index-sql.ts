@@ -1,0 +1,91 @@
+import type { CollectionName } from '../../store/records.js'
+import { type IndexName, indexDefs } from '../indexes.js'
+
+/**
+ * Each declared index (src/state/indexes.ts) in SQL: the expression that is its key (the same
+ * text the index's key function makes of a row), the condition a row meets to be under a key at
+ * all, and the order of its rows. An ordinary index of those expressions serves each lookup.
+ * test/postgres-schema.test.ts checks, over the rows of a whole flow, that every row's SQL key
+ * is the key the memory engine gives it.
+ */
+export interface IndexSql {
+  key: string
+  where?: string
+  /** The order column (a time, or the journal's sequence); ties and the rest by `inserted`. */
+  order?: string
+}
+
+const hour = (time: string) => `sandbox_hour(${time})`
+const day = (time: string) => `sandbox_day(${time})`
+
+export const indexSql: Record<IndexName, IndexSql> = {
+  partners_by_api_key: { key: 'api_key' },
+  users_by_partner: { key: 'partner_id' },
+  users_by_email: { key: 'lower(email)' },
+  sessions_by_user: { key: 'user_id' },
+  webhooks_by_partner: { key: 'partner_id' },
+  deliveries_by_webhook: { key: 'webhook_id', order: 'created_at' },
+  deliveries_by_partner: { key: 'partner_id' },
+  deliveries_by_event: { key: 'event_id' },
+  deliveries_done_by_partner: {
+    key: 'partner_id',
+    where: 'next_attempt_at IS NULL',
+    order: 'created_at',
+  },
+  deliveries_pending_by_event: { key: 'event_id', where: 'next_attempt_at IS NOT NULL' },
+  events_by_partner: { key: 'partner_id' },
+  onboardings_by_user: { key: 'user_id' },
+  cards_by_user: { key: 'user_id' },
+  transactions_by_user: { key: 'user_id', order: 'created_at' },
+  deposits_by_user: { key: 'user_id', order: 'created_at' },
+  disputes_by_user: { key: 'user_id', order: 'created_at' },
+  bank_accounts_by_user: { key: 'user_id' },
+  onboardings_in_review: { key: "'waiting'", where: "status = 'manual_review'" },
+  onboardings_in_review_by_partner: { key: 'partner_id', where: "status = 'manual_review'" },
+  deposits_pending: { key: "'waiting'", where: "status = 'pending'" },
+  deposits_pending_by_partner: { key: 'partner_id', where: "status = 'pending'" },
+  disputes_under_review: { key: "'waiting'", where: "status = 'under_review'" },
+  disputes_under_review_by_partner: { key: 'partner_id', where: "status = 'under_review'" },
+  overrides_by_partner: { key: "coalesce(partner_id, '*')" },
+  codes_by_user: { key: 'user_id' },
+  open_codes_by_user: { key: "user_id || '|' || purpose", where: 'ended_at IS NULL' },
+  codes_by_end_hour: { key: `partner_id || '|' || ${hour('expires_at')}` },
+  sessions_by_end_hour: {
+    key: `partner_id || '|' || ${hour('coalesce(revoked_at, expires_at)')}`,
+  },
+  events_by_day: { key: `partner_id || '|' || ${day('created_at')}` },
+  deliveries_by_day: { key: `partner_id || '|' || ${day('created_at')}` },
+  inbox_in_order: { key: "'all'" },
+  inbox_by_email: { key: 'lower("to")' },
+  inbox_by_partner: { key: 'partner_id' },
+  sink_requests_by_sink: { key: 'sink' },
+  journal_by_partner: {
+    key: "entry->>'partner_id'",
+    where: "entry->>'partner_id' IS NOT NULL",
+    order: 'seq',
+  },
+  runtime_faults_in_order: { key: "'*'" },
+}
+
+/** The collection an index is over. */
+export const tableOf = (index: IndexName): CollectionName => indexDefs[index].collection
+
+/**
+ * The functions the index keys call: an ISO hour or day of a time, in UTC (immutable, as an
+ * index needs: the zone is fixed and the pattern has no word a locale changes).
+ */
+export const keyFunctionsDdl = `CREATE FUNCTION sandbox_hour(timestamptz) RETURNS text
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  AS $$ SELECT to_char($1 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24') $$;
+CREATE FUNCTION sandbox_day(timestamptz) RETURNS text
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  AS $$ SELECT to_char($1 AT TIME ZONE 'UTC', 'YYYY-MM-DD') $$;`
+
+/** CREATE INDEX of one declared index, named for the lookup it serves. */
+export function createIndexDdl(index: IndexName): string {
+  const { key, where, order } = indexSql[index]
+  // A key that is a constant ('waiting': every row the condition admits) is not a column.
+  const keyColumn = key.startsWith("'") ? undefined : `(${key})`
+  const by = [keyColumn, order, 'inserted'].filter(Boolean).join(', ')
+  return `CREATE INDEX ${index} ON ${tableOf(index)} (${by})${where ? ` WHERE ${where}` : ''};`
+}

@@ -1,0 +1,32 @@
+import type { CollectionName } from '../../store/records.js'
+import type { Column } from './columns.js'
+import { tables } from './tables.js'
+
+type Row = Record<string, unknown>
+
+/** A row's value as a statement parameter of its column. */
+function paramOf(column: Column, value: unknown): unknown {
+  if (value === undefined || value === null) return null
+  // Arrays too: the driver would send a JS array as a PostgreSQL array, not as JSON.
+  if (column.kind === 'json') return JSON.stringify(value)
+  return value
+}
+
+/** The parameters of a row, in its table's column order. */
+export function paramsOf(collection: CollectionName, row: Row): unknown[] {
+  return tables[collection].columns.map((column) => paramOf(column, row[column.name]))
+}
+
+/**
+ * A record from its table's row, its fields in the schema's order: an optional field stored as
+ * NULL is absent, as it was written. Times come back as ISO 8601 (pool.ts's type parser).
+ */
+export function recordOf(collection: CollectionName, found: Row): Row {
+  const record: Row = {}
+  for (const column of tables[collection].columns) {
+    const value = found[column.name]
+    if (value === null && column.optional) continue
+    record[column.name] = value
+  }
+  return record
+}
