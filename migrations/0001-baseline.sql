@@ -121,6 +121,15 @@ CREATE TABLE files (
 );
 CREATE INDEX files_by_id ON files (id);
 
+CREATE TABLE file_contents (
+  id text NOT NULL,
+  partner_id text NOT NULL,
+  content bytea NOT NULL,
+  inserted bigint GENERATED ALWAYS AS IDENTITY,
+  PRIMARY KEY (partner_id, id)
+);
+CREATE INDEX file_contents_by_id ON file_contents (id);
+
 CREATE TABLE webhooks (
   id text NOT NULL,
   partner_id text NOT NULL,

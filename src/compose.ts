@@ -2,7 +2,6 @@ import { createClock } from './clock.js'
 import type { SandboxConfig } from './config.js'
 import { CredentialCache } from './domain/credential-cache.js'
 import { EventBus } from './domain/events.js'
-import { FileStore } from './domain/file-store.js'
 import { fundCard } from './domain/funding.js'
 import { Inbox } from './domain/inbox.js'
 import { PartnerClocks } from './domain/partner-clocks.js'
@@ -99,7 +98,6 @@ export async function compose(
     onError: (error) => logger.error(`trimming the inbox failed: ${(error as Error).stack}`),
   })
   const sessions = new SessionVerifier({ state, clocks })
-  const files = new FileStore(config.data)
   const onboarding = new Onboarding({
     state,
     clocks,
@@ -118,7 +116,6 @@ export async function compose(
     scenarios,
     inbox,
     sessions,
-    files,
     config,
     baseUrl: origins.baseUrl,
   })
@@ -194,7 +191,6 @@ export async function compose(
     random,
     clocks,
     scenarios,
-    files,
     credentials,
     deliveries: dispatcher,
   })
@@ -213,7 +209,6 @@ export async function compose(
     events,
     inbox,
     sessions,
-    files,
     dispatcher,
     journal,
     faults,

@@ -4,11 +4,14 @@ import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { fillHistory } from './full-history.js'
 import {
   acme,
+  bearer,
   type Call,
   createPartner,
   httpCall,
   onboardedUser,
+  orgHeaders,
   type Receiver,
+  registerAndLogin,
   startReceiver,
 } from './helpers.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
@@ -212,4 +215,40 @@ describePostgres('replicas on one PostgreSQL database', () => {
     expect(await state.count('events_by_partner', partner.id)).toBe(HISTORY_CAP_PER_PARTNER)
     expect(await state.get('events', newest)).toBeDefined()
   }, 120_000)
+
+  it('serve a profile picture uploaded through another replica, byte for byte', async () => {
+    const { started, calls } = await replicas(2)
+    const [a, b] = started as [RunningSandbox, RunningSandbox]
+    const { token } = await registerAndLogin(calls[0] as Call)
+    // A real 1×1 PNG, then up to 200 KiB, as a camera's picture would be.
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    )
+    const picture = Buffer.concat([png, Buffer.alloc(200 * 1024, 7)])
+    const form = new FormData()
+    form.append('profile_picture', new File([picture], 'me.png', { type: 'image/png' }))
+    const uploaded = await fetch(new URL('/api/v1/partner/users/me/profile-picture', a.url), {
+      method: 'PATCH',
+      body: form,
+      headers: { ...orgHeaders(acme), ...bearer(token) },
+    })
+    const body = (await uploaded.json()) as { profile_picture_url: string }
+    expect(uploaded.status, JSON.stringify(body)).toBe(200)
+    const path = new URL(body.profile_picture_url).pathname
+
+    // Through the other replica, which never saw the upload: the same bytes and headers.
+    const served = await fetch(new URL(path, b.url))
+    expect(served.status).toBe(200)
+    expect(served.headers.get('content-type')).toBe('image/png')
+    expect(served.headers.get('content-length')).toBe(String(picture.length))
+    expect(served.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect(served.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(Buffer.from(await served.arrayBuffer()).equals(picture)).toBe(true)
+    // And the user's profile through it points at the picture.
+    const me = await (calls[1] as Call)('GET', '/api/v1/partner/users/me', {
+      headers: bearer(token),
+    })
+    expect(new URL(me.json.profile_picture_url).pathname).toBe(path)
+  })
 })

@@ -6,7 +6,7 @@ import { REDACTED } from '../src/domain/snapshot-secrets.js'
 import { bearer, type Call, registerAndLogin, testSandbox } from './helpers.js'
 
 /**
- * Secrets at rest: the data file, its journal and the pictures folder are the owner's only,
+ * Secrets at rest: the data file and its journal (pictures are rows) are the owner's only,
  * the snapshot export leaves key material out unless asked, a redacted restore keeps the
  * current keys, and a rotated-out webhook secret leaves the data file at the next compaction.
  */
@@ -40,14 +40,11 @@ async function createEndpoint(call: Call) {
 }
 
 describe('file modes', () => {
-  it('the data file, its journal and the pictures are readable by the owner only', async () => {
+  it('the data file and its journal (pictures included) are readable by the owner only', async () => {
     const t = await onFile()
     await createEndpoint(t.call)
-    t.sandbox.services.files.write('file_abc', Buffer.from('picture bytes'))
     expect(mode(file)).toBe(0o600)
     expect(mode(`${file}.journal`)).toBe(0o600)
-    expect(mode(`${file}.files`)).toBe(0o700)
-    expect(mode(join(`${file}.files`, 'file_abc'))).toBe(0o600)
     // A compaction writes a new snapshot (temp file + rename): still owner only.
     await t.sandbox.store.compact()
     expect(mode(file)).toBe(0o600)

@@ -151,7 +151,7 @@ export const PartnerSnapshotDoc = SnapshotDoc.extend({
     collections: { partners: { [ex.ids.partner]: ex.partner }, users: { [ex.ids.user]: ex.user } },
   },
   description:
-    "One partner's rows (its own row, users, sessions, codes, onboardings, cards, money, webhooks, deliveries, events, files), as GET /_sandbox/partners/{id}/snapshot exports them.",
+    "One partner's rows (its own row, users, sessions, codes, onboardings, cards, money, webhooks, deliveries, events, files and their bytes), as GET /_sandbox/partners/{id}/snapshot exports them.",
 })
 
 export const ClockState = z

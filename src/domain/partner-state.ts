@@ -20,12 +20,6 @@ import { invalidSnapshot, parseSnapshotRows, type UploadedSnapshot } from './sna
 
 type Rows = CollectionsData
 
-/** What a change of a partner's rows leaves to do outside the state, once it committed. */
-export interface PartnerDataChange {
-  /** Files whose rows went: their bytes go too. */
-  removedFiles: string[]
-}
-
 /** The partner's data rows: everything it owns except its own row, ephemeral rows included. */
 async function dataOf(reader: StateReader, partnerId: string): Promise<Rows> {
   const out = emptyCollections()
@@ -47,7 +41,7 @@ async function replacePartnerData(
   partnerId: string,
   next: Rows,
   partner: PartnerRow | null,
-): Promise<PartnerDataChange> {
+): Promise<void> {
   const current = await dataOf(tx, partnerId)
   for (const name of collectionNames) {
     for (const id of Object.keys(current[name])) {
@@ -57,7 +51,6 @@ async function replacePartnerData(
   }
   if (partner) tx.put('partners', partner)
   else tx.remove('partners', partnerId)
-  return { removedFiles: Object.keys(current.files).filter((id) => !(id in next.files)) }
 }
 
 /**
@@ -65,7 +58,7 @@ async function replacePartnerData(
  * deliveries, events, pictures and inbox messages. Its credentials and settings stay, and
  * so do its clock and its primary webhook endpoint (the mirror of its `webhook_url` setting).
  */
-export async function resetPartner(tx: StateTx, partnerId: string): Promise<PartnerDataChange> {
+export async function resetPartner(tx: StateTx, partnerId: string): Promise<void> {
   const partner = await partnerById(tx, partnerId)
   const kept = emptyCollections()
   for (const w of await tx.lookup('webhooks_by_partner', partnerId)) {
@@ -75,7 +68,7 @@ export async function resetPartner(tx: StateTx, partnerId: string): Promise<Part
 }
 
 /** Removes the partner and everything it owns; its credentials fail from the next request. */
-export async function deletePartner(tx: StateTx, partnerId: string): Promise<PartnerDataChange> {
+export async function deletePartner(tx: StateTx, partnerId: string): Promise<void> {
   await partnerById(tx, partnerId)
   return replacePartnerData(tx, partnerId, emptyCollections(), null)
 }
@@ -91,7 +84,7 @@ export async function restorePartner(
   tx: StateTx,
   partnerId: string,
   doc: UploadedSnapshot & { partner_id: string },
-): Promise<PartnerDataChange> {
+): Promise<void> {
   const partner = await partnerById(tx, partnerId)
   const { data, details } = await parseSnapshotRows(ctx.random, tx, doc)
   if (doc.partner_id !== partnerId) {

@@ -1,6 +1,6 @@
 import { ApiError, validationError } from '../errors.js'
-import type { StateTx } from '../state/seam.js'
-import type { FileRow, UserRow } from '../store/records.js'
+import type { StateReader, StateTx } from '../state/seam.js'
+import type { FileContentRow, FileRow, UserRow } from '../store/records.js'
 import { publicUser, type UsersContext } from './users.js'
 
 type ImageType = FileRow['content_type']
@@ -71,12 +71,21 @@ export async function readPicture(
   return { bytes, contentType }
 }
 
-/** Points the user at a stored file (its bytes already written) and tells the partner. */
+/** A file's bytes as the state keeps them: encode before the transaction, it takes a while. */
+export function fileContent(file: FileRow, bytes: Buffer): FileContentRow {
+  return { id: file.id, partner_id: file.partner_id, content: bytes.toString('base64') }
+}
+
+/**
+ * Writes a new file's row and its bytes, points the user at it and tells the partner: all in
+ * the one transaction, so no row ever points at bytes that are not there.
+ */
 export async function usePicture(
   ctx: UsersContext,
   tx: StateTx,
   user: UserRow,
   file: FileRow,
+  content: FileContentRow,
 ): Promise<UserRow> {
   const fresh = (await tx.get('users', user.id)) ?? user
   const next = {
@@ -85,7 +94,20 @@ export async function usePicture(
     updated_at: ctx.clocks.forPartner(user.partner_id).iso(),
   }
   tx.put('files', file)
+  tx.put('file_contents', content)
   tx.put('users', next)
   ctx.events.record(tx, user.partner_id, 'user.updated', publicUser(ctx, next))
   return next
+}
+
+/** A stored file and its bytes, when both are there: read through the state, on any replica. */
+export async function storedFile(
+  reader: StateReader,
+  id: string,
+): Promise<{ row: FileRow; bytes: Buffer } | undefined> {
+  const [row, content] = await Promise.all([
+    reader.get('files', id),
+    reader.get('file_contents', id),
+  ])
+  return row && content ? { row, bytes: Buffer.from(content.content, 'base64') } : undefined
 }

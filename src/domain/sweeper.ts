@@ -55,7 +55,7 @@ export function isDue(scope: SweepScope, partnerId: string, at: string | null): 
 export interface SweeperParts {
   clock: Clock
   clocks: PartnerClocks
-  logger: Pick<Logger, 'error'>
+  logger: Pick<Logger, 'error' | 'warn'>
   /** Every rule, in the order each run takes them. */
   tasks: readonly SweepTask[]
 }

@@ -1,7 +1,6 @@
 import type { SandboxConfig } from '../config.js'
 import { checkCode, sendCode } from '../domain/codes.js'
 import type { EventBus } from '../domain/events.js'
-import type { FileStore } from '../domain/file-store.js'
 import type { Inbox } from '../domain/inbox.js'
 import {
   assertCanLogIn,
@@ -15,7 +14,7 @@ import {
   storeChangedPassword,
 } from '../domain/login.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
-import { readPicture, usePicture } from '../domain/profile-pictures.js'
+import { fileContent, readPicture, storedFile, usePicture } from '../domain/profile-pictures.js'
 import { hashSecret, PASSWORD_COST } from '../domain/secret-hash.js'
 import {
   endSession,
@@ -45,16 +44,15 @@ export interface AccountsParts {
   scenarios: ScenarioRegistry
   inbox: Inbox
   sessions: SessionVerifier
-  files: FileStore
   config: Pick<SandboxConfig, 'sessionTtl' | 'pictureLimit'>
   baseUrl(): string
 }
 
 /**
  * End users of a partner: registration, the two-step login, sessions, passwords and their
- * reset, the profile and its picture. Scrypt, signing and file bytes run before or after a
- * method's one transaction, never inside it; a refused code is answered after the attempt it
- * counted is committed.
+ * reset, the profile and its picture. Scrypt, signing, and reading and encoding a picture run
+ * before or after a method's one transaction, never inside it; a refused code is answered
+ * after the attempt it counted is committed.
  */
 /** A partner's request's scope (TenantScope): a partner row, or a user row of one. */
 const own = (row: PartnerRow | UserRow): TenantScope => ({
@@ -151,7 +149,7 @@ export class Accounts {
     return this.s.state.transaction((tx) => updateProfile(this.s, tx, user, patch), own(user))
   }
 
-  /** Stores the picture's bytes, then points the user at them. */
+  /** Stores the picture, its bytes with its row, and points the user at it. */
   async setProfilePicture(user: UserRow, upload: unknown): Promise<UserRow> {
     const { bytes, contentType } = await readPicture(this.s.config.pictureLimit, upload)
     const file: FileRow = {
@@ -163,16 +161,13 @@ export class Accounts {
       size: bytes.length,
       created_at: this.s.clocks.forPartner(user.partner_id).iso(),
     }
-    // Bytes first: the row that points at them is only written once they are safely stored.
-    this.s.files.write(file.id, bytes)
-    return this.s.state.transaction((tx) => usePicture(this.s, tx, user, file), own(user))
+    const content = fileContent(file, bytes)
+    return this.s.state.transaction((tx) => usePicture(this.s, tx, user, file, content), own(user))
   }
 
   /** An uploaded file and its bytes, when both are there. */
-  async file(id: string): Promise<{ row: FileRow; bytes: Buffer } | undefined> {
-    const row = await this.s.state.get('files', id)
-    const bytes = row && this.s.files.read(id)
-    return row && bytes ? { row, bytes } : undefined
+  file(id: string): Promise<{ row: FileRow; bytes: Buffer } | undefined> {
+    return storedFile(this.s.state, id)
   }
 
   /** Control plane: a user's live sessions expire now; returns how many. */

@@ -1,14 +1,8 @@
 import type { SandboxConfig } from '../config.js'
 import type { CredentialCache } from '../domain/credential-cache.js'
 import { exportState } from '../domain/export.js'
-import type { FileStore } from '../domain/file-store.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
-import {
-  deletePartner,
-  type PartnerDataChange,
-  resetPartner,
-  restorePartner,
-} from '../domain/partner-state.js'
+import { deletePartner, resetPartner, restorePartner } from '../domain/partner-state.js'
 import { changePartnerStatus, partnerById } from '../domain/partners.js'
 import {
   checkSandboxPartnerPatch,
@@ -29,7 +23,6 @@ export interface PlatformParts {
   random: Random
   clocks: PartnerClocks
   scenarios: ScenarioRegistry
-  files: FileStore
   credentials: CredentialCache
   /** The webhook schedule, rebuilt from a partner's rows after they were replaced. */
   deliveries: Pick<Dispatcher, 'reload'>
@@ -39,7 +32,7 @@ export interface PlatformParts {
  * The sandbox as a whole, for the control plane: health, reset, snapshots and restores of
  * everything or of one partner, and a partner's sandbox settings. Each change is one
  * transaction (a reset or restore of everything, one replace); what lives outside the state
- * (file bytes, the in-process copies other areas keep) follows once it committed.
+ * (the in-process copies other areas keep) follows once it committed.
  */
 export class Platform {
   private readonly startedAt = Date.now()
@@ -118,11 +111,10 @@ export class Platform {
   /** One transaction over a partner's rows, then what lives beside the state follows. */
   private async changePartner(
     partnerId: string,
-    change: (tx: StateTx) => Promise<PartnerDataChange>,
+    change: (tx: StateTx) => Promise<void>,
   ): Promise<void> {
-    const { removedFiles } = await this.parts.state.transaction(change)
-    for (const id of removedFiles) this.parts.files.remove(id)
-    // (The partner's inbox messages, ephemeral rows, went in the transaction with the rest.)
+    await this.parts.state.transaction(change)
+    // (Its pictures' bytes and its inbox messages, rows too, went in the transaction.)
     await this.parts.deliveries.reload(partnerId)
   }
 }

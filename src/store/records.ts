@@ -142,7 +142,7 @@ export const eventRow = z.object({
 })
 export type EventRow = z.infer<typeof eventRow>
 
-/** An uploaded file (profile pictures); the bytes live beside the data file, or in memory. */
+/** An uploaded file (profile pictures); its bytes are its `file_contents` row. */
 export const fileRow = z.object({
   id: z.string().startsWith('file_'),
   partner_id: z.uuid(),
@@ -153,6 +153,21 @@ export const fileRow = z.object({
   created_at: z.string(),
 })
 export type FileRow = z.infer<typeof fileRow>
+
+/**
+ * The bytes of an uploaded file, keyed as its `files` row and written in the same
+ * transaction: state like every other row, so whichever engine or replica answers serves them,
+ * and a snapshot carries them. Base64, as a JSON row holds them; at most the API's picture
+ * limit (`--picture-limit`) before encoding. Apart from the `files` row, so what reads a
+ * file's type or owner never reads its bytes.
+ */
+export const fileContentRow = z.object({
+  id: z.string().startsWith('file_'),
+  partner_id: z.uuid(),
+  /** The bytes, base64 in the row (a bytea column on PostgreSQL). */
+  content: z.base64(),
+})
+export type FileContentRow = z.infer<typeof fileContentRow>
 
 /**
  * A webhook endpoint. Its signing secret must stay usable for HMAC, so unlike API secrets it
@@ -380,6 +395,7 @@ export const collectionSchemas = {
   verification_codes: verificationCodeRow,
   events: eventRow,
   files: fileRow,
+  file_contents: fileContentRow,
   webhooks: webhookRow,
   webhook_deliveries: deliveryRow,
   webhook_labs: webhookLabRow,

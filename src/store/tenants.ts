@@ -3,11 +3,11 @@ import type { CollectionName } from './records.js'
 /**
  * The tenant collections: each row is one partner's, from its first write on, for its whole
  * life. On PostgreSQL they are the tables whose primary key starts with partner_id (migration
- * 4), so they can be distributed by partner (Citus `create_distributed_table(table,
- * 'partner_id')`). The other collections are the sandbox's own (its signing key, clocks,
- * scenarios, sinks, the request journal and faults: rows of no partner, of any, or ring slots
- * whose partner changes with each request): small, and kept whole on every node
- * (`create_reference_table`). docs/postgres.md says how to distribute.
+ * 4, and each tenant table made since), so they can be distributed by partner (Citus
+ * `create_distributed_table(table, 'partner_id')`). The other collections are the sandbox's
+ * own (its signing key, clocks, scenarios, sinks, the request journal and faults: rows of no
+ * partner, of any, or ring slots whose partner changes with each request): small, and kept
+ * whole on every node (`create_reference_table`). docs/postgres.md says how to distribute.
  */
 export const tenantCollections: ReadonlySet<CollectionName> = new Set<CollectionName>([
   'partners',
@@ -16,6 +16,7 @@ export const tenantCollections: ReadonlySet<CollectionName> = new Set<Collection
   'verification_codes',
   'events',
   'files',
+  'file_contents',
   'webhooks',
   'webhook_deliveries',
   'webhook_labs',

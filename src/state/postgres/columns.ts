@@ -9,14 +9,14 @@ import { type CollectionName, collectionNames, collectionSchemas } from '../../s
  * - a string field named `…_at` is a `timestamptz` (the rows keep ISO 8601 times, to the ms);
  * - any other string is `text`; an enum or literal is `text` with a CHECK of its values;
  * - an integer is `bigint` (money in cents, epoch ms, counts); another number `double precision`;
- * - a boolean is `boolean`;
+ * - a boolean is `boolean`; a base64 string (`z.base64()`, a picture's bytes) is `bytea`;
  * - objects, arrays, records and unions are `jsonb`: what the sandbox keeps whole and opaque
  *   (event payloads, addresses, config, attempts);
  * - a nullable or optional field is a nullable column; an optional one absent from the row is
  *   NULL, and read back absent.
  */
 
-export type ColumnKind = 'text' | 'time' | 'int' | 'float' | 'bool' | 'json'
+export type ColumnKind = 'text' | 'time' | 'int' | 'float' | 'bool' | 'json' | 'bytes'
 
 export interface Column {
   name: string
@@ -39,6 +39,7 @@ const sqlTypes: Record<ColumnKind, string> = {
   float: 'double precision',
   bool: 'boolean',
   json: 'jsonb',
+  bytes: 'bytea',
 }
 
 /** The DDL spelling of each kind. */
@@ -49,6 +50,7 @@ export const ddlTypes: Record<ColumnKind, string> = {
   float: 'double precision',
   bool: 'boolean',
   json: 'jsonb',
+  bytes: 'bytea',
 }
 
 /** PostgreSQL's reserved words a field could be named (they must be quoted as columns). */
@@ -90,7 +92,9 @@ function columnOf(name: string, field: z.ZodType): Column {
   const def = defOf(schema)
   let kind: ColumnKind = 'json'
   let values: readonly string[] | undefined
-  if (def.type === 'string') kind = name.endsWith('_at') ? 'time' : 'text'
+  if (def.type === 'string' && (schema as unknown as { format?: string }).format === 'base64')
+    kind = 'bytes'
+  else if (def.type === 'string') kind = name.endsWith('_at') ? 'time' : 'text'
   else if (def.type === 'enum') {
     kind = 'text'
     values = Object.values(def.entries ?? {})

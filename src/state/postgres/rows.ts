@@ -9,6 +9,7 @@ function paramOf(column: Column, value: unknown): unknown {
   if (value === undefined || value === null) return null
   // Arrays too: the driver would send a JS array as a PostgreSQL array, not as JSON.
   if (column.kind === 'json') return JSON.stringify(value)
+  if (column.kind === 'bytes') return Buffer.from(value as string, 'base64')
   return value
 }
 
@@ -26,7 +27,8 @@ export function recordOf(collection: CollectionName, found: Row): Row {
   for (const column of tables[collection].columns) {
     const value = found[column.name]
     if (value === null && column.optional) continue
-    record[column.name] = value
+    record[column.name] =
+      column.kind === 'bytes' && Buffer.isBuffer(value) ? value.toString('base64') : value
   }
   return record
 }
