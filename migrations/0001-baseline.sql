@@ -21,17 +21,17 @@ CREATE TABLE partners (
   slug text NOT NULL,
   api_key text NOT NULL,
   api_secret_hash text NOT NULL,
-  allowed_origins jsonb NOT NULL,
+  allowed_origins json NOT NULL,
   webhook_url text,
-  scopes jsonb NOT NULL,
+  scopes json NOT NULL,
   rate_limit bigint NOT NULL,
   status text NOT NULL CHECK (status IN ('active', 'suspended', 'revoked')),
   contact_email text NOT NULL,
   contact_name text NOT NULL,
-  config jsonb NOT NULL,
+  config json NOT NULL,
   scenario text,
   auto_complete boolean,
-  clock jsonb,
+  clock json,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
   inserted bigint GENERATED ALWAYS AS IDENTITY,
@@ -46,11 +46,11 @@ CREATE TABLE users (
   first_name text NOT NULL,
   last_name text NOT NULL,
   date_of_birth text NOT NULL,
-  address jsonb NOT NULL,
-  secondary_address jsonb NOT NULL,
+  address json NOT NULL,
+  secondary_address json NOT NULL,
   provider_consumer_id text,
   kyc_status text NOT NULL,
-  metadata jsonb NOT NULL,
+  metadata json NOT NULL,
   is_active boolean NOT NULL,
   password_hash text NOT NULL,
   ssn_last4 text NOT NULL,
@@ -99,7 +99,7 @@ CREATE TABLE events (
   partner_id text NOT NULL,
   type text NOT NULL,
   created_at timestamptz NOT NULL,
-  data jsonb NOT NULL,
+  data json NOT NULL,
   chosen boolean,
   inserted bigint GENERATED ALWAYS AS IDENTITY,
   PRIMARY KEY (partner_id, id),
@@ -134,7 +134,7 @@ CREATE TABLE webhooks (
   id text NOT NULL,
   partner_id text NOT NULL,
   url text NOT NULL,
-  events jsonb NOT NULL,
+  events json NOT NULL,
   enabled boolean NOT NULL,
   description text,
   "primary" boolean NOT NULL,
@@ -155,7 +155,7 @@ CREATE TABLE webhook_deliveries (
   event_type text NOT NULL,
   url text NOT NULL,
   status text NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'permanently_failed')),
-  attempts jsonb NOT NULL,
+  attempts json NOT NULL,
   next_attempt_at timestamptz,
   redelivery_of text,
   lab text CHECK (lab IN ('duplicate', 'out_of_order', 'forged_signature', 'replay')),
@@ -171,7 +171,7 @@ CREATE TABLE webhook_labs (
   id text NOT NULL,
   partner_id text NOT NULL,
   armed_at timestamptz NOT NULL,
-  checks jsonb NOT NULL,
+  checks json NOT NULL,
   inserted bigint GENERATED ALWAYS AS IDENTITY,
   PRIMARY KEY (partner_id, id),
   FOREIGN KEY (partner_id) REFERENCES partners (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
@@ -187,15 +187,15 @@ CREATE TABLE onboardings (
   consumer_kyc_status text NOT NULL CHECK (consumer_kyc_status IN ('pending', 'approved', 'rejected')),
   access_token_hash text NOT NULL,
   access_token_expires_at timestamptz NOT NULL,
-  superseded_token_hashes jsonb,
-  applicant jsonb NOT NULL,
+  superseded_token_hashes json,
+  applicant json NOT NULL,
   applicant_fingerprint text NOT NULL,
-  decision jsonb NOT NULL,
-  steps jsonb NOT NULL,
-  underwriting_answers jsonb,
+  decision json NOT NULL,
+  steps json NOT NULL,
+  underwriting_answers json,
   redirect_uri text,
   flow_result text CHECK (flow_result IN ('pass', 'fail')),
-  completion jsonb,
+  completion json,
   failure_reason text,
   review_resolves_at timestamptz,
   card_id text,
@@ -241,7 +241,7 @@ CREATE TABLE transactions (
   amount_cents bigint NOT NULL,
   currency text NOT NULL CHECK (currency IN ('USD')),
   description text NOT NULL,
-  merchant jsonb,
+  merchant json,
   deposit_id text,
   dispute_id text,
   original_transaction_id text,
@@ -289,7 +289,7 @@ CREATE TABLE disputes (
   description text,
   amount_cents bigint NOT NULL,
   status text NOT NULL CHECK (status IN ('under_review', 'won', 'lost')),
-  evidence jsonb NOT NULL,
+  evidence json NOT NULL,
   provisional_credit_transaction_id text,
   reversal_transaction_id text,
   decided_outcome text NOT NULL CHECK (decided_outcome IN ('won', 'lost')),
@@ -339,7 +339,7 @@ CREATE INDEX connect_tokens_by_id ON connect_tokens (id);
 
 CREATE TABLE scenarios (
   id text NOT NULL,
-  document jsonb NOT NULL,
+  document json NOT NULL,
   loaded_at timestamptz NOT NULL,
   inserted bigint GENERATED ALWAYS AS IDENTITY,
   PRIMARY KEY (id)
@@ -348,8 +348,8 @@ CREATE TABLE scenarios (
 CREATE TABLE overrides (
   id text NOT NULL,
   partner_id text,
-  match jsonb NOT NULL,
-  respond jsonb NOT NULL,
+  match json NOT NULL,
+  respond json NOT NULL,
   remaining bigint,
   priority bigint NOT NULL,
   off_contract boolean NOT NULL,
@@ -406,9 +406,9 @@ CREATE UNLOGGED TABLE sink_requests (
   number bigint NOT NULL,
   received_at timestamptz NOT NULL,
   method text NOT NULL,
-  headers jsonb NOT NULL,
+  headers json NOT NULL,
   body text NOT NULL,
-  signature jsonb,
+  signature json,
   responded_status bigint NOT NULL,
   inserted bigint GENERATED ALWAYS AS IDENTITY,
   PRIMARY KEY (id)
@@ -417,7 +417,8 @@ CREATE UNLOGGED TABLE sink_requests (
 CREATE UNLOGGED TABLE request_journal (
   id text NOT NULL,
   seq text NOT NULL,
-  entry jsonb NOT NULL,
+  partner_id text,
+  entry json NOT NULL,
   inserted bigint GENERATED ALWAYS AS IDENTITY,
   PRIMARY KEY (id)
 );
@@ -425,7 +426,7 @@ CREATE UNLOGGED TABLE request_journal (
 CREATE UNLOGGED TABLE request_captures (
   id text NOT NULL,
   seq text NOT NULL,
-  capture jsonb,
+  capture json,
   inserted bigint GENERATED ALWAYS AS IDENTITY,
   PRIMARY KEY (id)
 );
@@ -433,7 +434,7 @@ CREATE UNLOGGED TABLE request_captures (
 CREATE UNLOGGED TABLE runtime_faults (
   id text NOT NULL,
   partner_id text,
-  rule jsonb NOT NULL,
+  rule json NOT NULL,
   remaining bigint,
   created_at timestamptz NOT NULL,
   inserted bigint GENERATED ALWAYS AS IDENTITY,
@@ -515,12 +516,12 @@ CREATE INDEX inbox_by_partner ON inbox_messages ((partner_id), inserted);
 
 CREATE INDEX sink_requests_by_sink ON sink_requests ((sink), inserted);
 
-CREATE INDEX journal_by_partner ON request_journal ((entry->>'partner_id'), seq, inserted) WHERE entry->>'partner_id' IS NOT NULL;
+CREATE INDEX journal_by_partner ON request_journal ((partner_id), seq, inserted) WHERE partner_id IS NOT NULL;
 
 CREATE INDEX runtime_faults_in_order ON runtime_faults (inserted);
 
 -- What the sandbox keeps about itself: the seed a reset goes back to.
-CREATE TABLE sandbox_settings (name text PRIMARY KEY, value jsonb NOT NULL);
+CREATE TABLE sandbox_settings (name text PRIMARY KEY, value json NOT NULL);
 -- Counters shared by every replica (a partner's rate limit window): not durable.
 CREATE UNLOGGED TABLE sandbox_counters (
   name text PRIMARY KEY,

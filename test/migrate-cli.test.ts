@@ -6,10 +6,10 @@
  * code 1 (2 for a usage mistake), never a stack trace, never the password.
  */
 import { randomBytes } from 'node:crypto'
-import postgres from 'postgres'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { layouts } from '../src/state/postgres/layout.js'
-import { migrations } from '../src/state/postgres/migrations.js'
+import pg from 'pg'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { migrations } from '../src/state/postgres/migrate.js'
+import { collectionNames, ephemeralCollections } from '../src/store/records.js'
 import { spawnCli, stopCliProcesses, until } from './cli-process.js'
 import { closedPort } from './helpers.js'
 import { describePostgres, freshDatabaseUrl, testDatabase } from './postgres.js'
@@ -36,16 +36,25 @@ const withPassword = (url: string) => url.replace('postgres@', `postgres:${PASSW
 const schemaOf = (url: string) => new URL(url).searchParams.get('schema') as string
 
 describePostgres('partner-sandbox migrate', () => {
-  const sql = postgres(testDatabase as string, { max: 2, onnotice: () => {} })
-  afterAll(() => sql.end({ timeout: 1 }))
+  const client = new pg.Client({ connectionString: testDatabase })
+  client.on('error', () => {})
+  beforeAll(() => client.connect())
+  afterAll(() => client.end())
+  const sql = async <R extends pg.QueryResultRow>(text: string, params: unknown[] = []) =>
+    (await client.query<R>(text, params)).rows
 
   const tablesOf = async (schema: string) =>
     (
-      await sql<{ table_name: string }[]>`
-        SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema}`
+      await sql<{ table_name: string }>(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
+        [schema],
+      )
     )
       .map((row) => row.table_name)
       .sort()
+
+  /** The latest migration this build has (migrations/0001-baseline.sql, …). */
+  const latest = migrations[migrations.length - 1]?.version
 
   it('creates every table of a new schema, says so, and a second run applies nothing', async () => {
     const url = withPassword(freshDatabaseUrl())
@@ -55,40 +64,34 @@ describePostgres('partner-sandbox migrate', () => {
 
     const first = await run(['migrate', '--database', url])
     expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' })
-    expect(first.stdout).toBe(
-      `applied 1 (state), 2 (leases, counters, commit numbers), 3 (running counts), 4 (tenant keys) to ${shown}\n`,
-    )
+    expect(first.stdout).toBe(`applied 1 (baseline) to ${shown}\n`)
+    expect(migrations.map((m) => `${m.version} (${m.name})`)).toEqual(['1 (baseline)'])
+    // One table per collection, and the sandbox's own.
     const expected = [
       'sandbox_counters',
-      'sandbox_counts',
-      'sandbox_ephemeral_counts',
-      'sandbox_leases',
-      'sandbox_migrations',
       'sandbox_settings',
-      ...Object.values(layouts).map((l) => l.table),
+      'schema_migrations',
+      ...collectionNames,
     ].sort()
     expect(await tablesOf(schema)).toEqual(expected)
     // What docs/postgres.md says: the ephemeral collections' tables are UNLOGGED.
-    const unlogged = await sql<{ relname: string }[]>`
-      SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = ${schema} AND c.relkind = 'r' AND c.relpersistence = 'u'`
+    const unlogged = await sql<{ relname: string }>(
+      `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relpersistence = 'u'`,
+      [schema],
+    )
     expect(unlogged.map((row) => row.relname).sort()).toEqual(
-      [
-        'sandbox_counters',
-        'sandbox_ephemeral_counts',
-        'sandbox_leases',
-        ...Object.values(layouts)
-          .filter((l) => l.ephemeral)
-          .map((l) => l.table),
-      ].sort(),
+      ['sandbox_counters', ...ephemeralCollections].sort(),
     )
 
     // From the environment, as a job in a compose file or a Kubernetes Job is given it.
     const second = await run(['migrate'], { SANDBOX_DATABASE_URL: url })
     expect(second).toMatchObject({ code: 0, stderr: '' })
-    expect(second.stdout).toBe(`already up to date at 4: ${shown}\n`)
-    const versions = await sql`SELECT version FROM ${sql(schema)}.sandbox_migrations`
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4])
+    expect(second.stdout).toBe(`already up to date at 1: ${shown}\n`)
+    const versions = await sql<{ version: number; name: string }>(
+      `SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`,
+    )
+    expect(versions).toEqual([{ version: 1, name: 'baseline' }])
   }, 60_000)
 
   it('a sandbox then starts on the migrated schema, its banner naming it without the password', async () => {
@@ -114,27 +117,49 @@ describePostgres('partner-sandbox migrate', () => {
   it('a schema migrated by a newer build: migrate and the sandbox refuse it in one line', async () => {
     const url = withPassword(freshDatabaseUrl())
     const schema = schemaOf(url)
-    await sql`CREATE SCHEMA ${sql(schema)}`
-    await sql`CREATE TABLE ${sql(schema)}.sandbox_migrations (
-      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`
-    await sql`INSERT INTO ${sql(schema)}.sandbox_migrations (version, name) VALUES (999, 'future')`
+    await sql(`CREATE SCHEMA "${schema}"`)
+    await sql(`CREATE TABLE "${schema}".schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+    await sql(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (999, 'future')`)
     const [migrate, start] = await Promise.all([
       run(['migrate', '--database', url]),
       run(['--port', '0', '--database', url]),
     ])
-    const line = `the database schema "${schema}" is at migration 999, newer than this sandbox knows (${migrations.length}): upgrade partner-sandbox`
+    const line = `the database schema "${schema}" is at migration 999, newer than this sandbox knows (${latest}): upgrade partner-sandbox`
     for (const result of [migrate, start]) {
       expect(result.code).toBe(1)
       expect(result.stdout).toBe('')
       expectOneLine(result.stderr, line)
     }
     // Refused as a whole: nothing of this build's migration was left behind.
+    expect(await tablesOf(schema)).toEqual(['schema_migrations'])
+  }, 60_000)
+
+  it('a schema of the key-value layout of an earlier build: refused in one line saying what to do', async () => {
+    const url = withPassword(freshDatabaseUrl())
+    const schema = schemaOf(url)
+    await sql(`CREATE SCHEMA "${schema}"`)
+    await sql(`CREATE TABLE "${schema}".sandbox_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+    await sql(
+      `INSERT INTO "${schema}".sandbox_migrations (version, name) VALUES (4, 'tenant keys')`,
+    )
+    const [migrate, start] = await Promise.all([
+      run(['migrate', '--database', url]),
+      run(['--port', '0', '--database', url]),
+    ])
+    const line = `the database schema "${schema}" holds the key-value layout of an earlier partner-sandbox, which this one does not read: drop it (DROP SCHEMA "${schema}" CASCADE) or name another with ?schema=`
+    for (const result of [migrate, start]) {
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe('')
+      expectOneLine(result.stderr, line)
+    }
     expect(await tablesOf(schema)).toEqual(['sandbox_migrations'])
   }, 60_000)
 
   it('a user who may not create the schema is told which grant it lacks', async () => {
     const role = `r_${randomBytes(4).toString('hex')}`
-    await sql`CREATE ROLE ${sql(role)} LOGIN`
+    await sql(`CREATE ROLE "${role}" LOGIN`)
     try {
       const url = freshDatabaseUrl().replace('postgres@', `${role}:${PASSWORD}@`)
       const result = await run(['migrate', '--database', url])
@@ -146,7 +171,7 @@ describePostgres('partner-sandbox migrate', () => {
       )
       expect(await tablesOf(schemaOf(url))).toEqual([])
     } finally {
-      await sql`DROP ROLE ${sql(role)}`
+      await sql(`DROP ROLE "${role}"`)
     }
   }, 60_000)
 })

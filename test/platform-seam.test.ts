@@ -134,7 +134,7 @@ describe('the sweeper', () => {
     const sweeper = new Sweeper({
       clock: createClock({ frozen: true }),
       clocks: t.sandbox.services.clocks,
-      logger: { error: (message: string) => errors.push(message) },
+      logger: { error: (message: string) => errors.push(message), warn: () => {} },
       tasks: [
         async (scope) => {
           seen.push(`first ${scope.partnerId ?? 'all'}`)

@@ -1,12 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { IndexName } from '../src/state/indexes.js'
+import { type IndexName, indexDefs } from '../src/state/indexes.js'
 import { MemoryState } from '../src/state/memory-state.js'
-import { indexColumns } from '../src/state/postgres/layout.js'
+import { tableOf } from '../src/state/postgres/index-sql.js'
 import { PostgresState } from '../src/state/postgres/postgres-state.js'
-import { scopedIndexSql, tableSql } from '../src/state/postgres/statements.js'
+import {
+  indexStatements,
+  partnerColumn,
+  tableStatements,
+} from '../src/state/postgres/statements.js'
 import type { State } from '../src/state/seam.js'
 import { defineIndexes } from '../src/store/indexes.js'
-import { emptyCollections, type UserRow } from '../src/store/records.js'
+import {
+  type CollectionName,
+  collectionNames,
+  emptyCollections,
+  type PartnerRow,
+  type UserRow,
+} from '../src/store/records.js'
 import { Store } from '../src/store/store.js'
 import { tenantCollections } from '../src/store/tenants.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
@@ -21,16 +31,58 @@ afterEach(async () => {
 })
 
 const SHARED = 'shared@example.com'
-const user = (id: string, partner: string, email = `${id}@example.com`) =>
-  ({ id, partner_id: partner, email }) as unknown as UserRow
+const AT = '2026-01-01T00:00:00.000Z'
+// Whole rows: PostgreSQL's tables are typed, NOT NULL where the schema says, with foreign keys.
+const partner = (id: string): PartnerRow => ({
+  id,
+  name: id,
+  display_name: id,
+  slug: id,
+  api_key: `pk_test_${id}`,
+  api_secret_hash: 'scrypt$test',
+  allowed_origins: [],
+  webhook_url: null,
+  scopes: ['users'],
+  rate_limit: 100,
+  status: 'active',
+  contact_email: `${id}@example.com`,
+  contact_name: 'Ops',
+  config: {},
+  scenario: null,
+  created_at: AT,
+  updated_at: AT,
+})
+const user = (id: string, partnerId: string, email = `${id}@example.com`): UserRow => ({
+  id,
+  partner_id: partnerId,
+  email,
+  phone_number: '+14155550100',
+  first_name: 'Robin',
+  last_name: 'Tester',
+  date_of_birth: '1990-04-12',
+  address: {},
+  secondary_address: {},
+  provider_consumer_id: null,
+  kyc_status: 'approved',
+  metadata: {},
+  is_active: true,
+  password_hash: 'scrypt$test',
+  ssn_last4: '1234',
+  profile_picture_url: null,
+  created_at: AT,
+  updated_at: AT,
+})
+const META = { id: 'sandbox', session_signing_key: 'k'.repeat(32) } as const
 
 async function seeded(state: State): Promise<State> {
   opened.push(state)
   await state.transaction(async (tx) => {
+    tx.put('partners', partner('p1'))
+    tx.put('partners', partner('p2'))
     tx.put('users', user('u-1', 'p1', SHARED))
     tx.put('users', user('u-2', 'p2', SHARED))
     tx.put('users', user('u-3', 'p1'))
-    tx.put('meta', { id: 'sandbox' } as never)
+    tx.put('meta', META)
   })
   return state
 }
@@ -54,19 +106,23 @@ const engines: [string, (fn: () => void) => void, () => Promise<State>][] = [
 ]
 
 it("a partner's statements on PostgreSQL name the partner, for every tenant table and index", () => {
-  for (const [collection, sql] of Object.entries(tableSql)) {
-    expect(sql.scoped !== undefined, collection).toBe(tenantCollections.has(collection as never))
-    if (!sql.scoped) continue
-    for (const text of Object.values(sql.scoped))
-      expect(text, collection).toMatch(/partner_id = \$\d/)
+  for (const collection of collectionNames) {
+    const scoped = tableStatements(collection, true)
+    const column = partnerColumn(collection)
+    expect(column !== undefined, collection).toBe(tenantCollections.has(collection))
+    if (!column) continue
+    for (const text of [scoped.get, scoped.all, scoped.remove])
+      expect(text, collection).toMatch(new RegExp(`${column} = \\$\\d`))
   }
-  for (const [index, { layout, columns }] of Object.entries(indexColumns)) {
-    const scoped = scopedIndexSql[index as IndexName]
-    expect(scoped !== undefined, index).toBe(layout.byPartner)
-    if (!scoped) continue
-    const texts = [scoped.lookup, scoped.lookupOne, scoped.has, ...Object.values(scoped.range)]
-    if (!columns.counted) texts.push(scoped.count)
-    for (const text of texts) expect(text, index).toMatch(/partner_id = \$\d/)
+  for (const index of Object.keys(indexDefs) as IndexName[]) {
+    const collection: CollectionName = tableOf(index)
+    if (!partnerColumn(collection)) continue
+    const scoped = indexStatements(index, true)
+    const counted = 'counted' in indexDefs[index] && indexDefs[index].counted
+    const texts = [scoped.lookup, scoped.lookupOne, scoped.has, scoped.forward, scoped.reverse]
+    texts.push(scoped.forwardAfter, scoped.reverseAfter, scoped.due)
+    if (!counted) texts.push(scoped.count)
+    for (const text of texts) expect(text, index).toMatch(/partner_id = \$\d|id = \$\d/)
   }
 })
 
@@ -94,7 +150,7 @@ for (const [, suite, open] of engines) {
       expect(await p1.count('users_by_partner', 'p1')).toBe(2)
       expect((await p1.all('users')).map((u) => u.id).sort()).toEqual(['u-1', 'u-3'])
       // The sandbox's own rows are no partner's, and every partner reads them.
-      expect(await p2.get('meta', 'sandbox')).toEqual({ id: 'sandbox' })
+      expect(await p2.get('meta', 'sandbox')).toEqual(META)
       // Unscoped reads see every partner's.
       expect((await state.lookup('users_by_email', SHARED)).map((u) => u.id)).toEqual([
         'u-1',

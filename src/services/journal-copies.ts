@@ -97,7 +97,10 @@ export class JournalCopies {
         async () => {
           const capture = await shown
           await this.state.putEphemerals([
-            { collection: 'request_journal', row: { id, seq, entry } },
+            {
+              collection: 'request_journal',
+              row: { id, seq, partner_id: entry.partner_id, entry },
+            },
             { collection: 'request_captures', row: { id: slot, seq, capture } },
           ])
         },

@@ -105,7 +105,7 @@ export const indexDefs = {
   // written again moves to the end; the whole journal is read by `seq`, with no index to keep
   // on every request); the runtime faults in the order they were added, versioned so the
   // gate's copy of them is checked without an await.
-  journal_by_partner: index('request_journal', (r) => r.entry.partner_id ?? undefined, {
+  journal_by_partner: index('request_journal', (r) => r.partner_id ?? undefined, {
     order: (r) => r.seq,
   }),
   runtime_faults_in_order: index('runtime_faults', () => '*', { versioned: true }),

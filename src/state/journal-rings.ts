@@ -49,6 +49,7 @@ export class JournalRings {
     this.entries[n % this.capacity] = {
       id: this.entrySlots[n % this.capacity] as string,
       seq,
+      partner_id: entry.partner_id,
       entry,
     }
     // A row even without a capture (the control plane's): it writes over the older one.

@@ -20,6 +20,8 @@ export const requestJournalRow = z.object({
   id: z.string().startsWith('jrn_'),
   /** Its place among every request journaled, zero-padded: it sorts as a string. */
   seq: z.string(),
+  /** The partner whose request it was (the entry's), as a column a list can be found by. */
+  partner_id: z.string().nullable(),
   entry: z.custom<StoredEntry>(isObject),
 })
 export type RequestJournalRow = z.infer<typeof requestJournalRow>

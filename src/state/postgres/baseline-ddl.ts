@@ -16,7 +16,7 @@ export function baselineDdl(): string {
     ...collectionNames.map((name) => createTableDdl(tables[name])),
     ...(Object.keys(indexSql) as IndexName[]).map(createIndexDdl),
     `-- What the sandbox keeps about itself: the seed a reset goes back to.
-CREATE TABLE sandbox_settings (name text PRIMARY KEY, value jsonb NOT NULL);
+CREATE TABLE sandbox_settings (name text PRIMARY KEY, value json NOT NULL);
 -- Counters shared by every replica (a partner's rate limit window): not durable.
 CREATE UNLOGGED TABLE sandbox_counters (
   name text PRIMARY KEY,

@@ -10,8 +10,10 @@ import { type CollectionName, collectionNames, collectionSchemas } from '../../s
  * - any other string is `text`; an enum or literal is `text` with a CHECK of its values;
  * - an integer is `bigint` (money in cents, epoch ms, counts); another number `double precision`;
  * - a boolean is `boolean`; a base64 string (`z.base64()`, a picture's bytes) is `bytea`;
- * - objects, arrays, records and unions are `jsonb`: what the sandbox keeps whole and opaque
- *   (event payloads, addresses, config, attempts);
+ * - objects, arrays, records and unions are `json`: what the sandbox keeps whole and opaque
+ *   (event payloads, addresses, config, attempts), kept as written: `json`, not `jsonb`, since a
+ *   request journal entry may hold any text a client sent, NUL included (jsonb refuses \u0000),
+ *   and a payload keeps its key order;
  * - a nullable or optional field is a nullable column; an optional one absent from the row is
  *   NULL, and read back absent.
  */
@@ -38,7 +40,7 @@ const sqlTypes: Record<ColumnKind, string> = {
   int: 'bigint',
   float: 'double precision',
   bool: 'boolean',
-  json: 'jsonb',
+  json: 'json',
   bytes: 'bytea',
 }
 
@@ -49,7 +51,7 @@ export const ddlTypes: Record<ColumnKind, string> = {
   int: 'bigint',
   float: 'double precision',
   bool: 'boolean',
-  json: 'jsonb',
+  json: 'json',
   bytes: 'bytea',
 }
 

@@ -59,11 +59,7 @@ export const indexSql: Record<IndexName, IndexSql> = {
   inbox_by_email: { key: 'lower("to")' },
   inbox_by_partner: { key: 'partner_id' },
   sink_requests_by_sink: { key: 'sink' },
-  journal_by_partner: {
-    key: "entry->>'partner_id'",
-    where: "entry->>'partner_id' IS NOT NULL",
-    order: 'seq',
-  },
+  journal_by_partner: { key: 'partner_id', where: 'partner_id IS NOT NULL', order: 'seq' },
   runtime_faults_in_order: { key: "'*'" },
 }
 

@@ -10,7 +10,7 @@ import {
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import { checkScope } from '../../store/tenants.js'
 import { outageOf } from '../database-error.js'
-import type { IndexName, IndexRow } from '../indexes.js'
+import { type IndexName, type IndexRow, indexDefs } from '../indexes.js'
 import type {
   Change,
   EphemeralPut,
@@ -389,9 +389,15 @@ class PgReader implements StateReader {
     return this.rowsOf(index, found)
   }
 
-  /** A key's whole count, scoped or not (the caps' keys are partners already). */
+  /**
+   * The rows under a key (the partner's, when scoped); a counted index's count is its key's
+   * whole count, scoped or not (the caps' keys are partners already).
+   */
   async count(index: IndexName, key: string) {
-    const [found] = await this.run(indexStatements(index, false).count, [key])
+    const scoped = this.scoped && !('counted' in indexDefs[index] && indexDefs[index].counted)
+    const collection = indexCollection(index)
+    const tail = scoped ? this.tail(collection) : []
+    const [found] = await this.run(indexStatements(index, scoped).count, [key, ...tail])
     return Number(found?.n ?? 0)
   }
 
@@ -464,7 +470,10 @@ class PgTx extends PgReader implements StateTx {
     if (!this.open) throw new Error('write after the transaction ended')
     if (this.partner !== undefined && tables[collection].tenant)
       checkScope(collection, row as Row, this.partner)
-    this.write(tableStatements(collection, false).upsert, paramsOf(collection, row as Row))
+    const id = (row as Row).id as string
+    this.write(tableStatements(collection, false).upsert, paramsOf(collection, row as Row), () => {
+      throw new Error(`a ${collection} row stays with its partner (${id} would move)`)
+    })
     this.changes.push({ collection, id: (row as Row).id as string, row: row as Row })
   }
 
@@ -486,12 +495,14 @@ class PgTx extends PgReader implements StateTx {
     return found.map((row) => recordOf(collection, row) as IndexRow<I>)
   }
 
-  private write(text: string, params: unknown[]): void {
+  /** Sends a write in turn; `refused` says why when it wrote no row (a guarded upsert). */
+  private write(text: string, params: unknown[], refused?: () => void): void {
     if (params.some((p) => typeof p === 'string' && p.includes('\0')))
       throw new Error('a row cannot hold a NUL character')
     const sent = this.inTurn(async () => {
       if (this.failure !== undefined) return
-      await this.client.query(text, params)
+      const { rowCount } = await this.client.query(text, params)
+      if (rowCount === 0) refused?.()
     }).catch((error: unknown) => {
       this.failure ??= error
     })

@@ -60,9 +60,15 @@ export function tableStatements(collection: CollectionName, scoped: boolean): Ta
         .filter((column) => !key.includes(column.name))
         .map((column) => `${column.sql} = EXCLUDED.${column.sql}`)
         .join(', ')
+      const conflict = `ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${sets} RETURNING 1 AS put`
+      if (!tables[collection].tenant)
+        return `INSERT INTO ${collection} (${list}) VALUES (${values}) ${conflict}`
+      // A tenant row stays with its partner: under its key (partner_id, id) a row moved to
+      // another partner would be a second row, so none is written (the engine refuses it).
+      const at = (name: string) => `$${columns.findIndex((column) => column.name === name) + 1}`
       return (
-        `INSERT INTO ${collection} (${list}) VALUES (${values}) ` +
-        `ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${sets}`
+        `INSERT INTO ${collection} (${list}) SELECT ${values} WHERE NOT EXISTS ` +
+        `(SELECT 1 FROM ${collection} WHERE id = ${at('id')} AND partner_id <> ${at('partner_id')}) ${conflict}`
       )
     }),
     remove: once(
@@ -132,7 +138,11 @@ export function indexStatements(index: IndexName, scoped: boolean): IndexStateme
       `reverseAfter:${name}`,
       () => `${select(past('<'), 4)} ORDER BY ${byDesc} LIMIT $3`,
     ),
-    count: once(`count:${index}`, () => `SELECT count(*) AS n FROM ${collection} WHERE ${under}`),
+    count: once(
+      `count:${name}`,
+      () =>
+        `SELECT count(*) AS n FROM ${collection} WHERE ${under}${scopeOf(collection, scoped, 2)}`,
+    ),
     has: once(
       `has:${name}`,
       () =>
