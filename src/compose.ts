@@ -136,6 +136,11 @@ export async function compose(
     clock,
     clocks,
     logger,
+    // Each run first reads what another process may have changed: the time and scenarios.
+    refresh: async () => {
+      await clockRow.refresh()
+      await Promise.all([clocks.refreshAll(), loadedScenarios.refreshAll()])
+    },
     tasks: [
       (scope) => onboarding.resolveDueReviews(scope),
       (scope) => money.settleDueDeposits(scope),
@@ -194,8 +199,8 @@ export async function compose(
     random,
     clocks,
     scenarios,
+    loadedScenarios,
     files,
-    credentials,
     deliveries: dispatcher,
   })
   return {

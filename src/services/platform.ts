@@ -1,5 +1,4 @@
 import type { SandboxConfig } from '../config.js'
-import type { CredentialCache } from '../domain/credential-cache.js'
 import { exportState } from '../domain/export.js'
 import type { FileStore } from '../domain/file-store.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
@@ -18,6 +17,7 @@ import {
 import { restoreSnapshot, type UploadedSnapshot } from '../domain/snapshots.js'
 import { packageVersion } from '../package-root.js'
 import type { Random } from '../random.js'
+import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State, StateTx } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
@@ -29,8 +29,9 @@ export interface PlatformParts {
   random: Random
   clocks: PartnerClocks
   scenarios: ScenarioRegistry
+  /** Loaded scenarios outlive a reset or restore. */
+  loadedScenarios: Pick<LoadedScenarios, 'keptAcross'>
   files: FileStore
-  credentials: CredentialCache
   /** The webhook schedule, rebuilt from a partner's rows after they were replaced. */
   deliveries: Pick<Dispatcher, 'reload'>
 }
@@ -73,7 +74,7 @@ export class Platform {
   }
 
   reset(): Promise<void> {
-    return this.parts.state.reset()
+    return this.parts.loadedScenarios.keptAcross(() => this.parts.state.reset())
   }
 
   export(includeSecrets: boolean) {
@@ -81,7 +82,7 @@ export class Platform {
   }
 
   restore(doc: UploadedSnapshot): Promise<void> {
-    return restoreSnapshot(this.parts, doc)
+    return this.parts.loadedScenarios.keptAcross(() => restoreSnapshot(this.parts, doc))
   }
 
   async exportPartner(partnerId: string, includeSecrets: boolean) {
@@ -93,9 +94,8 @@ export class Platform {
     return this.changePartner(partnerId, (tx) => resetPartner(tx, partnerId))
   }
 
-  async deletePartner(partnerId: string): Promise<void> {
-    await this.changePartner(partnerId, (tx) => deletePartner(tx, partnerId))
-    this.parts.credentials.forget(partnerId)
+  deletePartner(partnerId: string): Promise<void> {
+    return this.changePartner(partnerId, (tx) => deletePartner(tx, partnerId))
   }
 
   restorePartner(partnerId: string, doc: UploadedSnapshot & { partner_id: string }) {
