@@ -45,14 +45,6 @@ export class MemoryState implements State {
 
   constructor(readonly store: Store) {}
 
-  get version(): number {
-    return this.store.version
-  }
-
-  keyVersion(index: IndexName, key: string): number {
-    return this.store.keyVersion(indexDefs[index].collection, index, key)
-  }
-
   get<K extends CollectionName>(collection: K, id: string): Promise<Collections[K] | undefined> {
     return Promise.resolve(this.store.get(collection, id))
   }
@@ -146,11 +138,6 @@ export class MemoryState implements State {
       return Promise.reject(error)
     }
     return settled
-  }
-
-  /** Every commit is this process's own: heard as it is made. */
-  catchUp(): undefined {
-    return undefined
   }
 
   increment(name: string, window: number): number {
