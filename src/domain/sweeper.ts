@@ -98,14 +98,16 @@ export class Sweeper {
   }
 
   /** Whether the state was read (else said, and the run waits for the next second). */
-  private async refreshed(): Promise<boolean> {
-    try {
-      await this.parts.refresh?.()
-      return true
-    } catch (error) {
-      this.parts.logger.error(`sweep cannot read the clocks: ${(error as Error).stack}`)
-      return false
-    }
+  private refreshed(): boolean | Promise<boolean> {
+    const refresh = this.parts.refresh
+    if (!refresh) return true
+    return refresh().then(
+      () => true,
+      (error: unknown) => {
+        this.parts.logger.error(`sweep cannot read the clocks: ${(error as Error).stack}`)
+        return false
+      },
+    )
   }
 
   /**
@@ -115,8 +117,12 @@ export class Sweeper {
   run(partnerId?: string, fresh = false): Promise<void> {
     this.pending++
     this.last = this.last
-      .then(async () => {
-        if (fresh || (await this.refreshed())) await this.runOnce(partnerId)
+      .then(() => {
+        const ready = fresh || this.refreshed()
+        if (ready === true) return this.runOnce(partnerId)
+        return ready
+          ? ready.then((read) => (read ? this.runOnce(partnerId) : undefined))
+          : undefined
       })
       .finally(() => {
         this.pending--
