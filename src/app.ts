@@ -16,6 +16,7 @@ import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
 import { CachedRouter, frontDoor, gateOf } from './http/fast-path.js'
 import { collapseHandlers } from './http/handler-chain.js'
+import { partnerSettingsFirst, withSandboxClock } from './http/read-first.js'
 import { requestLog } from './http/request-log.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
@@ -63,11 +64,12 @@ export function createApp(deps: SandboxParts) {
     frontDoor(deps, () => `req_${prefix}${(requests++).toString(36)}`, {
       origins: deps.origins,
       log: deps.logger.enabled('info') ? requestLog(deps.logger) : undefined,
-      gate: gateOf(apiLimit, gate),
+      gate: withSandboxClock(deps.clockRow, gateOf(apiLimit, gate)),
       onError: (error, c) => renderError(error, c, deps.logger),
     }),
   )
   app.use('/embed/*', bodyLimit(64 * 1024))
+  app.use('/embed/*', partnerSettingsFirst(deps))
   // The control plane takes the API's limit; only a snapshot restore, a whole state, more.
   const controlLimit = bodyLimit(deps.config.bodyLimit, deps.config.bodyLimit)
   const snapshotLimit = bodyLimit(deps.config.snapshotLimit, deps.config.snapshotLimit)
@@ -75,6 +77,7 @@ export function createApp(deps: SandboxParts) {
     (isSnapshotRestore(c.req.path) ? snapshotLimit : controlLimit)(c, next),
   )
   app.use('/_sandbox/*', adminGuard(deps.config.adminToken, access))
+  app.use('/_sandbox/*', partnerSettingsFirst(deps))
 
   app.route('/api/v1', partnerRoutes(deps))
   app.route('/api/v1', authRoutes(deps))

@@ -133,6 +133,11 @@ export async function compose(
     clock,
     clocks,
     logger,
+    // Each run first reads what another process may have changed: the time and scenarios.
+    refresh: async () => {
+      await clockRow.refresh()
+      await Promise.all([clocks.refreshAll(), loadedScenarios.refreshAll()])
+    },
     tasks: [
       (scope) => onboarding.resolveDueReviews(scope),
       (scope) => money.settleDueDeposits(scope),
@@ -191,7 +196,7 @@ export async function compose(
     random,
     clocks,
     scenarios,
-    credentials,
+    loadedScenarios,
     deliveries: dispatcher,
   })
   return {

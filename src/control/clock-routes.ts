@@ -1,12 +1,26 @@
 import { type Clock, toMillis } from '../clock.js'
+import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { readClockMove } from './clock-move.js'
 import { controlRoute, controlRouter } from './router.js'
 import { ClockFreeze, ClockMove, ClockState } from './schemas.js'
 
-/** The sandbox clock: read, freeze, unfreeze, advance. */
-export function clockRoutes({ clock }: { clock: Clock }) {
+/**
+ * The sandbox clock: read, freeze, unfreeze, advance. A change is answered once its row is
+ * stored, so the next request through any process that shares the state reads it.
+ */
+export function clockRoutes({
+  clock,
+  clockRow,
+}: {
+  clock: Clock
+  clockRow: Pick<SandboxClockRow, 'settled'>
+}) {
   const app = controlRouter()
+  const stored = async () => {
+    await clockRow.settled()
+    return clock.state()
+  }
 
   app.openapi(
     controlRoute({
@@ -36,7 +50,7 @@ export function clockRoutes({ clock }: { clock: Clock }) {
       // milliseconds in between.
       clock.freeze()
       if (at && toMillis(at) !== clock.now()) await clock.set(toMillis(at))
-      return c.json(clock.state(), 200)
+      return c.json(await stored(), 200)
     },
   )
 
@@ -48,9 +62,9 @@ export function clockRoutes({ clock }: { clock: Clock }) {
       summary: 'Let the clock run again from its current time',
       responses: { 200: jsonResponse(ClockState, 'The clock.'), ...errorResponses(401) },
     }),
-    (c) => {
+    async (c) => {
       clock.unfreeze()
-      return c.json(clock.state(), 200)
+      return c.json(await stored(), 200)
     },
   )
 
@@ -69,7 +83,7 @@ export function clockRoutes({ clock }: { clock: Clock }) {
       const move = readClockMove(c.req.valid('json'))
       if ('to' in move) await clock.set(move.to)
       else await clock.advance(move.by)
-      return c.json(clock.state(), 200)
+      return c.json(await stored(), 200)
     },
   )
 

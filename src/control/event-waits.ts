@@ -29,6 +29,8 @@ const typeMatches = (wanted: string | undefined, type: string) =>
 
 /** Events read at a time while looking for a match. */
 const PAGE = 100
+/** How often (real time) a waiter reads its partner's events again while it waits. */
+export const POLL_MS = 200
 
 /**
  * The first event (in the order recorded) that answers the query, if there is one already:
@@ -66,8 +68,10 @@ function mayAnswer(q: WaitQuery, changes: readonly Change[]): boolean {
 
 /**
  * Answers as soon as an event (or a succeeded delivery) matching the query exists: at once
- * when one does, else when a commit brings one (the seam's commit notices), else at the
- * timeout. Nothing polls: the waiter is one subscription and one timer, both released on answer.
+ * when one does, else when a look at the rows finds one, else at the timeout. The rows are
+ * read again every POLL_MS while the waiter waits, so an event recorded through any process
+ * answers it; a commit of this process that may answer it looks at once (a hint only). The
+ * waiter is one subscription and two timers, all released on answer.
  */
 export class EventWaiters {
   private waiting = 0
@@ -104,11 +108,13 @@ export class EventWaiters {
         settled = true
         this.waiting--
         clearTimeout(timer)
+        clearInterval(poll)
         stop()
         q.signal?.removeEventListener('abort', onAbort)
         resolve(result)
       }
-      // One look at a time; a commit heard meanwhile makes it look once more.
+      // One look at a time; a commit heard meanwhile makes it look once more. A look that
+      // fails (a database outage) is tried again at the next poll.
       const check = async () => {
         if (checking) {
           again = true
@@ -121,6 +127,8 @@ export class EventWaiters {
             const match = await findMatch(state, q)
             if (match && !settled) finish({ status: 'matched', ...match })
           } while (again && !settled)
+        } catch {
+          // Looked at again at the next poll.
         } finally {
           checking = false
         }
@@ -132,8 +140,12 @@ export class EventWaiters {
         () => finish({ status: 'timeout', event: null, delivery: null }),
         q.timeoutMs,
       )
+      const poll = setInterval(() => {
+        if (!settled && !checking) void check()
+      }, POLL_MS)
       // A pending wait must not keep a process alive that is otherwise done.
       timer.unref?.()
+      poll.unref?.()
       const onAbort = () => finish({ status: 'aborted', event: null, delivery: null })
       if (q.signal?.aborted) onAbort()
       else {

@@ -15,8 +15,11 @@ import type { PartnerRow } from '../store/records.js'
  *
  * The state lives on the partner row (`clock`), so it is journaled with the partner and
  * survives a restart with a data file. A partner without that field follows the sandbox clock.
- * Time is read synchronously on every request, so each partner's field is kept in memory too:
- * a copy of the stored rows, taken at start and from every commit and replace of the seam.
+ * Time is read synchronously, so each partner's field is held here as last read, and taken
+ * again from the row before anything reads the time: the API gate takes it from the partner
+ * row it read for the request (`take`), the control plane and the public pages read the rows
+ * first (`refresh`, `refreshAll`), and so does the sweeper before each run. No other process
+ * needs to say that a clock changed: the next request reads it.
  */
 
 /** A read-only view of one partner's time; the `Clock`-like face partner-scoped code reads. */
@@ -41,7 +44,10 @@ type ClockField = NonNullable<PartnerRow['clock']>
 
 export class PartnerClocks {
   private readonly listeners = new Set<PartnerAdvanceListener>()
-  /** Every partner's stored `clock` field (null: it follows the sandbox clock). */
+  /**
+   * Each partner's stored `clock` field as last read (null: it follows the sandbox clock),
+   * taken again from its row before the time is read (see above).
+   */
   private readonly fields = new Map<string, ClockField | null>()
 
   private constructor(
@@ -52,32 +58,41 @@ export class PartnerClocks {
     // Registered before the sweeper and dispatcher listen, so frozen partners have moved
     // by the time their due work is looked at.
     sandbox.onAdvance((_now, by) => this.shiftFrozen(by))
-    seam.onCommit((changes) => {
-      for (const change of changes) {
-        if (change.collection !== 'partners') continue
-        if (change.row) this.fields.set(change.id, (change.row as PartnerRow).clock ?? null)
-        else this.fields.delete(change.id)
-      }
-    })
-    seam.onReplace(() => this.load())
   }
 
-  /** The partner clocks over `state`, their copy read before the first request. */
+  /** The partner clocks over `state`, every partner's field read before the first request. */
   static async open(state: State, sandbox: Clock): Promise<PartnerClocks> {
     const clocks = new PartnerClocks(state, sandbox)
-    await clocks.load()
+    await clocks.refreshAll()
     return clocks
   }
 
-  private async load(): Promise<void> {
+  /** Takes the partner's field from its row, read in the request about to read its time. */
+  take(partner: Pick<PartnerRow, 'id' | 'clock'>): void {
+    this.fields.set(partner.id, partner.clock ?? null)
+  }
+
+  /** Reads one partner's row and takes its field (forgets a partner that is gone). */
+  async refresh(partnerId: string): Promise<void> {
+    const partner = await this.seam.get('partners', partnerId)
+    if (partner) this.take(partner)
+    else this.fields.delete(partnerId)
+  }
+
+  /** Reads every partner's row and takes its field (background work over every partner). */
+  async refreshAll(): Promise<void> {
     const partners = await this.seam.all('partners')
     this.fields.clear()
-    for (const p of partners) this.fields.set(p.id, p.clock ?? null)
+    for (const p of partners) this.take(p)
   }
 
   /** The time of `partnerId` (the sandbox time for an unknown partner). */
   nowOf(partnerId: string): number {
-    const clock = this.fields.get(partnerId)
+    return this.timeOf(this.fields.get(partnerId))
+  }
+
+  /** The time a stored clock field stands at (none: the sandbox time). */
+  private timeOf(clock: ClockField | null | undefined): number {
     if (!clock) return this.sandbox.now()
     return clock.frozen_at ?? this.sandbox.now() + clock.offset_ms
   }
@@ -110,8 +125,8 @@ export class PartnerClocks {
   /** Stops the partner's time at `at` (default: its current time); due work runs if it moved. */
   async freeze(partnerId: string, at?: number): Promise<void> {
     let moved = false
-    await this.write(partnerId, () => {
-      const before = this.nowOf(partnerId)
+    await this.write(partnerId, (clock) => {
+      const before = this.timeOf(clock)
       moved = at !== undefined && at !== before
       return { offset_ms: 0, frozen_at: at ?? before }
     })
@@ -158,30 +173,39 @@ export class PartnerClocks {
   /** The sandbox clock moved by `by`: frozen partners move with it. */
   private async shiftFrozen(by: number): Promise<void> {
     if (by === 0) return
-    if (![...this.fields.values()].some((clock) => clock && clock.frozen_at !== null)) return
-    await this.seam.transaction(async (tx) => {
+    const moved = await this.seam.transaction(async (tx) => {
+      const partners: PartnerRow[] = []
       for (const p of await tx.all('partners')) {
         if (!p.clock || p.clock.frozen_at === null) continue
-        tx.put('partners', { ...p, clock: { ...p.clock, frozen_at: p.clock.frozen_at + by } })
+        const next = { ...p, clock: { ...p.clock, frozen_at: p.clock.frozen_at + by } }
+        tx.put('partners', next)
+        partners.push(next)
       }
+      return partners
     })
+    for (const partner of moved) this.take(partner)
   }
 
   /**
    * One transaction over the partner row: `next` gets its stored clock field (undefined:
    * none) and answers the new one, or undefined to leave it. Whether it wrote.
    */
-  private write(
+  private async write(
     partnerId: string,
     next: (clock: ClockField | undefined) => ClockField | undefined,
   ): Promise<boolean> {
-    return this.seam.transaction(async (tx: StateTx) => {
+    const { partner, wrote } = await this.seam.transaction(async (tx: StateTx) => {
       const partner = await tx.get('partners', partnerId)
       if (!partner) throw notFound(partnerId)
       const clock = next(partner.clock)
-      if (clock) tx.put('partners', { ...partner, clock })
-      return clock !== undefined
+      if (!clock) return { partner, wrote: false }
+      const written = { ...partner, clock }
+      tx.put('partners', written)
+      return { partner: written, wrote: true }
     })
+    // Committed: the time read next (the answer, the due work) is the one the row holds.
+    this.take(partner)
+    return wrote
   }
 
   private async notify(partnerId: string): Promise<void> {

@@ -2,7 +2,6 @@ import type { Logger } from '../logger.js'
 import { dayOf, hourOf, type IndexRow, indexDefs } from '../state/indexes.js'
 import type { State, StateReader, StateTx } from '../state/seam.js'
 import type { CollectionName } from '../store/records.js'
-import { type CapCounts, CapGauge } from './cap-gauge.js'
 import type { SweepScope } from './sweeper.js'
 
 /**
@@ -30,12 +29,6 @@ export const HISTORY_RETENTION_MS = 30 * DAY_MS
 export const HISTORY_CAP_PER_PARTNER = 10_000
 /** Rows removed per rule per run. */
 export const BATCH = 500
-/**
- * How far under a cap a partner must surely be for a write-time check to skip its counts
- * (cap-gauge.ts): more than the events and deliveries other replicas may have written and
- * this one not yet heard of.
- */
-export const CAP_SLACK = 1_000
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -65,14 +58,9 @@ export class Retention {
     { started: boolean; again: boolean; done: Promise<void> }
   >()
 
-  /** Upper bounds of each partner's events and deliveries, so most checks count nothing. */
-  private readonly gauge = new CapGauge(HISTORY_CAP_PER_PARTNER, CAP_SLACK)
-
   constructor(private readonly parts: RetentionParts) {
-    parts.state.onCommit((changes) => this.gauge.hear(changes))
     parts.state.onReplace(() => {
       this.everyone = true
-      this.gauge.forget()
     })
   }
 
@@ -206,10 +194,8 @@ export class Retention {
   private async checkCaps(partnerId: string): Promise<void> {
     const { state } = this.parts
     try {
-      // Far below the caps (nearly always), as the writes heard since the last count say:
-      // nothing to count. Else counted first outside a transaction: below the caps nothing waits.
-      if (this.gauge.surelyUnder(partnerId)) return
-      if (!isOver(await this.gauge.count(partnerId, () => countsOf(state, partnerId)))) return
+      // Counted first outside a transaction: below the caps (nearly always) nothing waits.
+      if (!isOver(await countsOf(state, partnerId))) return
       await state.transaction(async (tx) => {
         if (isOver(await countsOf(tx, partnerId))) await this.pruneCapsOf(tx, partnerId, true)
       })
@@ -298,6 +284,12 @@ export class Retention {
   private remove(tx: StateTx, collection: CollectionName, ids: string[]): void {
     for (const id of ids) tx.remove(collection, id)
   }
+}
+
+/** A partner's events and deliveries: what the per-partner caps hold. */
+interface CapCounts {
+  events: number
+  deliveries: number
 }
 
 /** A partner's events and deliveries, the two counts its caps hold. */

@@ -1,7 +1,6 @@
 import type { ClockSetting, SandboxClock } from '../clock.js'
 import type { Logger } from '../logger.js'
 import type { State } from '../state/seam.js'
-import type { ClockRow } from '../store/records.js'
 
 export interface SandboxClockRowParts {
   state: State
@@ -12,15 +11,18 @@ export interface SandboxClockRowParts {
 /**
  * The sandbox clock's setting (its offset, or the instant it is frozen at) as a row of the
  * state, `clocks/sandbox`, so an engine shared by several processes shares the sandbox time.
- * The clock keeps its own copy, read synchronously on every request: each change of it is
- * written in a transaction of its own, and a row another process wrote is taken from the
- * seam's commit notices. The collection is ephemeral, as the clock always was: not in the
- * data file nor in snapshots, and a reset or restore (which empties it) leaves the time as it
- * stands (the row is written again).
+ * The clock is read synchronously, so it holds the setting as last read: each change of it is
+ * written in a transaction of its own, and the row is read again (`refresh`) before the time
+ * is used, first thing in every request and before each sweep, so a change made through
+ * another process counts from the next request with no notice. The collection is ephemeral,
+ * as the clock always was: not in the data file nor in snapshots, and a reset or restore
+ * (which empties it) leaves the time as it stands (the row is written again).
  */
 export class SandboxClockRow {
-  /** Writes of this process not committed yet: their notices are this clock's own. */
+  /** Writes of this process not committed yet: until they are, the clock is ahead of the row. */
   private pending = 0
+  /** Changes of this process so far: a read begun before one must not undo it. */
+  private changes = 0
   /**
    * The last write asked for. Writes go one after the other, each of the setting as it then
    * stands: on PostgreSQL two transactions at once may commit in either order, and the row
@@ -30,12 +32,7 @@ export class SandboxClockRow {
 
   private constructor(private readonly parts: SandboxClockRowParts) {
     parts.clock.onChange(() => void this.save())
-    parts.state.onCommit((changes) => {
-      for (const change of changes) {
-        if (change.collection !== 'clocks' || change.id !== 'sandbox' || !change.row) continue
-        if (this.pending === 0) parts.clock.adopt(change.row as ClockRow)
-      }
-    })
+    // This process's reset or restore emptied the row: it is written again.
     parts.state.onReplace(() => this.save())
   }
 
@@ -48,6 +45,16 @@ export class SandboxClockRow {
     return row
   }
 
+  /**
+   * Takes the stored setting (written through any process), unless a change of this
+   * process's own is still on its way to the row. A cheap read: one row.
+   */
+  async refresh(): Promise<void> {
+    const changes = this.changes
+    const stored = await this.parts.state.get('clocks', 'sandbox')
+    if (stored && this.pending === 0 && this.changes === changes) this.parts.clock.adopt(stored)
+  }
+
   /** Resolves once the writes asked for so far are committed (or failed, and said so). */
   settled(): Promise<void> {
     return this.last
@@ -55,6 +62,7 @@ export class SandboxClockRow {
 
   private save(): Promise<void> {
     this.pending++
+    this.changes++
     this.last = this.last.then(() => this.write())
     return this.last
   }

@@ -72,16 +72,6 @@ const unauthorized = (message: string) => new ApiError('unauthorized', message)
 
 type Authenticated = { user: UserRow; session: SessionRow }
 
-/** A token's rows, and the versions of the index keys they are under when they were read. */
-interface KeptRows {
-  session: SessionRow
-  user: UserRow
-  /** users_by_email's key of the user (its e-mail in lower case). */
-  emailKey: string
-  sessionVersion: number
-  userVersion: number
-}
-
 /**
  * Verified signatures are remembered by token, so a request costs a map lookup instead of an
  * HMAC (a pure derivation: a token's claims never change); the stored session is still read
@@ -97,22 +87,11 @@ export class SessionVerifier {
    * whose expiry changes (even in place) is parsed again; rows that go are collected.
    */
   private readonly expiries = new WeakMap<SessionRow, { text: string; ms: number }>()
-  /**
-   * The session and user rows of each session id, with the versions of their keys they were
-   * read at (sessions_by_user of the user, users_by_email of the user's e-mail): good only
-   * while no write to those rows moved them (a pure derivation), so a request is admitted
-   * without waiting on the state however much other users write; every check still runs on
-   * the rows. A token whose rows are missing is not kept: it reads them again each time.
-   */
-  private readonly rows = new Map<string, KeptRows>()
 
   constructor(private readonly s: { state: State; clocks: PartnerClocks }) {}
 
-  /** Answers at once (no promise) for a token verified before whose rows are current. */
-  authenticate(
-    header: string | undefined,
-    partner: PartnerRow,
-  ): Authenticated | Promise<Authenticated> {
+  /** The session's and its user's rows are read on every call, whatever the token. */
+  authenticate(header: string | undefined, partner: PartnerRow): Promise<Authenticated> {
     if (!header)
       throw unauthorized(
         'Missing Authorization header: send Authorization: Bearer <sessionToken> from verify-otp.',
@@ -142,19 +121,11 @@ export class SessionVerifier {
     this.verified.set(token, claims)
   }
 
-  private admit(claims: Claims, partner: PartnerRow): Authenticated | Promise<Authenticated> {
-    const known = this.rows.get(claims.sid)
-    if (
-      known !== undefined &&
-      known.sessionVersion === this.s.state.keyVersion('sessions_by_user', known.session.user_id) &&
-      known.userVersion === this.s.state.keyVersion('users_by_email', known.emailKey)
-    )
-      return this.check(claims, partner, known.session, known.user)
-    return this.read(claims, partner)
-  }
-
-  private async read(claims: Claims, partner: PartnerRow) {
-    const version = this.s.state.version
+  /**
+   * Reads the token's session and user rows (in this request: a logout, a password change or
+   * a deactivation through any process counts at once) and checks them.
+   */
+  private async admit(claims: Claims, partner: PartnerRow): Promise<Authenticated> {
     // The rows of the partner the token was signed for (check then refuses a token of another
     // partner than the request's, saying so).
     const own = this.s.state.tenant(claims.pid)
@@ -164,22 +135,7 @@ export class SessionVerifier {
       own.get('sessions', claims.sid),
       own.get('users', claims.sub),
     ])
-    if (session && user?.id === session.user_id) this.keep(claims.sid, session, user, version)
     return this.check(claims, partner, session, user)
-  }
-
-  /**
-   * Keeps the rows read while neither changed since the reads began (`version`): each row's
-   * key version is then that of a change the reads already saw, and any later write to either
-   * row moves it past. Writes to other rows (other users, under traffic) leave the rows kept.
-   */
-  private keep(sid: string, session: SessionRow, user: UserRow, version: number): void {
-    const emailKey = user.email.toLowerCase()
-    const sessionVersion = this.s.state.keyVersion('sessions_by_user', session.user_id)
-    const userVersion = this.s.state.keyVersion('users_by_email', emailKey)
-    if (sessionVersion > version || userVersion > version) return
-    if (this.rows.size >= 10_000) this.rows.clear()
-    this.rows.set(sid, { session, user, emailKey, sessionVersion, userVersion })
   }
 
   private check(

@@ -58,6 +58,12 @@ export interface SweeperParts {
   logger: Pick<Logger, 'error' | 'warn'>
   /** Every rule, in the order each run takes them. */
   tasks: readonly SweepTask[]
+  /**
+   * Reads what the time and the rules depend on from the state before each run (the sandbox
+   * clock's setting, the partners' clocks, loaded scenarios): another process may have
+   * changed them, and no notice says so.
+   */
+  refresh?: () => Promise<void>
 }
 
 export class Sweeper {
@@ -80,16 +86,45 @@ export class Sweeper {
     parts.clocks.onAdvance((partnerId) => this.run(partnerId))
     // A run still under way (a slow backlog) is not joined by another a second later.
     this.timer = setInterval(() => {
-      if (this.pending === 0 && (this.backlog || !parts.clock.state().frozen)) void this.run()
+      if (this.pending === 0) void this.tick()
     }, 1000)
     this.timer.unref()
   }
 
-  /** One run of every rule (of one partner when its clock moved), after the run under way. */
-  run(partnerId?: string): Promise<void> {
+  /** The run of each second: while the clock runs (as now read), or a backlog is left. */
+  private async tick(): Promise<void> {
+    if (!(await this.refreshed())) return
+    if (this.pending === 0 && (this.backlog || !this.parts.clock.state().frozen))
+      await this.run(undefined, true)
+  }
+
+  /** Whether the state was read (else said, and the run waits for the next second). */
+  private refreshed(): boolean | Promise<boolean> {
+    const refresh = this.parts.refresh
+    if (!refresh) return true
+    return refresh().then(
+      () => true,
+      (error: unknown) => {
+        this.parts.logger.error(`sweep cannot read the clocks: ${(error as Error).stack}`)
+        return false
+      },
+    )
+  }
+
+  /**
+   * One run of every rule (of one partner when its clock moved), after the run under way;
+   * `fresh` when the state was read just before.
+   */
+  run(partnerId?: string, fresh = false): Promise<void> {
     this.pending++
     this.last = this.last
-      .then(() => this.runOnce(partnerId))
+      .then(() => {
+        const ready = fresh || this.refreshed()
+        if (ready === true) return this.runOnce(partnerId)
+        return ready
+          ? ready.then((read) => (read ? this.runOnce(partnerId) : undefined))
+          : undefined
+      })
       .finally(() => {
         this.pending--
       })

@@ -1,5 +1,7 @@
 import type { Context, Next } from 'hono'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { ApiError } from '../errors.js'
+import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { Partners } from '../services/partners.js'
 import type { PartnerRow } from '../store/records.js'
@@ -31,6 +33,8 @@ export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
   Parameters<typeof requestedScenario>[0] & {
     partners: Pick<Partners, 'authenticate'>
     scenarios: Pick<ScenarioRegistry, 'requireOwnScenario' | 'withRequestScenario'>
+    clocks: Pick<PartnerClocks, 'take' | 'refreshAll'>
+    loadedScenarios: Pick<LoadedScenarios, 'refresh' | 'refreshAll'>
   }
 
 /**
@@ -112,6 +116,8 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): Step {
   }
   const admitted = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
     c.set('partner', partner)
+    // The partner's clock as its row read for this request says, before any time is read.
+    deps.clocks.take(partner)
     // A partner whose scenario was lost gets a 503 that says so, not the default's answers.
     deps.scenarios.requireOwnScenario(partner)
     const scenario = requestedScenario(deps, c)
@@ -119,18 +125,31 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): Step {
     c.set('scenario', scenario.name)
     return deps.scenarios.withRequestScenario(scenario, () => proceed(c, next, partner, session))
   }
+  /** The scenarios the request names, read from their rows when loaded ones (LoadedScenarios). */
+  const named = (c: Context<AppEnv>, partner: PartnerRow) => {
+    const header = requestHeader(c, 'x-sandbox-scenario')?.trim()
+    const name = header && !header.startsWith('{') ? header : undefined
+    return Promise.all([
+      deps.loadedScenarios.refresh(partner.scenario),
+      deps.loadedScenarios.refresh(name),
+    ])
+  }
   return (c, next) => {
     // A path no route takes needs the credentials too: a stranger learns nothing from a 404.
     const needs = access.of(c.req.method, c.req.path) ?? 'org'
-    if (needs === 'public') return next()
+    // A public page (bank connect) finds its partner later: every partner's clock and
+    // scenario is read first.
+    if (needs === 'public')
+      return Promise.all([deps.clocks.refreshAll(), deps.loadedScenarios.refreshAll()]).then(() =>
+        next(),
+      )
     const session = needs === 'session'
-    const authenticated = deps.partners.authenticate(
-      requestHeader(c, 'x-partner-key'),
-      requestHeader(c, 'x-partner-secret'),
-    )
-    return authenticated instanceof Promise
-      ? authenticated.then((partner) => admitted(c, next, partner, session))
-      : admitted(c, next, authenticated, session)
+    return deps.partners
+      .authenticate(requestHeader(c, 'x-partner-key'), requestHeader(c, 'x-partner-secret'))
+      .then(async (partner) => {
+        await named(c, partner)
+        return admitted(c, next, partner, session)
+      })
   }
 }
 

@@ -15,7 +15,6 @@ import { TrieRouter } from 'hono/router/trie-router'
 import type { Clock } from '../clock.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { RequestJournal } from '../services/journal.js'
-import type { State } from '../state/seam.js'
 import type { AppEnv } from './app-env.js'
 import { capture } from './journal-view.js'
 import { after, type Maybe, rethrowAfter } from './maybe-promise.js'
@@ -23,7 +22,6 @@ import { MethodPathCache } from './method-path-cache.js'
 import { chooseRequestId, REQUEST_ID_HEADER } from './request-id.js'
 import type { RequestLog } from './request-log.js'
 import type { RequestOrigins } from './request-origin.js'
-import { SerializedJson } from './serialized-json.js'
 
 /**
  * Trick 1, the cached router: hono's default router with the answers remembered per method and
@@ -94,7 +92,6 @@ export function frontDoor(
     journal: Pick<RequestJournal, 'add'>
     clock: Pick<Clock, 'now'>
     scenarios: Pick<ScenarioRegistry, 'forPartner'>
-    state: Pick<State, 'catchUp'>
   },
   generateId: () => string,
   door: FrontDoor,
@@ -138,9 +135,7 @@ export function frontDoor(
     const requestBody = log?.start(c)
     let answered: unknown
     try {
-      // With replicas, first hear every commit answered before this request (seam catchUp).
-      const behind = deps.state.catchUp()
-      answered = behind ? behind.then(() => pass(c, next, ticket)) : pass(c, next, ticket)
+      answered = pass(c, next, ticket)
       if (answered instanceof Promise) answered = answered.then(undefined, (e) => failed(c, e))
     } catch (error) {
       try {
@@ -239,8 +234,8 @@ type Responder = (data: unknown, arg?: unknown, headers?: unknown) => Response
  * Trick 5, the responders rewired per request: every answer carries X-Request-Id without
  * `c.header()`, which would allocate a WHATWG Headers object per request and push
  * @hono/node-server off its fast path (about a fifth of the throughput). A plain
- * `c.json(data, status)` (nearly every answer) is built here with a plain header object, and
- * a SerializedJson as its text, because hono itself switches to a Headers object as soon as a
+ * `c.json(data, status)` (nearly every answer) is built here with a plain header object,
+ * because hono itself switches to a Headers object as soon as a
  * response has a second header. Once a route has called c.header(), hono's own c.json runs.
  * c.newResponse is wrapped too: c.redirect and the stream helpers answer through it.
  */
@@ -256,7 +251,7 @@ function wireResponders(c: Context<AppEnv>, id: string): void {
     if (headersTouched || headers !== undefined || (arg !== undefined && typeof arg !== 'number'))
       return withId(json, id, data, arg, headers)
     const extra = c.get('extraHeaders')
-    const text = data instanceof SerializedJson ? data.text : JSON.stringify(data)
+    const text = JSON.stringify(data)
     const sent: Record<string, string> = extra
       ? { 'content-type': 'application/json', [REQUEST_ID_HEADER]: id, ...extra }
       : { 'content-type': 'application/json', [REQUEST_ID_HEADER]: id }

@@ -24,7 +24,6 @@ export function applyFault(gate: FaultGate, c: Context<AppEnv>): Promise<void> |
     : partner && gate.faults.pick(partner, c.req.method, c.req.path)
   if (picked instanceof Promise)
     return picked.then((fault) => (fault ? injectFault(gate.random, c, fault) : undefined))
-  // Nothing to wait for on the usual request: no promise, no tick.
   return picked ? injectFault(gate.random, c, picked) : undefined
 }
 

@@ -16,18 +16,15 @@ import { REQUEST_ID_HEADER } from './request-id.js'
  */
 
 /**
- * The override that answers this request, if any. A promise only when a list changed since the
- * gate last read it, when one of the candidates looks at the body (which is then read, and
- * cached for the route as hono does), or when the one that answers counts its answers.
+ * The override that answers this request, if any, from the lists read in this request; a
+ * candidate that looks at the body has it read (and cached for the route as hono does).
  */
 export function pickOverride(
   gate: { overrides: Overrides },
   c: Context<AppEnv>,
   partner: PartnerRow,
-): OverrideRow | undefined | Promise<OverrideRow | undefined> {
-  const all = gate.overrides.candidates(partner.id)
-  if (all instanceof Promise) return all.then((rows) => rows && pickAmong(gate, c, rows))
-  return all && pickAmong(gate, c, all)
+): Promise<OverrideRow | undefined> {
+  return gate.overrides.candidates(partner.id).then((rows) => rows && pickAmong(gate, c, rows))
 }
 
 function pickAmong(

@@ -5,7 +5,6 @@ import { publicTransaction } from '../domain/ledger.js'
 import { ListQuery, pageOf } from '../domain/pagination.js'
 import { routeFactory } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
-import { serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import { Card, envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
@@ -26,14 +25,12 @@ const pageAnswer = (rows: Awaited<ReturnType<Money['transactions']>>) => ({
   success: true as const,
   data: { data: rows.data.map(publicTransaction), has_more: rows.has_more },
 })
-type TransactionPageAnswer = ReturnType<typeof pageAnswer>
 const bodyErrors = [400, ...orgErrors, 409, 413, 415] as const
 
 /** The card group's money routes: simulate-fund, deposits, card transactions, purchases, freeze. */
 export function fundingRoutes(s: { money: Money }) {
   const { money } = s
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  const transactionPages = serializedCache(() => money.version)
 
   app.openapi(
     route({
@@ -147,21 +144,8 @@ export function fundingRoutes(s: { money: Money }) {
       },
     }),
     async (c) => {
-      const user = c.get('user')
-      const query = c.req.valid('query')
-      // Read far more often than written: the serialized page is kept until the user's
-      // transactions next change (other users' writes leave it current), and a kept page is
-      // answered without reading the rows. The version is taken before the rows are read, so
-      // a kept page is never older than its version.
-      const version = money.transactionsVersion(user)
-      const key = `${user.id}\n${query.limit}\n${query.starting_after ?? ''}`
-      const kept = transactionPages.kept<TransactionPageAnswer>(key, undefined, version)
-      if (kept) return c.json(kept, 200)
-      const rows = await money.transactions(user, query)
-      return c.json(
-        transactionPages(key, () => pageAnswer(rows), undefined, version),
-        200,
-      )
+      const rows = await money.transactions(c.get('user'), c.req.valid('query'))
+      return c.json(pageAnswer(rows), 200)
     },
   )
 

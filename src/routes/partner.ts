@@ -2,12 +2,10 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { publicPartner } from '../domain/partners.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
-import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { PartnerEnvelope, PatchPartnerBody, RotatedCredentials, Usage } from '../schemas/partner.js'
 import type { Partners } from '../services/partners.js'
-import type { State } from '../state/seam.js'
 
 const tags = ['Partner organization']
 
@@ -63,18 +61,10 @@ const getUsage = accessRoute('org', {
   },
 })
 
-export function partnerRoutes(s: { partners: Partners; state: Pick<State, 'version'> }) {
+export function partnerRoutes(s: { partners: Partners }) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 
-  const answers = serializedCache(() => s.state.version)
-  app.openapi(getMe, (c) => {
-    const partner = c.get('partner')
-    return c.json(
-      // From the partner's row alone (the basis): other writes leave the answer current.
-      answers(partner.id, () => ({ partner: publicPartner(partner) }), partner, ROW_ONLY),
-      200,
-    )
-  })
+  app.openapi(getMe, (c) => c.json({ partner: publicPartner(c.get('partner')) }, 200))
 
   app.openapi(patchMe, async (c) => {
     const updated = await s.partners.update(c.get('partner'), c.req.valid('json'))

@@ -2,22 +2,15 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { publicUser } from '../domain/users.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
-import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { PatchUserBody, ProfilePictureBody, ProfilePictureResult, User } from '../schemas/users.js'
 import type { Accounts } from '../services/accounts.js'
-import type { State } from '../state/seam.js'
 
 const tags = ['User profile']
 
-export function userRoutes(s: {
-  accounts: Accounts
-  state: Pick<State, 'version'>
-  baseUrl(): string
-}) {
+export function userRoutes(s: { accounts: Accounts; baseUrl(): string }) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  const answers = serializedCache(() => s.state.version)
 
   app.openapi(
     accessRoute('session', {
@@ -31,17 +24,7 @@ export function userRoutes(s: {
         ...errorResponses(...orgErrors),
       },
     }),
-    (c) => {
-      const user = c.get('user')
-      // The picture's link is made from the request's origin: part of the key.
-      const key = `${user.id}\n${s.baseUrl()}`
-      // Made from the user's row alone (the basis: a write puts a new one) and the origin (in
-      // the key): writes to anything else leave it current, so it holds under traffic.
-      return c.json(
-        answers(key, () => publicUser(s, user), user, ROW_ONLY),
-        200,
-      )
-    },
+    (c) => c.json(publicUser(s, c.get('user')), 200),
   )
 
   app.openapi(

@@ -25,16 +25,15 @@ const INDEX = 'runtime_faults_in_order'
  * at run time through the control plane (the seam's `runtime_faults`, ephemeral), and how
  * many requests each rule with `next` has taken (`runtime_faults.remaining`, `fault_uses`).
  *
- * The gate asks on every request, so the runtime faults are read from a copy checked against
- * their index's key version (no await). Only a request a counted rule (`next`) matches opens
- * a transaction: it chooses and counts in it, so two requests at once never both take the
- * last one.
+ * The gate asks on every request, and the runtime faults are read in it (one added or removed
+ * through any process counts from the next request). Only a request a counted rule (`next`)
+ * matches opens a transaction: it chooses and counts in it, so two requests at once never
+ * both take the last one.
  */
 export class Faults {
   private readonly state: State
   private readonly random: Random
   private readonly scenarios: ScenarioRegistry
-  private copy?: { version: number; rows: RuntimeFaultRow[] }
 
   constructor(s: { state: State; random: Random; scenarios: ScenarioRegistry }) {
     this.state = s.state
@@ -62,30 +61,16 @@ export class Faults {
 
   /**
    * The first rule that fires for this request: the runtime faults in order, then the
-   * scenario's. A promise only when something must be read or counted first.
+   * scenario's.
    */
-  pick(
+  async pick(
     partner: Asked['partner'],
     method: string,
     path: string,
-  ): PickedFault | undefined | Promise<PickedFault | undefined> {
+  ): Promise<PickedFault | undefined> {
     const asked: Asked = { partner, scenario: this.scenarios.forPartner(partner), method, path }
-    const copy = this.copy
-    if (copy && copy.version === this.state.keyVersion(INDEX, '*')) {
-      if (!counted(copy.rows, asked)) return this.choose(copy.rows, asked)
-      return this.pickCounted(asked)
-    }
-    return this.refresh().then((rows) =>
-      counted(rows, asked) ? this.pickCounted(asked) : this.choose(rows, asked),
-    )
-  }
-
-  private async refresh(): Promise<RuntimeFaultRow[]> {
-    // The version first: rows written meanwhile make the copy stale, never wrongly current.
-    const version = this.state.keyVersion(INDEX, '*')
     const rows = await this.state.range(INDEX, '*')
-    this.copy = { version, rows }
-    return rows
+    return counted(rows, asked) ? this.pickCounted(asked) : this.choose(rows, asked)
   }
 
   private pickCounted(asked: Asked): Promise<PickedFault | undefined> {

@@ -61,11 +61,6 @@ export class Money {
     this.kernel = kernel
   }
 
-  /** Rises with every commit (the fallback version of a kept answer). */
-  get version(): number {
-    return this.state.version
-  }
-
   simulateFund(partner: PartnerRow, user: UserRow, amount: number) {
     return this.state.transaction(
       (tx) => fundCard(this.kernel, tx, partner, user, amount),
@@ -95,11 +90,6 @@ export class Money {
 
   transactions(user: UserRow, query: ListQuery, keep?: (row: TransactionRow) => boolean) {
     return transactionPage(this.state.tenant(user.partner_id), user.id, query, keep)
-  }
-
-  /** The version of the user's last transaction change: their pages stand until it moves. */
-  transactionsVersion(user: UserRow): number {
-    return this.state.keyVersion('transactions_by_user', user.id)
   }
 
   transaction(user: UserRow, id: string) {

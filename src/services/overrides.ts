@@ -17,25 +17,14 @@ import type { OverrideRow } from '../store/records-overrides.js'
 
 const INDEX = 'overrides_by_partner'
 
-/** A list of overrides as read at the key version it was read at. */
-interface Copy {
-  version: number
-  rows: OverrideRow[]
-}
-
-/** Partners whose lists are kept at most; past it the copies start over (they are only copies). */
-const COPIES = 1000
-
 /**
  * Response overrides (domain/overrides.ts): made and removed through the control plane, and
- * tried by the gate on every authenticated partner request. The gate reads a copy of the
- * partner's and the global list, checked against their key versions (no await on the usual
- * request, where both are empty).
+ * tried by the gate on every authenticated partner request, which reads the partner's and the
+ * global list in the request (one made or removed through any process counts from the next).
  */
 export class Overrides {
   private readonly state: State
   private readonly ctx: { random: Random; clock: Clock; clocks: PartnerClocks }
-  private readonly copies = new Map<string, Copy>()
 
   constructor(s: {
     state: State
@@ -72,15 +61,14 @@ export class Overrides {
 
   /**
    * The partner's and the global overrides, in the order they are tried; undefined when
-   * there are none (the usual request). A promise only when a list changed since last read.
+   * there are none (the usual request).
    */
-  candidates(partnerId: string): OverrideRow[] | undefined | Promise<OverrideRow[] | undefined> {
-    const own = this.current(partnerId)
-    const global = this.current(GLOBAL)
-    if (own && global) return merged(own, global)
-    return Promise.all([own ?? this.read(partnerId), global ?? this.read(GLOBAL)]).then(
-      ([mine, every]) => merged(mine, every),
-    )
+  async candidates(partnerId: string): Promise<OverrideRow[] | undefined> {
+    const [own, global] = await Promise.all([
+      this.state.lookup(INDEX, partnerId),
+      this.state.lookup(INDEX, GLOBAL),
+    ])
+    return merged(own, global)
   }
 
   /** Takes an answer of the first candidate that has one left (see claimOverride). */
@@ -89,20 +77,6 @@ export class Overrides {
     // Answering without a count writes nothing.
     if (!first || first.remaining === null) return first
     return this.state.transaction((tx) => claimOverride(tx, candidates))
-  }
-
-  private current(key: string): OverrideRow[] | undefined {
-    const copy = this.copies.get(key)
-    return copy && copy.version === this.state.keyVersion(INDEX, key) ? copy.rows : undefined
-  }
-
-  private async read(key: string): Promise<OverrideRow[]> {
-    // The version first: a write meanwhile makes the copy stale, never wrongly current.
-    const version = this.state.keyVersion(INDEX, key)
-    const rows = await this.state.lookup(INDEX, key)
-    if (this.copies.size >= COPIES) this.copies.clear()
-    this.copies.set(key, { version, rows })
-    return rows
   }
 }
 

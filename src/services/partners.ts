@@ -44,10 +44,7 @@ export class Partners {
   }
 
   /** Layer 1 of spec section 5: the organization credentials of a request. */
-  authenticate(
-    key: string | undefined,
-    secret: string | undefined,
-  ): PartnerRow | Promise<PartnerRow> {
+  authenticate(key: string | undefined, secret: string | undefined): Promise<PartnerRow> {
     return authenticatePartner(this.s, key, secret)
   }
 
@@ -66,10 +63,7 @@ export class Partners {
   async rotateCredentials(partnerId: string) {
     const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
     await this.s.state.transaction(
-      async (tx) => {
-        await storeRotatedCredentials(this.s, tx, partnerId, { api_key, api_secret_hash })
-        tx.afterCommit(() => this.s.credentials.forget(partnerId))
-      },
+      (tx) => storeRotatedCredentials(this.s, tx, partnerId, { api_key, api_secret_hash }),
       { partner: partnerId },
     )
     return { api_key, api_secret }

@@ -1,5 +1,4 @@
 import type { SandboxConfig } from '../config.js'
-import type { CredentialCache } from '../domain/credential-cache.js'
 import { exportState } from '../domain/export.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { deletePartner, resetPartner, restorePartner } from '../domain/partner-state.js'
@@ -12,6 +11,7 @@ import {
 import { restoreSnapshot, type UploadedSnapshot } from '../domain/snapshots.js'
 import { packageVersion } from '../package-root.js'
 import type { Random } from '../random.js'
+import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State, StateTx } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
@@ -23,7 +23,8 @@ export interface PlatformParts {
   random: Random
   clocks: PartnerClocks
   scenarios: ScenarioRegistry
-  credentials: CredentialCache
+  /** Loaded scenarios outlive a reset or restore. */
+  loadedScenarios: Pick<LoadedScenarios, 'keptAcross'>
   /** The webhook schedule, rebuilt from a partner's rows after they were replaced. */
   deliveries: Pick<Dispatcher, 'reload'>
 }
@@ -66,7 +67,7 @@ export class Platform {
   }
 
   reset(): Promise<void> {
-    return this.parts.state.reset()
+    return this.parts.loadedScenarios.keptAcross(() => this.parts.state.reset())
   }
 
   export(includeSecrets: boolean) {
@@ -74,7 +75,7 @@ export class Platform {
   }
 
   restore(doc: UploadedSnapshot): Promise<void> {
-    return restoreSnapshot(this.parts, doc)
+    return this.parts.loadedScenarios.keptAcross(() => restoreSnapshot(this.parts, doc))
   }
 
   async exportPartner(partnerId: string, includeSecrets: boolean) {
@@ -86,9 +87,8 @@ export class Platform {
     return this.changePartner(partnerId, (tx) => resetPartner(tx, partnerId))
   }
 
-  async deletePartner(partnerId: string): Promise<void> {
-    await this.changePartner(partnerId, (tx) => deletePartner(tx, partnerId))
-    this.parts.credentials.forget(partnerId)
+  deletePartner(partnerId: string): Promise<void> {
+    return this.changePartner(partnerId, (tx) => deletePartner(tx, partnerId))
   }
 
   restorePartner(partnerId: string, doc: UploadedSnapshot & { partner_id: string }) {

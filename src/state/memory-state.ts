@@ -27,9 +27,9 @@ const settled = Promise.resolve()
  * write survives `kill -9` and two requests never interleave between their awaits.
  *
  * A read outside a transaction is not held back by one under way: between the awaits of a
- * transaction it may see that transaction's writes before they commit. Nothing derived from
- * them outlives the transaction (they carry a version no commit carries), and a transaction
- * rolls back only when it throws after writing, which domain code avoids by checking first.
+ * transaction it may see that transaction's writes before they commit. Nothing keeps what it
+ * read beyond its request, and a transaction rolls back only when it throws after writing,
+ * which domain code avoids by checking first.
  */
 export class MemoryState implements State {
   private busy = false
@@ -44,14 +44,6 @@ export class MemoryState implements State {
   private rings: JournalRings | undefined
 
   constructor(readonly store: Store) {}
-
-  get version(): number {
-    return this.store.version
-  }
-
-  keyVersion(index: IndexName, key: string): number {
-    return this.store.keyVersion(indexDefs[index].collection, index, key)
-  }
 
   get<K extends CollectionName>(collection: K, id: string): Promise<Collections[K] | undefined> {
     return Promise.resolve(this.store.get(collection, id))
@@ -146,11 +138,6 @@ export class MemoryState implements State {
       return Promise.reject(error)
     }
     return settled
-  }
-
-  /** Every commit is this process's own: heard as it is made. */
-  catchUp(): undefined {
-    return undefined
   }
 
   increment(name: string, window: number): number {

@@ -103,6 +103,6 @@ export async function openState(
 function primeDefaultPartner(credentials: CredentialCache, partner: PartnerRow | undefined): void {
   if (partner?.api_key !== DEFAULT_PARTNER.api_key) return
   credentials
-    .verify(partner.id, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
+    .verify(partner.api_key, DEFAULT_PARTNER.api_secret, partner.api_secret_hash)
     .catch(() => {})
 }

@@ -93,10 +93,8 @@ export interface State extends StateReader {
   /**
    * Puts one row of an ephemeral collection at once, outside any transaction: one autocommit
    * statement, like a lone INSERT … ON CONFLICT UPDATE. For what is written on every request
-   * (the request journal, a ring whose row ids are its slots), which must neither wait for
-   * the writers' queue nor make every cache keyed on `version` start over. So it moves
-   * neither `version` nor any key version and `onCommit` does not hear it: nothing may cache
-   * what it writes. A durable collection is refused.
+   * (the request journal, a ring whose row ids are its slots), which must not wait for the
+   * writers' queue. `onCommit` does not hear it. A durable collection is refused.
    */
   putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void>
   /**
@@ -119,32 +117,21 @@ export interface State extends StateReader {
    */
   increment(name: string, window: number): number | Promise<number>
   /**
-   * Waits until this process has heard every commit made anywhere before the call (another
-   * replica's, through the notices that keep caches, clocks and schedules current), so a
-   * request sees what a request answered before it changed, whichever replica took either.
-   * Undefined when there is nothing to wait for (one process holds the state).
-   */
-  catchUp(): Promise<void> | undefined
-  /**
    * The request journal kept in this process's memory, by an engine no other process shares
    * (memory): made at the first call, the same rings after. Absent on an engine shared by
    * replicas (PostgreSQL), where the journal is the `request_journal` and `request_captures`
    * rows, written with putEphemerals.
    */
   journalRings?(sizes: { capacity: number; bodyWindow: number }): JournalRings
-  /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
+  /**
+   * Hears each commit this process made, once it is durable: a hint, good for waking local
+   * work sooner (the dispatcher, a waiting request). It may hear no other process's commits,
+   * so nothing may keep a copy of rows by it: what must be current is read from the state.
+   */
   onCommit(listener: (changes: readonly Change[]) => void): () => void
   /**
-   * Rises with every commit: whatever is derived from the rows alone is current while it
-   * stands still. Read synchronously, so a cache check costs no await.
-   */
-  readonly version: number
-  /** The version of the last commit that changed a row under `key` of a versioned index. */
-  keyVersion(index: IndexName, key: string): number
-  /**
-   * Hears every whole-state replace (reset, restore): what is derived from rows starts over.
-   * `replaceAll` and `reset` resolve once the promise a listener answers has settled, so the
-   * request that replaced the state is answered with what is derived from it in place.
+   * Hears a whole-state replace (reset, restore) this process made: a hint, as `onCommit` is.
+   * `replaceAll` and `reset` resolve once the promise a listener answers has settled.
    */
   onReplace(listener: ReplaceListener): void
   /** Replaces every collection (reset to fixtures, restore of a snapshot). */

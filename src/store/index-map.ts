@@ -11,8 +11,8 @@ export interface IndexDef<K extends CollectionName> {
    */
   order?: (row: Collections[K]) => string
   /**
-   * Tracks the store version of each key's last change (see Store.keyVersion), so a cache of
-   * what a key's rows make (a user's page of transactions) outlives writes to other keys.
+   * Read by the old PostgreSQL engine only (its change notices name these keys); the memory
+   * engine keeps no versions.
    */
   versioned?: boolean
   /**
@@ -31,9 +31,6 @@ export interface IndexDef<K extends CollectionName> {
  */
 export class IndexMap {
   private readonly map = new Map<string, string | OrderedIds>()
-  private readonly versions = new Map<string, number>()
-  /** The store version when the index was last filled: no key has changed less recently. */
-  private filledAt = 0
 
   /** `orderOf` gives the order value of a stored row's id (when a lone id gets company). */
   constructor(
@@ -99,26 +96,14 @@ export class IndexMap {
     return typeof ids === 'string' ? 1 : ids.size
   }
 
-  /** Notes that a row under `key` changed in the write numbered `version`. */
-  touch(key: string, version: number): void {
-    if (this.def.versioned) this.versions.set(key, version)
-  }
-
-  /** The number of the last write that changed a row under `key` since the index was filled. */
-  version(key: string): number {
-    return this.versions.get(key) ?? this.filledAt
-  }
-
   /** After a bulk fill: each key's ids in `order` (a snapshot may hold rows out of time order). */
   sortAll(): void {
     if (!this.def.order) return
     for (const ids of this.map.values()) if (typeof ids !== 'string') ids.sort()
   }
 
-  /** Empties the index before a fill at store version `version`. */
-  clear(version: number): void {
+  /** Empties the index before a fill. */
+  clear(): void {
     this.map.clear()
-    this.versions.clear()
-    this.filledAt = version
   }
 }

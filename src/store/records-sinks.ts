@@ -18,7 +18,7 @@ export const sinkRow = z.object({
   seq: z.number().int().nonnegative(),
   /** Bytes of the kept requests' bodies and headers. */
   bytes: z.number().int().nonnegative(),
-  /** The state version when it was last configured or received: the least recent goes first. */
+  /** The order of its last configuration or request among the sinks: the least recent goes first. */
   used: z.number().int().nonnegative(),
 })
 export type SinkRow = z.infer<typeof sinkRow>

@@ -63,8 +63,6 @@ export interface StoreOptions {
 export interface OpenTx {
   ops: JournalOp[]
   undo: { collection: CollectionName; id: string; before: Row | undefined }[]
-  /** Versioned index keys it touched, touched again with the commit's number. */
-  touched: { index: IndexMap; key: string }[]
 }
 
 /** One committed write, as listeners hear of it. */
@@ -78,11 +76,6 @@ export class Store {
   private data: CollectionsData = emptyCollections()
   /** The number of the last journal entry: durable commits only, with no gaps. */
   private seq = 0
-  /**
-   * Rises with every change of a row, durable or not (what caches are keyed on), and once more
-   * for a transaction's writes before they commit (see begin).
-   */
-  private ver = 0
   private journal?: Journal
   private snapshotFile?: ReturnType<typeof openSnapshotFile>
   private snapshotBytes = 0
@@ -147,8 +140,7 @@ export class Store {
     this.seq = snapshot?.seq ?? 0
     for (const entry of replay.entries) {
       if (entry.s <= this.seq) continue
-      this.ver += 1
-      this.apply(entry.o, this.ver)
+      this.apply(entry.o)
       this.seq = entry.s
     }
     this.journal = new Journal(`${file}.journal`)
@@ -173,14 +165,6 @@ export class Store {
     else this.indexesOf.set(def.collection, [index])
     this.unfilled.push(index)
     this.unfilledOf.add(def.collection)
-  }
-
-  /**
-   * Rises with every write, reset and restore: whatever is derived from the rows alone (a
-   * serialized page) is current for as long as this has not moved.
-   */
-  get version(): number {
-    return this.ver
   }
 
   get<K extends CollectionName>(collection: K, id: string): Collections[K] | undefined {
@@ -237,15 +221,6 @@ export class Store {
     return this.indexEntry(collection, index).has(key, id)
   }
 
-  /**
-   * The number of the last write that changed a row under `key` of a `versioned` index (or
-   * a later one): what is derived from those rows alone is current while it stands still,
-   * whatever else is written meanwhile.
-   */
-  keyVersion(collection: CollectionName, index: string, key: string): number {
-    return this.indexEntry(collection, index).version(key)
-  }
-
   /** The keys an index holds (time buckets, partners), in the order they first appeared. */
   indexKeys(collection: CollectionName, index: string): string[] {
     return [...this.indexEntry(collection, index).keys()]
@@ -273,18 +248,18 @@ export class Store {
 
   /**
    * Puts one row of an ephemeral collection at once, outside any transaction: not journaled,
-   * not numbered (the version stays), not heard by onCommit. See State.putEphemeral.
+   * not heard by onCommit. See State.putEphemeral.
    */
   putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): void {
     if (!this.ephemeral.has(collection)) throw new Error(`${collection} is not ephemeral`)
-    this.applyOne(collection, (row as Row).id, row as Row, this.ver)
+    this.applyOne(collection, (row as Row).id, row as Row)
   }
 
   /** Rows of ephemeral collections at once (putEphemeral each): none when one is durable. */
   putEphemerals(puts: readonly { collection: CollectionName; row: Row }[]): void {
     for (const { collection } of puts)
       if (!this.ephemeral.has(collection)) throw new Error(`${collection} is not ephemeral`)
-    for (const { collection, row } of puts) this.applyOne(collection, row.id, row, this.ver)
+    for (const { collection, row } of puts) this.applyOne(collection, row.id, row)
   }
 
   /** Several writes as one journal entry: after a crash either all of them are there or none. */
@@ -338,8 +313,7 @@ export class Store {
   private commit(ops: JournalOp[]) {
     // Journal first: if the write fails (disk full), memory is unchanged and the caller sees it.
     this.append(ops)
-    this.ver += 1
-    this.apply(ops, this.ver)
+    this.apply(ops)
     this.notify(ops)
     this.maybeCompact()
   }
@@ -381,13 +355,11 @@ export class Store {
 
   /**
    * Starts a transaction: its writes apply to memory at once (its own reads see them, with
-   * every index), numbered with a version no commit will ever carry, so nothing cached from
-   * them outlives the transaction; `commitTx` journals them as one entry, `rollbackTx` puts
-   * every row back. One at a time: the caller (state/memory-state.ts) serializes them.
+   * every index); `commitTx` journals them as one entry, `rollbackTx` puts every row back. One at a time: the caller (state/memory-state.ts) serializes them.
    */
   begin(): OpenTx {
     if (this.openTx) throw new Error('a transaction is already under way')
-    const tx: OpenTx = { ops: [], undo: [], touched: [] }
+    const tx: OpenTx = { ops: [], undo: [] }
     this.openTx = tx
     return tx
   }
@@ -402,13 +374,10 @@ export class Store {
     const collection = op[0] === 'put' ? op[1] : op[1]
     const id = op[0] === 'put' ? op[2].id : op[2]
     const rows = this.data[collection] as Record<string, Row>
-    // The first write takes the number no commit will carry (a transaction that only reads
-    // leaves the version, and every cache keyed on it, alone).
-    if (tx.undo.length === 0) this.ver += 1
     const before = Object.hasOwn(rows, id) ? rows[id] : undefined
     tx.undo.push({ collection, id, before })
     tx.ops.push(op as JournalOp)
-    this.applyRow(rows, collection, id, before, op[0] === 'put' ? op[2] : undefined, this.ver, tx)
+    this.applyRow(rows, collection, id, before, op[0] === 'put' ? op[2] : undefined)
   }
 
   /** Journals the transaction as one entry (all of it survives a crash, or none). */
@@ -424,8 +393,6 @@ export class Store {
       this.rollbackTx(tx)
       throw error
     }
-    this.ver += 1
-    for (const { index, key } of tx.touched) index.touch(key, this.ver)
     this.closeTx()
     this.notify(tx.ops)
     this.maybeCompact()
@@ -437,14 +404,12 @@ export class Store {
       this.closeTx()
       return
     }
-    this.ver += 1
     const restore: JournalOp[] = []
     for (let i = tx.undo.length - 1; i >= 0; i--) {
       const { collection, id, before } = tx.undo[i] as OpenTx['undo'][number]
-      this.applyOne(collection, id, before, this.ver)
+      this.applyOne(collection, id, before)
       restore.push(before ? ['put', collection, before] : ['del', collection, id])
     }
-    for (const { index, key } of tx.touched) index.touch(key, this.ver)
     // A snapshot being written may have read a row of the transaction: the journal after
     // its seq puts the old rows back, so a restart never brings an undone write back.
     if (restore.length > 0 && this.journal) this.append(restore)
@@ -467,7 +432,7 @@ export class Store {
     return this.txEnded
   }
 
-  private apply(ops: JournalOp[], seq: number) {
+  private apply(ops: JournalOp[]) {
     for (const op of ops) {
       if (op[0] === 'replace') {
         const next = emptyCollections()
@@ -478,24 +443,18 @@ export class Store {
           else if (!this.ephemeral.has(name)) Object.assign(next[name], op[1][name] ?? {})
         }
         this.data = next
-        this.fillIndexes([...this.indexes.values()], seq)
+        this.fillIndexes([...this.indexes.values()])
         continue
       }
       const id = op[0] === 'put' ? op[2].id : op[2]
-      this.applyOne(op[1] as CollectionName, id, op[0] === 'put' ? op[2] : undefined, seq)
+      this.applyOne(op[1] as CollectionName, id, op[0] === 'put' ? op[2] : undefined)
     }
   }
 
-  private applyOne(
-    name: CollectionName,
-    id: string,
-    after: Row | undefined,
-    seq: number,
-    tx?: OpenTx,
-  ) {
+  private applyOne(name: CollectionName, id: string, after: Row | undefined) {
     const collection = this.data[name] as Record<string, Row>
     const before = Object.hasOwn(collection, id) ? collection[id] : undefined
-    this.applyRow(collection, name, id, before, after, seq, tx)
+    this.applyRow(collection, name, id, before, after)
   }
 
   /** `applyOne` with the row before already read (a transaction's write reads it for undo). */
@@ -505,10 +464,8 @@ export class Store {
     id: string,
     before: Row | undefined,
     after: Row | undefined,
-    seq: number,
-    tx?: OpenTx,
   ) {
-    this.reindex(name, id, before, after, seq, tx)
+    this.reindex(name, id, before, after)
     if (after) collection[id] = after
     else delete collection[id]
   }
@@ -517,26 +474,13 @@ export class Store {
    * Moves a row between index keys. A row whose key did not change keeps its place, so a
    * lookup lists rows in the order they were created (lists rely on it for ties in time).
    */
-  private reindex(
-    collection: string,
-    id: string,
-    before: Row | undefined,
-    after: Row | undefined,
-    seq: number,
-    tx?: OpenTx,
-  ) {
+  private reindex(collection: string, id: string, before: Row | undefined, after: Row | undefined) {
     if (this.unfilledOf.has(collection)) this.fillCollection(collection)
     const indexes = this.indexesOf.get(collection)
     if (!indexes) return
     for (const index of indexes) {
       const from = before ? index.def.key(before as never) : undefined
       const to = after ? index.def.key(after as never) : undefined
-      if (from !== undefined) index.touch(from, seq)
-      if (to !== undefined && to !== from) index.touch(to, seq)
-      if (tx && index.def.versioned) {
-        if (from !== undefined) tx.touched.push({ index, key: from })
-        if (to !== undefined && to !== from) tx.touched.push({ index, key: to })
-      }
       if (from === to && !this.reordered(index, before, after)) continue
       if (from !== undefined) index.delete(from, id)
       if (to !== undefined) index.add(to, id, index.def.order?.(after as never))
@@ -555,20 +499,17 @@ export class Store {
 
   /** Fills the indexes of `collection` not filled yet. */
   private fillCollection(collection: string) {
-    this.fillIndexes(
-      this.unfilled.filter((index) => index.def.collection === collection),
-      this.ver,
-    )
+    this.fillIndexes(this.unfilled.filter((index) => index.def.collection === collection))
   }
 
   /** Empties and refills `indexes`, walking each collection's rows once for all of its indexes. */
-  private fillIndexes(indexes: IndexMap[], seq: number) {
+  private fillIndexes(indexes: IndexMap[]) {
     this.unfilled = this.unfilled.filter((index) => !indexes.includes(index))
     this.unfilledOf.clear()
     for (const index of this.unfilled) this.unfilledOf.add(index.def.collection)
     const byCollection = new Map<CollectionName, IndexMap[]>()
     for (const index of indexes) {
-      index.clear(seq)
+      index.clear()
       const list = byCollection.get(index.def.collection)
       if (list) list.push(index)
       else byCollection.set(index.def.collection, [index])

@@ -31,7 +31,7 @@ const emptyConfig = (): SinkConfig => ({
   signature_header: DEFAULT_SIGNATURE_HEADER,
 })
 
-type SinkState = Pick<State, 'transaction' | 'range' | 'count' | 'get' | 'all' | 'version'>
+type SinkState = Pick<State, 'transaction' | 'range' | 'count' | 'get' | 'all'>
 
 /**
  * The sinks, as state behind the seam (ephemeral collections `sinks` and `sink_requests`): a
@@ -127,10 +127,11 @@ export class SinkRegistry {
    * forgets the least recently used.
    */
   private async use(tx: StateTx, name: string): Promise<SinkRow> {
-    const used = this.state.version
-    const sink = await tx.get('sinks', name)
-    if (sink) return { ...sink, used }
+    // One past the most recent use, read in this transaction (at most maxSinks rows).
     const others = await tx.all('sinks')
+    const used = others.reduce((most, other) => Math.max(most, other.used), 0) + 1
+    const sink = others.find((other) => other.id === name)
+    if (sink) return { ...sink, used }
     others.sort((a, b) => a.used - b.used)
     for (const old of others.slice(0, Math.max(0, others.length + 1 - this.limits.maxSinks)))
       await forget(tx, old.id)

@@ -113,17 +113,6 @@ export class PostgresState implements State {
     }
   }
 
-  // Until the domain reads through everywhere, the seam's cache keys: no copy is ever current.
-  private reads = 0
-  get version(): number {
-    return ++this.reads
-  }
-  keyVersion(_index: IndexName, _key: string): number {
-    return ++this.reads
-  }
-  catchUp(): undefined {
-    return undefined
-  }
   private readonly leases = new Set<string>()
   async claim(name: string, _ttlMs: number): Promise<Lease | undefined> {
     if (this.leases.has(name)) return undefined

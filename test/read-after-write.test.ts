@@ -1,12 +1,10 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { serializedCache } from '../src/http/serialized-json.js'
 import { acme, type Call, connectBank, onboardedUser, testSandbox } from './helpers.js'
 
 /**
- * GET /partner/cards/transactions keeps its serialized page until the next write (see
- * src/http/serialized-json.ts). Every kind of write that changes a card's money must show on
- * the very next read: each step reads the cached list before the write, then checks it
- * against GET /partner/transactions (built from the rows on every request) after it.
+ * Every kind of write that changes a card's money shows on the very next read of GET
+ * /partner/cards/transactions: each step reads the list before the write, then checks it
+ * against GET /partner/transactions after it.
  */
 
 const API = '/api/v1/partner'
@@ -22,7 +20,7 @@ async function cardholder(call: Call) {
   const u = await onboardedUser(call)
   const as = (method: string, path: string, body?: unknown) =>
     call(method, path, { creds: acme, headers: u.bearer, body })
-  /** The card list (cached) and the transaction list (not), which must agree. */
+  /** The card list and the transaction list, which must agree. */
   const lists = async (query = 'limit=100') => {
     const cached = await as('GET', `${CARD_TXNS}?${query}`)
     const fresh = await as('GET', `${API}/transactions?${query}`)
@@ -152,73 +150,5 @@ describe('the records kept serialized: /partner/me and /partner/users/me', () =>
         .profile_picture_url as string
     expect(await pictureOf('one.example:1')).toMatch(/^http:\/\/one\.example:1\/files\//)
     expect(await pictureOf('two.example:2')).toMatch(/^http:\/\/two\.example:2\/files\//)
-  })
-})
-
-describe('serializedCache', () => {
-  it('an answer counts only for the row object it was made from', () => {
-    const cache = serializedCache(() => 1)
-    const read = (row: { name: string }) =>
-      (cache('k', () => row, row) as unknown as { text: string }).text
-    const first = { name: 'first' }
-    expect(read(first)).toBe('{"name":"first"}')
-    // Same version, but another row (read before a write that landed meanwhile).
-    expect(read({ name: 'second' })).toBe('{"name":"second"}')
-  })
-
-  it('serializes again once the version moves, and only then', () => {
-    let version = 1
-    let builds = 0
-    const cache = serializedCache(() => version)
-    const read = (key: string) =>
-      (
-        cache(key, () => {
-          builds++
-          return { key, version }
-        }) as unknown as { text: string }
-      ).text
-    expect(read('a')).toBe('{"key":"a","version":1}')
-    expect(read('a')).toBe('{"key":"a","version":1}')
-    expect(builds).toBe(1)
-    version = 2
-    expect(read('a')).toBe('{"key":"a","version":2}')
-    expect(read('b')).toBe('{"key":"b","version":2}')
-    expect(builds).toBe(3)
-  })
-
-  it("a call's own version keeps its answer through writes elsewhere, and only until it moves", () => {
-    let version = 1
-    let builds = 0
-    const cache = serializedCache(() => version)
-    const read = (own: number) =>
-      (
-        cache(
-          'user',
-          () => {
-            builds++
-            return { own }
-          },
-          undefined,
-          own,
-        ) as unknown as { text: string }
-      ).text
-    expect(read(7)).toBe('{"own":7}')
-    version = 2
-    expect(read(7)).toBe('{"own":7}')
-    expect(builds).toBe(1)
-    expect(read(9)).toBe('{"own":9}')
-    expect(builds).toBe(2)
-  })
-
-  it('c.json sends a kept answer as the same JSON, with the request id', async () => {
-    const { sandbox, call } = await setup()
-    const u = await cardholder(call)
-    await u.as('POST', `${API}/cards/simulate-fund`, { amount: 1 })
-    const a = await u.as('GET', CARD_TXNS)
-    const b = await u.as('GET', CARD_TXNS)
-    expect(b.text).toBe(a.text)
-    expect(b.headers.get('content-type')).toBe('application/json')
-    expect(b.headers.get('x-request-id')).not.toBe(a.headers.get('x-request-id'))
-    expect(sandbox.services.state.version).toBeGreaterThan(0)
   })
 })

@@ -1,0 +1,41 @@
+import type { MiddlewareHandler } from 'hono'
+import type { PartnerClocks } from '../domain/partner-clocks.js'
+import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
+import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
+import type { AppEnv } from './app-env.js'
+import type { FrontDoor } from './fast-path.js'
+
+/**
+ * What a request reads from the state before anything reads the time or a scenario, so a
+ * change made through any process counts from the next request, with no notice between
+ * processes (docs/architecture.md, "The state seam").
+ */
+
+/** The first layer's gate, after a read of the sandbox clock's setting (one row). */
+export function withSandboxClock(
+  clockRow: Pick<SandboxClockRow, 'refresh'>,
+  gate: FrontDoor['gate'],
+): FrontDoor['gate'] {
+  return (c, next) => clockRow.refresh().then(() => gate(c, next))
+}
+
+const partnerPath = /^\/_sandbox\/partners\/([^/]+)(?:\/|$)/
+
+/**
+ * For the control plane and the hosted pages: the clock of the partner a path names (every
+ * partner's, when it names none) and the loaded scenarios, read before the route runs. The
+ * API gate reads its partner's itself (api-gate.ts).
+ */
+export function partnerSettingsFirst(deps: {
+  clocks: Pick<PartnerClocks, 'refresh' | 'refreshAll'>
+  loadedScenarios: Pick<LoadedScenarios, 'refreshAll'>
+}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const id = partnerPath.exec(c.req.path)?.[1]
+    await Promise.all([
+      id === undefined ? deps.clocks.refreshAll() : deps.clocks.refresh(decodeURIComponent(id)),
+      deps.loadedScenarios.refreshAll(),
+    ])
+    await next()
+  }
+}
