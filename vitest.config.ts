@@ -56,6 +56,7 @@ const memoryOnly = [
   // docs text, the package, the CLI's help and options (parsed before any state is opened).
   'test/architecture.test.ts',
   'test/workflows.test.ts',
+  'test/gitignore.test.ts',
   'test/readme.test.ts',
   'test/package.test.ts',
   'test/cli-help.test.ts',

@@ -1,4 +1,4 @@
-// Mockoon's CLI (@mockoon/cli, a dev dependency) serving the sandbox's own answers as static
+// Mockoon's CLI (@mockoon/cli, in bench/package.json) serving the sandbox's own answers as static
 // routes: the other mock server a user would pick, beside Prism. Its environment is built
 // with Mockoon's own builders (@mockoon/commons), one GET route per page, with Mockoon's
 // defaults otherwise (templating on, its request log on stdout); `-X` only keeps it from
@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { assertLoopback, freePort, httpGet, root, sleep, spawnNode, waitForStdout } from './lib.mjs'
 
 const require = createRequire(import.meta.url)
-const MOCKOON = join(root, 'node_modules', '@mockoon', 'cli', 'bin', 'run.js')
+const MOCKOON = join(root, 'bench', 'node_modules', '@mockoon', 'cli', 'bin', 'run.js')
 
 /** An environment file answering each `pages` path (no leading slash) with its body. */
 function environmentFile(pages, port) {

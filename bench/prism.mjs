@@ -1,4 +1,4 @@
-// Prism (@stoplight/prism-cli, a dev dependency) mocking the sandbox's own /openapi.json: the
+// Prism (@stoplight/prism-cli, in bench/package.json) mocking the sandbox's own /openapi.json: the
 // peer the sandbox is compared with for throughput and cold start. Prism answers from the
 // document's examples after validating the request, and keeps no state.
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { createSandbox } from '../dist/bundle/index.js'
 import { assertLoopback, freePort, root, spawnNode, waitForStdout } from './lib.mjs'
 
-const PRISM = join(root, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js')
+const PRISM = join(root, 'bench', 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js')
 let document
 
 /** The sandbox's OpenAPI document, written once to a temporary file. */

@@ -7,6 +7,7 @@ import { type SandboxConfig, sandboxOptionsSchema } from './config.js'
 import { createControlClient } from './control/client/index.js'
 import { humanMessage, valueAt } from './http/issue-messages.js'
 import { hostForUrl } from './http/request-origin.js'
+import { requestsUnderWay } from './http/requests-under-way.js'
 import { guardSlowBodies, slowClientServerOptions } from './http/slow-clients.js'
 import { flushLogs } from './log-destination.js'
 import { createLogger } from './logger.js'
@@ -94,8 +95,10 @@ export async function createSandbox(
         : undefined
     },
     close: async () => {
-      parts.dispatcher.stop()
-      parts.sweeper.stop()
+      // Everything that uses the state on its own (sweeps, webhook attempts, then what they
+      // set off) ends before the state closes: on PostgreSQL a query after that fails, and a
+      // clean stop would log it as an error.
+      await Promise.all([parts.sweeper.stop(), parts.dispatcher.stop()])
       await Promise.all([parts.retention.settled(), parts.clockRow.settled()])
       await parts.state.close()
       // Lines on stderr are written asynchronously: the last ones are out before close resolves.
@@ -121,13 +124,14 @@ const inProcessControl = (
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const sandbox = await createSandbox(options)
   const { host, port } = sandbox.services.config
+  // The app's own fetch, not the promise-wrapped `sandbox.fetch`: the wrapper is for the
+  // public type, and on the server it would cost an async call on every request.
+  const requests = requestsUnderWay(sandbox.app.fetch as Parameters<typeof serve>[0]['fetch'])
   const server = await new Promise<Server>((resolve, reject) => {
     // Without a createServer option, serve() makes a node:http Server.
     const s = serve(
       {
-        // The app's own fetch, not the promise-wrapped `sandbox.fetch`: the wrapper is for the
-        // public type, and on the server it would cost an async call on every request.
-        fetch: sandbox.app.fetch as Parameters<typeof serve>[0]['fetch'],
+        fetch: requests.fetch,
         hostname: host,
         port,
         serverOptions: slowClientServerOptions(sandbox.services.config),
@@ -152,6 +156,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         server.close(() => resolve())
         if ('closeAllConnections' in server) server.closeAllConnections()
       })
+      // Their sockets are closed, but the handlers under way still write: they end first.
+      await requests.settled()
       await sandbox.close()
     },
   }

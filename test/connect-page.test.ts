@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { journalOf, onboardedUser, testSandbox } from './helpers.js'
+import { journalOf, offeredBankAccounts, onboardedUser, testSandbox } from './helpers.js'
 
 /**
  * The public bank-connect page (spec section 4: needs neither credentials nor a session).
@@ -142,5 +142,35 @@ describe('the public bank-connect page', () => {
     for (const response of Object.values(op.responses) as { content: object }[]) {
       expect(Object.keys(response.content)).toEqual(['text/html'])
     }
+  })
+})
+
+describe('the accounts a bank offers', () => {
+  it('are named after the user who connects, on the page and once connected', async () => {
+    const { call } = await testSandbox()
+    const dana = await onboardedUser(call, { first_name: 'Dana', last_name: 'Tester' })
+    const issued = await call('POST', `${CONNECT}/token`, { headers: dana.bearer })
+    expect(issued.status, issued.text).toBe(201)
+    const token = issued.json.data.connect_token as string
+    const page = await call('GET', `${PAGE}?token=${encodeURIComponent(token)}`, { creds: null })
+    // Each account's label as the page shows it: "Dana's Everyday Checking", …
+    const names = [...page.text.matchAll(/name="account" value="[^"]+"> ([^<]+?) <small>/g)].map(
+      (m) => (m[1] as string).replaceAll('&#39;', "'"),
+    )
+    expect(names.length).toBe(8)
+    for (const name of names)
+      expect(name).toMatch(/^Dana's [A-Z][a-z]+( Yield)? (Checking|Savings)$/)
+
+    const [offered] = offeredBankAccounts(page.text)
+    const enrolled = await call('POST', `${CONNECT}/enrollment/public`, {
+      creds: null,
+      body: { token, ...offered },
+    })
+    expect(enrolled.status, enrolled.text).toBe(201)
+    expect(enrolled.json.data.account_name).toBe(names[0])
+    const listed = await call('GET', `${CONNECT}/accounts`, { headers: dana.bearer })
+    expect(listed.json.data.data.map((a: { account_name: string }) => a.account_name)).toEqual([
+      names[0],
+    ])
   })
 })

@@ -66,6 +66,19 @@ describeWithBrowser('/_sandbox dashboard in a real browser', () => {
     expect(bought.status, bought.text).toBe(201)
     await call('POST', '/_sandbox/webhooks/flush', { creds: null })
     await receiver.waitFor(1)
+    // A user declined at completion (last name Denied: KYC fails).
+    const denied = await registerAndLogin(call, { last_name: 'Denied' })
+    const deniedStart = await call('POST', '/api/v1/partner/cards/onboarding', {
+      headers: denied.bearer,
+      body: onboardingApplicant(denied.user),
+    })
+    expect(deniedStart.status, deniedStart.text).toBe(200)
+    const deniedDone = await call(
+      'POST',
+      `/api/v1/partner/cards/onboarding/${deniedStart.json.data.onboardingId}/complete`,
+      { headers: denied.bearer, body: { result: 'pass', data: {}, agreement_accepted: true } },
+    )
+    expect(deniedDone.status, deniedDone.text).toBe(200)
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
     const log = await recordRequests(page)
@@ -89,6 +102,23 @@ describeWithBrowser('/_sandbox dashboard in a real browser', () => {
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')))
     expect(shown).toEqual(txns.map((t) => t.id))
     expect(await texts(page, 'users-email')).toContain(user.user.email)
+    // The onboarding the partner completed (no hosted flow) shows its result, not "—".
+    const latest = (await as('GET', '/api/v1/partner/cards/onboarding/latest')).json.data
+    expect(latest.status).toBe('completed')
+    const onboarding = page.locator(
+      `[data-testid="onboardings-row"][data-id="${latest.onboardingId}"]`,
+    )
+    expect(await onboarding.getByTestId('onboardings-result').textContent()).toBe('pass')
+    const declined = (
+      await call('GET', '/api/v1/partner/cards/onboarding/latest', { headers: denied.bearer })
+    ).json.data
+    expect(declined.status).toBe('failed')
+    const declinedRow = page.locator(
+      `[data-testid="onboardings-row"][data-id="${declined.onboardingId}"]`,
+    )
+    expect(await declinedRow.getByTestId('onboardings-result').textContent()).toBe(
+      `fail (${declined.failure_reason})`,
+    )
 
     // The delivery and its failed attempt, as the API lists them.
     const deliveries = (

@@ -41,6 +41,12 @@ describeWithBrowser('/docs API reference in a real browser', () => {
     // The partner's own profile, tried from the page with the prefilled key and secret.
     const me = page.locator('.opblock-get:has([data-path="/api/v1/partner/me"])').first()
     await me.locator('.opblock-summary').click()
+    // It opens to be read: the first button offers to try it, none says "Cancel" yet.
+    const first = me.locator('.opblock-body button').first()
+    await first.waitFor()
+    expect((await first.textContent())?.trim()).toBe('Try it out')
+    expect(await me.getByRole('button', { name: 'Cancel' }).count()).toBe(0)
+    await first.click()
     await me.getByRole('button', { name: 'Execute' }).click()
     const live = me.locator('.live-responses-table tbody .response-col_status').first()
     await expect.poll(() => live.textContent(), { timeout: 10_000 }).toContain('200')

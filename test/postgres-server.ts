@@ -1,22 +1,28 @@
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 /**
  * A throwaway PostgreSQL server for the tests: Debian's `postgresql` package (initdb and pg_ctl
  * from /usr/lib/postgresql/<version>/bin, or PG_BIN), a cluster in a temporary folder, on a free
  * loopback port, run as the `postgres` user when the tests run as root (PostgreSQL refuses
- * root). No durability settings: it is thrown away after the run.
+ * root). No durability settings: it is thrown away after the run. A watchdog process
+ * (test/postgres-watchdog.mjs) stops it if the process that started it dies first.
  */
 
 export interface PostgresServer {
   url: string
   /** `pg_ctl restart -m fast`: every connection is dropped, and the server comes back. */
   restart(): void
+  /** The server's temporary folder (its data, socket and log), removed by stop(). */
+  dir: string
   stop(): void
 }
+
+const WATCHDOG = join(dirname(fileURLToPath(import.meta.url)), 'postgres-watchdog.mjs')
 
 /** The folder with initdb and pg_ctl, or undefined when PostgreSQL is not installed. */
 export function postgresBin(): string | undefined {
@@ -53,9 +59,12 @@ export async function startPostgres(settings: string[] = []): Promise<PostgresSe
     const gid = execFileSync('id', ['-g', 'postgres']).toString().trim()
     chownSync(dir, Number(ids), Number(gid))
   }
+  const commandOf = (tool: string, args: string[]) =>
+    asRoot
+      ? ['runuser', '-u', 'postgres', '--', join(bin, tool), ...args]
+      : [join(bin, tool), ...args]
   const run = (tool: string, args: string[]) => {
-    const command = asRoot ? 'runuser' : join(bin, tool)
-    const argv = asRoot ? ['-u', 'postgres', '--', join(bin, tool), ...args] : args
+    const [command, ...argv] = commandOf(tool, args) as [string, ...string[]]
     const done = spawnSync(command, argv, { encoding: 'utf8' })
     if (done.status !== 0) {
       throw new Error(`${tool} failed (${done.status}): ${done.stderr || done.stdout}`)
@@ -79,6 +88,14 @@ export async function startPostgres(settings: string[] = []): Promise<PostgresSe
     ...settings,
   ].join(' ')
   run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'])
+  const stopCommand = commandOf('pg_ctl', ['-D', data, '-m', 'immediate', 'stop'])
+  const watchdog = spawn(
+    process.execPath,
+    [WATCHDOG, String(process.pid), dir, JSON.stringify(stopCommand)],
+    { detached: true, stdio: 'ignore' },
+  )
+  // It never keeps this process alive: it outlives it on purpose.
+  watchdog.unref()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     restart() {
@@ -95,7 +112,9 @@ export async function startPostgres(settings: string[] = []): Promise<PostgresSe
         'restart',
       ])
     },
+    dir,
     stop() {
+      watchdog.kill('SIGKILL')
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop'])
       } finally {

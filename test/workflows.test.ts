@@ -119,4 +119,24 @@ describe('.github/workflows/release.yml', () => {
     expect(String(meta?.with?.images)).toMatch(/^ghcr\.io\//)
     expect(image?.permissions?.packages).toBe('write')
   })
+
+  it("tags the image with the tag's version and latest", () => {
+    const meta = steps(jobWith('docker/build-push-action')).find(
+      (step) => actionOf(step) === 'docker/metadata-action',
+    )
+    const tags = String(meta?.with?.tags)
+      .split('\n')
+      .map((line) => line.trim())
+    // {{version}} is the git tag without its v: v0.2.0 pushes :0.2.0.
+    expect(tags).toContain('type=semver,pattern={{version}}')
+    expect(tags).toContain('type=raw,value=latest')
+  })
+
+  it('publishes the package the tag names, built by prepack from a clean install', () => {
+    const npm = jobs.find((job) => steps(job).some((step) => /npm publish/.test(step.run ?? '')))
+    const runs = steps(npm).map((step) => step.run ?? '')
+    const publish = runs.findIndex((run) => /npm publish/.test(run))
+    expect(runs.findIndex((run) => /^npm ci\b/.test(run))).toBeLessThan(publish)
+    expect(runs.some((run) => /require\('\.\/package\.json'\)\.version/.test(run))).toBe(true)
+  })
 })

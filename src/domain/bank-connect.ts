@@ -38,8 +38,15 @@ export interface OfferedAccount {
   routing_number: string
 }
 
-/** The accounts the page offers for a session: the same every time for the same session. */
-export async function offeredAccounts(session: ConnectTokenRow): Promise<OfferedAccount[]> {
+/**
+ * The accounts the page offers for a session: the same every time for the same session, each
+ * named after `holder` (the first name of the user who connects: "Dana's Everyday Checking"),
+ * as a bank lists a person's own accounts.
+ */
+export async function offeredAccounts(
+  session: ConnectTokenRow,
+  holder: string | undefined,
+): Promise<OfferedAccount[]> {
   // Loaded on first use only: faker is large and most runs never open this page.
   const { Faker, base, en } = await import('@faker-js/faker')
   const faker = new Faker({ locale: [en, base] })
@@ -48,7 +55,7 @@ export async function offeredAccounts(session: ConnectTokenRow): Promise<Offered
     (['checking', 'savings'] as const).map((type, i) => ({
       id: `acct_${ins.id.slice(4)}_${i}`,
       institution_id: ins.id,
-      name: `${faker.person.firstName()}'s ${type === 'checking' ? faker.helpers.arrayElement(['Everyday', 'Premier', 'Basic']) : faker.helpers.arrayElement(['High Yield', 'Goal', 'Reserve'])} ${type === 'checking' ? 'Checking' : 'Savings'}`,
+      name: `${holder ? `${holder}'s ` : ''}${type === 'checking' ? faker.helpers.arrayElement(['Everyday', 'Premier', 'Basic']) : faker.helpers.arrayElement(['High Yield', 'Goal', 'Reserve'])} ${type === 'checking' ? 'Checking' : 'Savings'}`,
       type,
       mask: faker.finance.accountNumber(4),
       routing_number: faker.finance.routingNumber(),
@@ -156,10 +163,11 @@ export function publicBankAccount(b: BankAccountRow) {
 /** The account the user chose, if the page offered it for `session`; a 400 otherwise. */
 export async function chosenAccount(
   session: ConnectTokenRow,
+  holder: string | undefined,
   institutionId: string,
   accountId: string,
 ): Promise<OfferedAccount> {
-  const offered = (await offeredAccounts(session)).find(
+  const offered = (await offeredAccounts(session, holder)).find(
     (a) => a.id === accountId && a.institution_id === institutionId,
   )
   if (!offered) {

@@ -75,6 +75,8 @@ export class Sweeper {
   private last: Promise<void> = Promise.resolve()
   /** Runs asked for and not finished. */
   private pending = 0
+  /** Set by stop(): no run starts, and a run under way ends before its next rule. */
+  private stopped = false
 
   /**
    * Listens to both clocks from here: whatever is built after it (the dispatcher) hears an
@@ -116,6 +118,7 @@ export class Sweeper {
    * `fresh` when the state was read just before.
    */
   run(partnerId?: string, fresh = false): Promise<void> {
+    if (this.stopped) return this.last
     this.pending++
     this.last = this.last
       .then(() => {
@@ -135,6 +138,7 @@ export class Sweeper {
     const scope: SweepScope = { partnerId, nowOf: (id) => this.parts.clocks.nowOf(id) }
     this.backlog = false
     for (const task of this.tasks) {
+      if (this.stopped) return
       try {
         if ((await task(scope)) === true) this.backlog = true
       } catch (error) {
@@ -146,7 +150,14 @@ export class Sweeper {
     }
   }
 
-  stop(): void {
+  /**
+   * Stops the timer and every run still queued; resolves once the rule under way has ended.
+   * The state is closed after this: a rule still reading it then would fail (a closed
+   * database connection) and log an error for a clean stop.
+   */
+  stop(): Promise<void> {
+    this.stopped = true
     clearInterval(this.timer)
+    return this.last
   }
 }

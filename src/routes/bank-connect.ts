@@ -1,11 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import { exactOrigins, originPatterns, partnerOrigins } from '../domain/allowed-origins.js'
-import {
-  ConnectLinkError,
-  institutions,
-  offeredAccounts,
-  publicBankAccount,
-} from '../domain/bank-connect.js'
+import { ConnectLinkError, institutions, publicBankAccount } from '../domain/bank-connect.js'
 import { ListQuery, pageOf, paginate } from '../domain/pagination.js'
 import { PartnerUnavailableError, unavailablePage } from '../domain/partner-status.js'
 import { bankConnectPage, bankConnectPageExample } from '../hosted/bank-connect-page.js'
@@ -129,7 +124,7 @@ export function bankConnectRoutes(s: { bankConnect: BankConnect; random: Random;
       return c.html(
         bankConnectPage(
           institutions,
-          await offeredAccounts(session),
+          await bankConnect.offered(session),
           {
             token,
             enrollUrl: '/api/v1/external-bank-account-connect/enrollment/public',

@@ -4,6 +4,7 @@ import {
   connectedAccounts,
   enroll,
   newConnectSession,
+  offeredAccounts,
   openConnectSession,
   removeBankAccount,
 } from '../domain/bank-connect.js'
@@ -13,6 +14,7 @@ import { signingKey } from '../domain/signing-key.js'
 import type { Random } from '../random.js'
 import type { State } from '../state/seam.js'
 import type { UserRow } from '../store/records.js'
+import type { ConnectTokenRow } from '../store/records-money.js'
 
 /**
  * External bank accounts: connect sessions (a single-use token and the hosted page's URL),
@@ -61,10 +63,22 @@ export class BankConnect {
     return openConnectSession(this.kernel, this.state, token)
   }
 
+  /** The first name of the user a session connects for, which names the offered accounts. */
+  private async holderOf(session: ConnectTokenRow) {
+    return (await this.state.tenant(session.partner_id).get('users', session.user_id))?.first_name
+  }
+
+  /** The accounts the hosted page offers for `session`, named after its user. */
+  async offered(session: ConnectTokenRow) {
+    return offeredAccounts(session, await this.holderOf(session))
+  }
+
   async enroll(token: string, institutionId: string, accountId: string) {
     // Checked, and the offered accounts made (faker), before the transaction; the token is
     // checked again inside it.
-    const offered = await chosenAccount(await this.openSession(token), institutionId, accountId)
+    const session = await this.openSession(token)
+    const holder = await this.holderOf(session)
+    const offered = await chosenAccount(session, holder, institutionId, accountId)
     return this.state.transaction((tx) => enroll(this.kernel, tx, token, offered))
   }
 

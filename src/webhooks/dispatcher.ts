@@ -79,13 +79,15 @@ export class Dispatcher {
   private readonly bodies = new Map<string, string>()
   private stopped = false
   private readonly completed = new CompletionLog()
+  /** The first load of the pending deliveries, which stop() waits for. */
+  private readonly loaded: Promise<void>
 
   constructor(private readonly o: DispatcherOptions) {
     o.state.onCommit((changes) => this.heard(changes))
     o.state.onReplace(() => this.reload())
     // Deliveries pending in a data file resume on their own after a restart: overdue ones
     // at once, the others on the timer pump() arms (unless the clock is frozen by then).
-    void this.reload(undefined, false).then(() => {
+    this.loaded = this.reload(undefined, false).then(() => {
       if (this.stopped) return
       this.timer = setTimeout(() => this.pump(), 0)
       this.timer.unref()
@@ -492,8 +494,23 @@ export class Dispatcher {
     if (pumpNow) this.pump()
   }
 
-  stop(): void {
+  /**
+   * Starts no attempt any more; resolves once the first load and the attempts under way have
+   * ended (each within its timeout), their results recorded. The state is closed after this:
+   * an attempt recording into a closed database would fail and log an error for a clean stop.
+   */
+  async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
+    await this.loaded.catch(() => {})
+    while (this.inFlight.size > 0) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.completions.delete(done)
+          resolve()
+        }
+        this.completions.add(done)
+      })
+    }
   }
 }

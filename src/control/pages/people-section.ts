@@ -16,6 +16,17 @@ const completeAction = (o: Onboarding) =>
       )
     : ''
 
+/**
+ * The Result column: how the onboarding ended once it has (the partner's completion, or a
+ * decline with its reason); before that, what its hosted flow recorded, if it ended.
+ */
+const resultOf = (o: Onboarding) =>
+  o.status === 'completed'
+    ? 'pass'
+    : o.status === 'failed'
+      ? `fail (${o.failure_reason ?? 'no reason given'})`
+      : o.flow_result
+
 /** Users with their KYC state, their onboardings, and their cards with balances. */
 export function peopleSection(view: PartnerView) {
   const onboardings = view.people.flatMap((p) =>
@@ -49,7 +60,7 @@ export function peopleSection(view: PartnerView) {
           email,
           o.status,
           o.current_step,
-          o.flow_result,
+          resultOf(o),
           o.card_id,
           completeAction(o),
         ],
