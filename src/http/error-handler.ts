@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ApiError, codeForStatus, errorCodes } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { StorageError } from '../store/storage-error.js'
 import type { AppEnv } from './app-env.js'
 import { bodyProblem } from './json-body.js'
 import { bodyTimedOut } from './slow-clients.js'
@@ -26,6 +27,9 @@ export function renderError(error: unknown, c: Context<AppEnv>, logger: Logger):
     apiError = problem
   } else if (error instanceof ApiError) {
     apiError = error
+  } else if (error instanceof StorageError) {
+    // Refused and rolled back (store.ts): the client may send it again once there is space.
+    apiError = new ApiError('insufficient_storage', error.message)
   } else if (error instanceof HTTPException) {
     const code = codeForStatus(error.status)
     const message = httpExceptionMessage(error, code)
