@@ -431,6 +431,28 @@ ${[
   .map(tenantKey)
   .join('')}`,
   },
+  {
+    version: 5,
+    name: 'inbox codes only while usable',
+    sql: `
+-- The inbox keeps a message's code only until it is used or expires (domain/inbox.ts): the
+-- messages still showing one, by their code and by partner in the order they expire. Messages
+-- already there get their places (by partner) now, so the sweep takes their codes out too.
+ALTER TABLE inbox_messages
+  ADD COLUMN k_inbox_by_live_code text,
+  ADD COLUMN p_inbox_by_live_code bigint,
+  ADD COLUMN k_inbox_live_codes_by_partner text,
+  ADD COLUMN o_inbox_live_codes_by_partner text,
+  ADD COLUMN p_inbox_live_codes_by_partner bigint;
+UPDATE inbox_messages SET
+  k_inbox_live_codes_by_partner = partner_id,
+  o_inbox_live_codes_by_partner = row->>'expires_at',
+  p_inbox_live_codes_by_partner = nextval('sandbox_pos')
+  WHERE row->>'code' IS NOT NULL;
+CREATE INDEX inbox_by_live_code ON inbox_messages (k_inbox_by_live_code, p_inbox_by_live_code) WHERE k_inbox_by_live_code IS NOT NULL;
+CREATE INDEX inbox_live_codes_by_partner ON inbox_messages (k_inbox_live_codes_by_partner, o_inbox_live_codes_by_partner, p_inbox_live_codes_by_partner) WHERE k_inbox_live_codes_by_partner IS NOT NULL;
+`,
+  },
 ]
 
 /**
