@@ -370,7 +370,9 @@ CREATE UNLOGGED TABLE inbox_messages (
   kind text NOT NULL CHECK (kind IN ('login_code', 'password_reset_code')),
   subject text NOT NULL,
   body text NOT NULL,
-  code text NOT NULL,
+  code text,
+  code_id text,
+  code_ended text CHECK (code_ended IN ('used', 'expired')),
   created_at timestamptz NOT NULL,
   expires_at timestamptz NOT NULL,
   inserted bigint GENERATED ALWAYS AS IDENTITY,
@@ -513,6 +515,10 @@ CREATE INDEX inbox_in_order ON inbox_messages (inserted);
 CREATE INDEX inbox_by_email ON inbox_messages ((lower("to")), inserted);
 
 CREATE INDEX inbox_by_partner ON inbox_messages ((partner_id), inserted);
+
+CREATE INDEX inbox_by_live_code ON inbox_messages ((code_id), inserted) WHERE code IS NOT NULL AND code_id IS NOT NULL;
+
+CREATE INDEX inbox_live_codes_by_partner ON inbox_messages ((partner_id), expires_at, inserted) WHERE code IS NOT NULL;
 
 CREATE INDEX sink_requests_by_sink ON sink_requests ((sink), inserted);
 

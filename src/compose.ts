@@ -142,6 +142,8 @@ export async function compose(
       (scope) => onboarding.resolveDueReviews(scope),
       (scope) => money.settleDueDeposits(scope),
       (scope) => money.resolveDueDisputes(scope),
+      // Expired codes leave the inbox's messages (a backlog drains a batch a run).
+      (scope) => inbox.expireCodes(scope),
       // Whatever it removed, more may be due: the next second's run looks again.
       async (scope) => (await retention.run(scope)) > 0,
     ],

@@ -15,6 +15,10 @@ export const errorCodes = {
   bad_gateway: { status: 502, message: 'An upstream service failed.' },
   service_unavailable: { status: 503, message: 'The service is unavailable; retry later.' },
   gateway_timeout: { status: 504, message: 'An upstream service timed out.' },
+  insufficient_storage: {
+    status: 507,
+    message: 'The write could not be saved: the storage is full or failing. Nothing was changed.',
+  },
 } as const
 
 export type ErrorCode = keyof typeof errorCodes

@@ -6,7 +6,9 @@ import { singleLine } from '../schemas/text.js'
 
 export const Health = z
   .object({
-    status: z.literal('ok'),
+    status: z.enum(['ok', 'degraded']).openapi({
+      description: '`degraded` (with a 503) while writes are refused: `problems` says why.',
+    }),
     version: z.string(),
     now: z.string().openapi({ description: 'Sandbox clock time.' }),
     uptime_s: z.number(),

@@ -16,9 +16,18 @@ export function stateRoutes(s: { platform: Platform }) {
       description:
         'Open even when an admin token guards the control plane, so container health checks need no secret; it reveals nothing a partner could misuse.',
       access: 'public',
-      responses: { 200: jsonResponse(Health, 'The sandbox is up.') },
+      responses: {
+        200: jsonResponse(Health, 'The sandbox is up.'),
+        503: jsonResponse(
+          Health,
+          'Writes are refused (507) because the data file cannot take them (a full disk): `problems` says what to free. Reads work; writes are taken again by themselves once there is space.',
+        ),
+      },
     }),
-    async (c) => c.json(await s.platform.health(), 200),
+    async (c) => {
+      const health = await s.platform.health()
+      return health.status === 'ok' ? c.json(health, 200) : c.json(health, 503)
+    },
   )
 
   app.openapi(

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import type { Inbox } from '../domain/inbox.js'
+import type { Inbox, InboxMessage as StoredMessage } from '../domain/inbox.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
 import { limitParam } from '../schemas/limit.js'
@@ -16,8 +16,17 @@ export const InboxMessage = z
     channel: z.literal('email'),
     kind: z.enum(['login_code', 'password_reset_code']),
     subject: z.string(),
-    body: z.string(),
-    code: z.string().openapi({ example: '000000' }),
+    body: z.string().openapi({
+      description: 'The text sent; the code is taken out of it once used or expired.',
+    }),
+    code: z.string().nullable().openapi({
+      example: '000000',
+      description:
+        'The code while it can be used; null once it was used or expired (`code_ended`), so no usable secret is kept beyond its life.',
+    }),
+    code_ended: z.enum(['used', 'expired']).nullable().openapi({
+      description: 'Why `code` is null: used (verified), or expired unused. Null while it lives.',
+    }),
     created_at: z.string(),
     expires_at: z.string(),
   })
@@ -32,6 +41,7 @@ export const InboxMessage = z
       subject: 'Your Acme Fintech login code',
       body: 'Your code is 000000. It expires in 10 minutes.',
       code: '000000',
+      code_ended: null,
       created_at: '2026-03-02T10:16:00.000Z',
       expires_at: '2026-03-02T10:26:00.000Z',
     },
@@ -43,6 +53,11 @@ const InboxQuery = z.object({
   kind: z.enum(['login_code', 'password_reset_code']).optional(),
   limit: limitParam(500, 50),
 })
+
+/** A message as the inbox shows it: the code row it carries is the sandbox's own business. */
+function publicMessage({ code_id: _, code_ended, ...message }: StoredMessage) {
+  return { ...message, code_ended: code_ended ?? null }
+}
 
 /** Control-plane routes about end users: the inbox of sent codes, and ending sessions. */
 export function controlUserRoutes(s: { accounts: Accounts; inbox: Inbox }) {
@@ -71,7 +86,10 @@ export function controlUserRoutes(s: { accounts: Accounts; inbox: Inbox }) {
       const query = c.req.valid('query')
       const found = await s.inbox.list({ ...query, limit: query.limit + 1 })
       return c.json(
-        { data: found.slice(0, query.limit), has_more: found.length > query.limit },
+        {
+          data: found.slice(0, query.limit).map(publicMessage),
+          has_more: found.length > query.limit,
+        },
         200,
       )
     },

@@ -4,7 +4,7 @@ import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { openCodeKey } from '../state/indexes.js'
 import type { StateTx } from '../state/seam.js'
 import type { CodePurpose, UserRow, VerificationCodeRow } from '../store/records.js'
-import type { Inbox } from './inbox.js'
+import { endMessageCode, type Inbox } from './inbox.js'
 import type { PartnerClocks } from './partner-clocks.js'
 import { existingSigningKey, hashWithKey, sameHash, signingKey } from './signing-key.js'
 
@@ -136,6 +136,7 @@ export async function sendCode(
     subject: `Your ${partner?.display_name ?? 'card'} ${what}`,
     body: `Your ${what} is ${code}. It expires in 10 minutes and works once.`,
     code,
+    code_id: row.id,
     created_at: row.created_at,
     expires_at: row.expires_at,
   })
@@ -183,6 +184,8 @@ export async function checkCode(
   if (sameHash(row.code_hash, hash)) {
     const used = { ...row, ended_at: now, ended_reason: 'used' as const }
     tx.put('verification_codes', used)
+    // Used up: the inbox no longer shows it (a reset token has no message).
+    if (purpose !== 'reset_token') await endMessageCode(tx, row.id, 'used')
     return { ok: true, row: used }
   }
   const attempts = row.attempts + 1

@@ -1,12 +1,18 @@
 import type { IndexName } from '../state/indexes.js'
 import type { State, StateReader, StateTx } from '../state/seam.js'
 import type { InboxMessageRow } from '../store/records.js'
+import type { SweepScope } from './sweeper.js'
 
 /**
  * The sandbox inbox: every message the sandbox "sends" (login codes, password-reset codes)
  * lands here for tests and people to read (`GET /_sandbox/inbox`). It is state behind the
  * seam like the rest, in an ephemeral collection on purpose: a code is a secret, so only its
  * HMAC reaches the data file; a reset or restore empties it.
+ *
+ * A code is shown only while it can be used: once it is used (endMessageCode, in the
+ * transaction that uses it) or expires (expireCodes, a sweep rule on its partner's clock), the
+ * message stays without it, in the row and in the text. So no engine holds a usable secret at
+ * rest beyond its ten minutes (PostgreSQL keeps the inbox in a table).
  */
 
 export type InboxMessage = InboxMessageRow
@@ -23,6 +29,9 @@ export const INBOX_CAPACITY = 5000
 
 /** Rows read at a time while a filter skips some. */
 const PAGE = 100
+
+/** Messages whose expired code one sweep run takes out, at most (the next run takes the rest). */
+const EXPIRE_BATCH = 500
 
 /** One settled promise: a trim nobody needs to wait for. */
 const settled = Promise.resolve()
@@ -118,6 +127,21 @@ export class Inbox {
     })
   }
 
+  /**
+   * Takes the expired codes out of their messages, each on its partner's clock: a sweep rule
+   * (domain/sweeper.ts), run on every clock advance and once a second. Looked for outside a
+   * transaction first: with none due (nearly always) it writes nothing. Answers whether more
+   * may be due (a backlog over one batch).
+   */
+  async expireCodes(scope: SweepScope): Promise<boolean> {
+    if ((await dueMessages(this.s.state, scope, 1)).length === 0) return false
+    return this.s.state.transaction(async (tx) => {
+      const due = await dueMessages(tx, scope, EXPIRE_BATCH)
+      for (const message of due) tx.put('inbox_messages', withoutCode(message, 'expired'))
+      return due.length === EXPIRE_BATCH
+    })
+  }
+
   /** Newest first. */
   list(filter: InboxFilter = {}): Promise<InboxMessage[]> {
     return listMessages(this.s.state, filter)
@@ -185,4 +209,52 @@ export async function listMessages(
 /** Removes one partner's messages, inside the caller's transaction. */
 export async function removePartnerMessages(tx: StateTx, partnerId: string): Promise<void> {
   for (const m of await tx.lookup('inbox_by_partner', partnerId)) tx.remove('inbox_messages', m.id)
+}
+
+/** Why a message no longer shows its code. */
+export type CodeEnd = NonNullable<InboxMessage['code_ended']>
+
+/** The message without its code: out of the row, and out of the text that carried it. */
+function withoutCode(message: InboxMessage, ended: CodeEnd): InboxMessage {
+  const { code } = message
+  const body = code ? message.body.replaceAll(code, `[${ended}]`) : message.body
+  return { ...message, body, code: null, code_ended: ended }
+}
+
+/**
+ * Takes the code of verification code `codeId` out of the message that carried it, inside the
+ * caller's transaction (the one that used it): gone from the inbox when the use commits.
+ */
+export async function endMessageCode(tx: StateTx, codeId: string, ended: CodeEnd): Promise<void> {
+  const message = await tx.lookupOne('inbox_by_live_code', codeId)
+  if (message) tx.put('inbox_messages', withoutCode(message, ended))
+}
+
+/**
+ * Up to `limit` messages whose code has expired on its partner's clock (of one partner when
+ * its clock moved), read from the messages still showing a code, each partner's in the order
+ * they expire: a run reads the due ones and one more per partner.
+ */
+async function dueMessages(
+  reader: StateReader,
+  scope: SweepScope,
+  limit: number,
+): Promise<InboxMessage[]> {
+  const partners =
+    scope.partnerId !== undefined
+      ? [scope.partnerId]
+      : await reader.keys('inbox_live_codes_by_partner')
+  const due: InboxMessage[] = []
+  for (const partnerId of partners) {
+    const now = scope.nowOf(partnerId)
+    const page = await reader.range('inbox_live_codes_by_partner', partnerId, {
+      limit: limit - due.length,
+    })
+    for (const message of page) {
+      if (Date.parse(message.expires_at) > now) break
+      due.push(message)
+    }
+    if (due.length >= limit) break
+  }
+  return due
 }

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ApiError, codeForStatus, errorCodes } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { DatabaseUnavailable } from '../state/database-error.js'
+import { StorageError } from '../store/storage-error.js'
 import type { AppEnv } from './app-env.js'
 import { bodyProblem } from './json-body.js'
 import { bodyTimedOut } from './slow-clients.js'
@@ -38,6 +39,9 @@ export function renderError(error: unknown, c: Context<AppEnv>, logger: Logger):
       `The sandbox's database is out of reach (${error.message}). Retry shortly.`,
       { headers: { 'Retry-After': String(RETRY_AFTER_S) } },
     )
+  } else if (error instanceof StorageError) {
+    // Refused and rolled back (store.ts): the client may send it again once there is space.
+    apiError = new ApiError('insufficient_storage', error.message)
   } else if (error instanceof HTTPException) {
     const code = codeForStatus(error.status)
     const message = httpExceptionMessage(error, code)

@@ -33,6 +33,7 @@ const errorDescriptions: Record<number, string> = {
   413: 'Request body too large.',
   415: 'Unsupported Content-Type.',
   429: 'Rate limit exceeded; see Retry-After.',
+  507: 'The data file cannot take the write (a full disk, quota, read-only or failing device): nothing changed. The message says what to free; writes are taken again by themselves once there is space.',
 }
 
 /** What each status looks like on the wire, for the examples of the document. */
@@ -55,6 +56,11 @@ const errorExamples: Record<number, { code: string; message: string; details?: o
     message: 'Send the body as JSON with Content-Type: application/json.',
   },
   429: { code: 'rate_limited', message: 'Rate limit of 1000 requests per minute exceeded.' },
+  507: {
+    code: 'insufficient_storage',
+    message:
+      'The data file could not take this write: the file system holding /data is full: free space there. Nothing was changed; writes are taken again by themselves once the disk can take them.',
+  },
 }
 
 /** Error responses for a route's OpenAPI entry, all with the same envelope. */

@@ -40,13 +40,17 @@ export class Platform {
 
   constructor(private readonly parts: PlatformParts) {}
 
-  /** What GET /_sandbox/health tells: counts only, it is open and names no partner. */
+  /**
+   * What GET /_sandbox/health tells: counts only, it is open and names no partner. `degraded`
+   * while writes are refused (a full disk): reads still work.
+   */
   async health() {
     const { scenarios, state, clocks, config } = this.parts
     const partners = await state.all('partners')
     const missing = scenarios.problems(partners).length
+    const storage = state.storageProblem?.()
     return {
-      status: 'ok' as const,
+      status: storage?.refusingWrites ? ('degraded' as const) : ('ok' as const),
       version: packageVersion,
       now: clocks.sandbox.iso(),
       uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
@@ -57,12 +61,14 @@ export class Platform {
           : ('memory' as const),
       scenario: scenarios.default.name,
       partners: partners.length,
-      problems:
-        missing === 0
+      problems: [
+        ...(storage ? [`storage: ${storage.message}`] : []),
+        ...(missing === 0
           ? []
           : [
               `${missing} partner(s) name a scenario that is not loaded; their API requests get 503 (GET /_sandbox/partners shows which)`,
-            ],
+            ]),
+      ],
     }
   }
 

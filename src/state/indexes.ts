@@ -99,6 +99,16 @@ export const indexDefs = {
   inbox_in_order: index('inbox_messages', () => 'all', { counted: true }),
   inbox_by_email: index('inbox_messages', (m) => m.to.toLowerCase()),
   inbox_by_partner: index('inbox_messages', (m) => m.partner_id),
+  // Messages that still show their code: by the code (taken out when it is used) and by
+  // partner in the order they expire (taken out by the sweep, which reads only those due).
+  inbox_by_live_code: index('inbox_messages', (m) =>
+    m.code !== null && m.code_id ? m.code_id : undefined,
+  ),
+  inbox_live_codes_by_partner: index(
+    'inbox_messages',
+    (m) => (m.code !== null ? m.partner_id : undefined),
+    { order: (m) => m.expires_at },
+  ),
   // webhooks: a sink's requests, in the order received (oldest go first past its caps).
   sink_requests_by_sink: index('sink_requests', (r) => r.sink, { counted: true }),
   // Journal area. Each partner's requests in the order they were answered (a ring's slot

@@ -1,5 +1,6 @@
 import type { CollectionName, Collections, CollectionsData } from '../store/records.js'
 import type { SnapshotDoc } from '../store/snapshot-file.js'
+import type { StorageProblem } from '../store/storage-health.js'
 import type { OpenTx, Store } from '../store/store.js'
 import { checkScope, checkTenantRow, partnerOf, tenantCollections } from '../store/tenants.js'
 import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
@@ -113,7 +114,7 @@ export class MemoryState implements State {
         tx.committed()
         return result
       } catch (error) {
-        // A commit that failed (disk full) has rolled back already.
+        // A commit the disk refused has rolled back already (a StorageError: 507).
         if (this.store.isOpen(open)) this.store.rollbackTx(open)
         throw error
       }
@@ -198,6 +199,10 @@ export class MemoryState implements State {
 
   onCommit(listener: (changes: readonly Change[]) => void): () => void {
     return this.store.onCommit(listener)
+  }
+
+  storageProblem(): StorageProblem | undefined {
+    return this.store.storageProblem()
   }
 
   /** Called after each whole-state replace (reset, restore). */

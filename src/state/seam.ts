@@ -1,5 +1,6 @@
 import type { CollectionName, Collections, CollectionsData } from '../store/records.js'
 import type { SnapshotDoc } from '../store/snapshot-file.js'
+import type { StorageProblem } from '../store/storage-health.js'
 import type { IndexName, IndexRow } from './indexes.js'
 import type { JournalRings } from './journal-rings.js'
 
@@ -123,6 +124,12 @@ export interface State extends StateReader {
    * rows, written with putEphemerals.
    */
   journalRings?(sizes: { capacity: number; bodyWindow: number }): JournalRings
+  /**
+   * What keeps this engine's own storage from taking writes now (the data file's disk is full:
+   * writes are answered 507), asked of the storage again first; undefined when all is well.
+   * Absent on an engine whose storage is a server (PostgreSQL: an outage is a 503 anyway).
+   */
+  storageProblem?(): StorageProblem | undefined
   /**
    * Hears each commit this process made, once it is durable: a hint, good for waking local
    * work sooner (the dispatcher, a waiting request). It may hear no other process's commits,

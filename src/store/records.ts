@@ -359,6 +359,8 @@ export type ScenarioRow = z.infer<typeof scenarioRow>
 /**
  * A message the sandbox "sent" (a login or password-reset code), for `GET /_sandbox/inbox`.
  * Ephemeral: the code is a secret, so only its HMAC (verification_codes) reaches the data file.
+ * The code is kept only while it can be used: once used or expired it is taken out of the row
+ * (`code` null, and out of `body`), which keeps the message (domain/inbox.ts).
  */
 export const inboxMessageRow = z.object({
   id: z.string().startsWith('msg_'),
@@ -369,7 +371,11 @@ export const inboxMessageRow = z.object({
   kind: z.enum(['login_code', 'password_reset_code']),
   subject: z.string(),
   body: z.string(),
-  code: z.string(),
+  /** Null once the code was used or expired (`code_ended` says which). */
+  code: z.string().nullable(),
+  /** The verification code row it carries (absent from messages of earlier versions). */
+  code_id: z.string().optional(),
+  code_ended: z.enum(['used', 'expired']).optional(),
   created_at: z.string(),
   expires_at: z.string(),
 })

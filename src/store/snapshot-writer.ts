@@ -45,13 +45,18 @@ export function captureSnapshot(
 
 /**
  * The text of `JSON.stringify(doc)` of the captured state with line breaks between rows (see
- * snapshot-lines.ts); resolves once renamed into place.
+ * snapshot-lines.ts); resolves once renamed into place. `beforeRename` runs once the temporary
+ * file is complete: a throw there leaves the data file as it was. Any failure (a full disk)
+ * removes the temporary file and leaves the data file as it was: the old snapshot stays valid.
  */
-export async function writeSnapshot(path: string, capture: SnapshotCapture): Promise<number> {
+export async function writeSnapshot(
+  path: string,
+  capture: SnapshotCapture,
+  beforeRename?: () => Promise<void>,
+): Promise<number> {
   const temp = join(dirname(path), `.${basename(path)}.tmp`)
   // Owner only from its first byte (and if a crash left one behind with another mode).
   const file = await open(temp, 'w', FILE_MODE)
-  await file.chmod(FILE_MODE)
   let bytes = 0
   let chunk = `${JSON.stringify(capture.head).slice(0, -1)},"collections":{\n`
   const flush = async () => {
@@ -61,6 +66,7 @@ export async function writeSnapshot(path: string, capture: SnapshotCapture): Pro
     bytes += buffer.length
   }
   try {
+    await file.chmod(FILE_MODE)
     let sliceStart = performance.now()
     for (const [c, { name, rows, ids }] of capture.collections.entries()) {
       chunk += `${c > 0 ? ',\n' : ''}${JSON.stringify(name)}:{`
@@ -82,11 +88,12 @@ export async function writeSnapshot(path: string, capture: SnapshotCapture): Pro
     chunk += '}}\n'
     await flush()
     await file.close()
+    await beforeRename?.()
+    await rename(temp, path)
   } catch (error) {
     await file.close().catch(() => {})
-    await rm(temp, { force: true })
+    await rm(temp, { force: true }).catch(() => {})
     throw error
   }
-  await rename(temp, path)
   return bytes
 }

@@ -17,6 +17,8 @@ import {
   type SnapshotDoc,
 } from './snapshot-file.js'
 import { captureSnapshot, writeSnapshot } from './snapshot-writer.js'
+import { storageError } from './storage-error.js'
+import { StorageHealth, type StorageProblem } from './storage-health.js'
 
 /**
  * The sandbox's state: collections of rows by id, held in memory, with secondary indexes.
@@ -63,6 +65,8 @@ export interface StoreOptions {
 export interface OpenTx {
   ops: JournalOp[]
   undo: { collection: CollectionName; id: string; before: Row | undefined }[]
+  /** A snapshot was being written when it began: it may hold the transaction's rows. */
+  duringCompaction: boolean
 }
 
 /** One committed write, as listeners hear of it. */
@@ -98,6 +102,15 @@ export class Store {
   /** Resolves when the transaction under way ends (a compaction waits for it). */
   private txEnded?: Promise<void>
   private endTx?: () => void
+  /**
+   * Rows a rollback put back while a snapshot was being written, not journaled yet because the
+   * disk refused them: the next entry written starts with them (see rollbackTx).
+   */
+  private owed: JournalOp[] = []
+  /** Whether the data file takes writes (see storage-health.ts). */
+  private storage?: StorageHealth
+  /** After a failed compaction, the journal size the next attempt waits for. */
+  private compactRetryBytes = 0
 
   private constructor(options: StoreOptions) {
     this.options = options
@@ -127,6 +140,7 @@ export class Store {
   }
 
   private async loadFile(file: string) {
+    this.storage = new StorageHealth(file, this.options.onWarning)
     this.snapshotFile = openSnapshotFile(file)
     const snapshot = await this.snapshotFile.read(this.options.onCollectionRead)
     const replay = Journal.replay(`${file}.journal`)
@@ -144,8 +158,11 @@ export class Store {
       this.seq = entry.s
     }
     this.journal = new Journal(`${file}.journal`)
-    // A new file, or one with a journal to fold in, gets a fresh snapshot at once.
-    if (!snapshot || replay.entries.length > 0) await this.compact()
+    // A new file, or one with a journal to fold in, gets a fresh snapshot at once. Without a
+    // snapshot the seed is written nowhere else, so a disk that cannot take it refuses the
+    // start; with one, the journal holds every write and the sandbox starts on a full disk.
+    if (!snapshot) await this.compact()
+    else if (replay.entries.length > 0) await this.compact().catch(logged)
   }
 
   /**
@@ -276,7 +293,8 @@ export class Store {
   async replaceAll(collections: CollectionsData): Promise<void> {
     this.commit([['replace', collections]])
     for (const listener of this.replaceListeners) listener()
-    await this.compact()
+    // The replace is in the journal: a snapshot that cannot be written now only waits.
+    await this.compact().catch(logged)
   }
 
   /** Called after every replaceAll, for in-memory state derived from the rows (schedules). */
@@ -324,14 +342,35 @@ export class Store {
    * journal from one cut by a compaction.
    */
   private append(ops: JournalOp[]) {
-    const durable =
+    const own =
       this.ephemeral.size === 0
         ? ops
         : ops.filter((op) => op[0] === 'replace' || !this.ephemeral.has(op[1]))
+    const durable = this.owed.length === 0 ? own : [...this.owed, ...own]
     if (durable.length === 0) return
     const entry: JournalEntry = { s: this.seq + 1, o: durable }
-    this.journal?.append(entry, this.options.fsync)
+    if (this.journal) {
+      try {
+        this.journal.append(entry, this.options.fsync)
+      } catch (error) {
+        const failure = storageError(error, this.journal.path)
+        this.storage?.writeFailed(failure, Buffer.byteLength(JSON.stringify(entry)) + 1)
+        throw failure
+      }
+      this.storage?.wrote()
+    }
+    this.owed = []
     this.seq = entry.s
+  }
+
+  /**
+   * What keeps the data file from taking writes or compacting now, asked of the disk again
+   * first when writes were refused; undefined without a data file.
+   */
+  storageProblem(): StorageProblem | undefined {
+    const journal = this.journal
+    if (!journal || !this.storage) return undefined
+    return this.storage.problem((bytes) => journal.probe(bytes, this.options.fsync))
   }
 
   /** Hears every committed write (not the undone writes of a rolled-back transaction). */
@@ -359,7 +398,7 @@ export class Store {
    */
   begin(): OpenTx {
     if (this.openTx) throw new Error('a transaction is already under way')
-    const tx: OpenTx = { ops: [], undo: [] }
+    const tx: OpenTx = { ops: [], undo: [], duringCompaction: this.compacting !== undefined }
     this.openTx = tx
     return tx
   }
@@ -389,7 +428,8 @@ export class Store {
     try {
       this.append(tx.ops)
     } catch (error) {
-      // Not on disk (disk full): not acknowledged either.
+      // Not on disk (disk full): not acknowledged either. The store stays usable: the
+      // transaction ends here, whatever the disk says.
       this.rollbackTx(tx)
       throw error
     }
@@ -398,7 +438,7 @@ export class Store {
     this.maybeCompact()
   }
 
-  /** Puts back every row the transaction wrote, newest write first. */
+  /** Puts back every row the transaction wrote, newest write first. Never throws. */
   rollbackTx(tx: OpenTx): void {
     if (tx.undo.length === 0) {
       this.closeTx()
@@ -410,10 +450,19 @@ export class Store {
       this.applyOne(collection, id, before)
       restore.push(before ? ['put', collection, before] : ['del', collection, id])
     }
+    this.closeTx()
     // A snapshot being written may have read a row of the transaction: the journal after
     // its seq puts the old rows back, so a restart never brings an undone write back.
-    if (restore.length > 0 && this.journal) this.append(restore)
-    this.closeTx()
+    if (restore.length === 0 || !this.journal) return
+    try {
+      this.append(restore)
+    } catch {
+      // The disk refused them too. Only a snapshot written meanwhile can hold the undone
+      // rows: they are owed to the journal, ahead of the next entry, and that snapshot is
+      // not put in place before they are written (compact). Otherwise nothing on disk has
+      // them, and there is nothing to put back.
+      if (tx.duringCompaction) this.owed.push(...restore)
+    }
   }
 
   private closeTx() {
@@ -533,11 +582,15 @@ export class Store {
     const threshold = Math.max(
       this.options.compactAfterBytes ?? 8 * 1024 * 1024,
       this.snapshotBytes,
+      this.compactRetryBytes,
     )
     if (this.journal.size > threshold) {
       this.compactionQueued = true
       this.compact()
-        .catch((error) => this.options.onWarning?.(`compaction failed: ${error}`))
+        .catch(() => {
+          // Logged (compact); tried again once the journal grew by a quarter, not on every write.
+          this.compactRetryBytes = Math.ceil((this.journal?.size ?? 0) * 1.25)
+        })
         .finally(() => {
           this.compactionQueued = false
         })
@@ -554,35 +607,61 @@ export class Store {
     // Waits for a running compaction; a write meanwhile must not start a second one, so
     // `compacting` is only cleared by the compaction that set it.
     // Nor while a transaction is under way: its rows are not the state of any seq yet.
-    while (this.compacting || this.openTx) await (this.compacting ?? this.transactionEnded())
+    // (Another's failure is its own: this one tries again.)
+    while (this.compacting || this.openTx)
+      await (this.compacting?.catch(() => {}) ?? this.transactionEnded())
     const journal = this.journal
     const path = this.snapshotFile.path
-    // Rotation and capture happen in the same tick: the rotated-out file holds exactly the
-    // entries up to this.seq, and the capture names exactly the rows that existed then.
-    journal.rotate()
-    const { collections, ...head } = this.doc()
-    const capture = captureSnapshot(head, collections)
-    const fsync = this.options.fsync
-    this.compacting = writeSnapshot(path, capture)
-      .then((bytes) => {
-        this.snapshotBytes = bytes
-        // With --fsync the snapshot must be on disk before the journal it replaces goes.
-        if (fsync) syncToDisk(path)
-        journal.finishCompaction()
-      })
-      .finally(() => {
-        this.compacting = undefined
-      })
-    await this.compacting
+    try {
+      // Rotation and capture happen in the same tick: the rotated-out file holds exactly the
+      // entries up to this.seq, and the capture names exactly the rows that existed then.
+      // A rotation the disk refuses leaves both files as they were (journal.ts).
+      journal.rotate()
+      const { collections, ...head } = this.doc()
+      const capture = captureSnapshot(head, collections)
+      const fsync = this.options.fsync
+      this.compacting = writeSnapshot(path, capture, () => this.readyToReplace())
+        .then((bytes) => {
+          this.snapshotBytes = bytes
+          this.compactRetryBytes = 0
+          // With --fsync the snapshot must be on disk before the journal it replaces goes.
+          if (fsync) syncToDisk(path)
+          journal.finishCompaction()
+          this.storage?.compacted()
+        })
+        .finally(() => {
+          this.compacting = undefined
+        })
+      await this.compacting
+    } catch (error) {
+      // The old snapshot and the journals still hold every write (snapshot-writer.ts).
+      const failure = storageError(error, path)
+      this.storage?.compactionFailed(failure)
+      throw failure
+    }
+  }
+
+  /**
+   * Before a new snapshot replaces the old one: no transaction whose rows it may hold is still
+   * open, and the rows rolled-back ones put back are in the journal (a throw keeps the old
+   * snapshot, so a restart never brings an undone write back).
+   */
+  private async readyToReplace(): Promise<void> {
+    while (this.openTx) await this.transactionEnded()
+    if (this.owed.length > 0) this.append([])
   }
 
   async close(): Promise<void> {
-    await this.compacting
-    if (this.journal && this.journal.size > 0) await this.compact()
+    // A disk that cannot take a snapshot now leaves the journal, which holds every write.
+    await this.compacting?.catch(() => {})
+    if (this.journal && this.journal.size > 0) await this.compact().catch(logged)
     this.journal?.close()
     this.journal = undefined
   }
 }
+
+/** For a compaction nobody waits for: compact() logged its failure, storageProblem shows it. */
+const logged = () => {}
 
 /** fsync a file and its folder (so its rename is durable too). */
 function syncToDisk(path: string): void {

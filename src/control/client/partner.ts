@@ -75,7 +75,10 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
         req<{ data: SandboxInboxMessage[]; has_more: boolean }>('GET', '/_sandbox/inbox', {
           query: { ...filter, partner_id: id },
         }),
-      /** The newest code sent to `email` (a login code unless `kind` says otherwise). */
+      /**
+       * The newest code sent to `email` (a login code unless `kind` says otherwise), while it
+       * can be used: the inbox no longer shows a used or expired one.
+       */
       latestCode: async (
         email: string,
         options: { kind?: SandboxInboxMessage['kind'] } = {},
@@ -86,6 +89,11 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
         })
         const message = data[0]
         if (!message) throw new NotFoundInSandboxError(`No ${kind} was sent to ${email}.`)
+        if (message.code === null) {
+          throw new NotFoundInSandboxError(
+            `The newest ${kind} sent to ${email} was ${message.code_ended ?? 'used or expired'}; send another.`,
+          )
+        }
         return message.code
       },
     },

@@ -13,7 +13,14 @@ export function inboxSection(view: PartnerView) {
         ['To', 'Kind', 'Code', 'Sent', 'Expires'],
         messages.map((m) => ({
           id: m.id,
-          cells: [m.to, m.kind, m.code, m.created_at, m.expires_at],
+          // A used or expired code is no longer kept: the page says which.
+          cells: [
+            m.to,
+            m.kind,
+            m.code ?? `(${m.code_ended ?? 'ended'})`,
+            m.created_at,
+            m.expires_at,
+          ],
         })),
         'No messages.',
       ),

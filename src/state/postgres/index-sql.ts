@@ -58,6 +58,12 @@ export const indexSql: Record<IndexName, IndexSql> = {
   inbox_in_order: { key: "'all'" },
   inbox_by_email: { key: 'lower("to")' },
   inbox_by_partner: { key: 'partner_id' },
+  inbox_by_live_code: { key: 'code_id', where: 'code IS NOT NULL AND code_id IS NOT NULL' },
+  inbox_live_codes_by_partner: {
+    key: 'partner_id',
+    where: 'code IS NOT NULL',
+    order: 'expires_at',
+  },
   sink_requests_by_sink: { key: 'sink' },
   journal_by_partner: { key: 'partner_id', where: 'partner_id IS NOT NULL', order: 'seq' },
   runtime_faults_in_order: { key: "'*'" },
