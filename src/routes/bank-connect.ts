@@ -21,6 +21,7 @@ import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import type { Logger } from '../logger.js'
+import type { TagName } from '../openapi/tags.js'
 import type { Random } from '../random.js'
 import { envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
@@ -28,7 +29,7 @@ import { BankAccount, EnrollBody } from '../schemas/money.js'
 import type { BankConnect } from '../services/bank-connect.js'
 import type { ConnectTokenRow } from '../store/records-money.js'
 
-const tags = ['External bank accounts']
+const tags: TagName[] = ['External bank accounts']
 
 const linkPages = {
   missing: ['Link incomplete', 400],

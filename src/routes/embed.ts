@@ -13,12 +13,13 @@ import { accessRoute, withAccess } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import type { Logger } from '../logger.js'
+import type { TagName } from '../openapi/tags.js'
 import type { Random } from '../random.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { passOrFail } from '../schemas/fields.js'
 import type { HostedPage, Onboarding } from '../services/onboarding.js'
 
-const tags = ['Hosted onboarding (embed)']
+const tags: TagName[] = ['Hosted onboarding (embed)']
 
 const StepResult = z
   .object({

@@ -4,12 +4,13 @@ import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { ROW_ONLY, serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
+import type { TagName } from '../openapi/tags.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { PatchUserBody, ProfilePictureBody, ProfilePictureResult, User } from '../schemas/users.js'
 import type { Accounts } from '../services/accounts.js'
 import type { State } from '../state/seam.js'
 
-const tags = ['User profile']
+const tags: TagName[] = ['User profile']
 
 export function userRoutes(s: {
   accounts: Accounts
