@@ -9,6 +9,7 @@ import { serializedCache } from '../http/serialized-json.js'
 import { validationHook } from '../http/validation.js'
 import { Card, envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
+import { DepositId } from '../schemas/ids.js'
 import {
   Deposit,
   DepositBody,
@@ -119,7 +120,7 @@ export function fundingRoutes(s: { money: Money }) {
       operationId: 'getDeposit',
       summary: 'One deposit',
       request: {
-        params: z.object({ id: z.string().startsWith('dep_', 'must be a deposit id (dep_…)') }),
+        params: z.object({ id: DepositId }),
       },
       responses: {
         200: jsonResponse(envelope(Deposit, 'DepositOne'), 'The deposit.'),
