@@ -21,6 +21,8 @@ import { requestLog } from './http/request-log.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
 import { operationIndex } from './openapi/operations.js'
+import { registerResponseHeaders } from './openapi/response-headers.js'
+import { documentTags } from './openapi/tags.js'
 import { packageVersion } from './package-root.js'
 import { createRandom } from './random.js'
 import { authRoutes } from './routes/auth.js'
@@ -117,6 +119,8 @@ export function createApp(deps: SandboxParts) {
     description: 'The accessToken of the onboarding start response (hosted flow steps only).',
   })
 
+  registerResponseHeaders(registry)
+
   let doc: ReturnType<typeof app.getOpenAPI31Document> | undefined
   const openapi = () => {
     doc ??= composeExamples(
@@ -127,21 +131,19 @@ export function createApp(deps: SandboxParts) {
           version: packageVersion,
           description,
           license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
+          // No address to give: the sandbox is run by the partner's own team.
+          contact: { name: 'partner-sandbox' },
         },
-        servers: [
-          {
-            url: '/',
-            description:
-              'This sandbox. API paths start with /api/v1; control plane with /_sandbox.',
-          },
-        ],
+        tags: documentTags,
       }),
     )
     return doc
   }
+  // The server is the address this request reached the sandbox at (or --public-url), as for
+  // every link it returns: a generated client or mock then matches absolute URLs.
   app.get(
     '/openapi.json',
-    withAccess('public', (c) => c.json(openapi())),
+    withAccess('public', (c) => c.json({ ...openapi(), servers: [serverOf(deps.origins)] })),
   )
   mountDocs(app, deps)
   mountFavicon(app)
@@ -177,6 +179,13 @@ export function createApp(deps: SandboxParts) {
 
 /** What hono's router holds per route: a handler and the route it was added for. */
 type RouterEntry = [Handler, RouterRoute]
+
+/** This sandbox as the document's server; `x-internal` says it is meant for partners. */
+const serverOf = (origins: { baseUrl(): string }) => ({
+  url: origins.baseUrl(),
+  description: 'This sandbox. API paths start with /api/v1; the control plane with /_sandbox.',
+  'x-internal': false,
+})
 
 const isSnapshotRestore = (path: string) =>
   path === '/_sandbox/snapshot' || /^\/_sandbox\/partners\/[^/]+\/snapshot\/?$/.test(path)

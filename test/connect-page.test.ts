@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { serverErrors } from '../src/errors.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { journalOf, offeredBankAccounts, onboardedUser, testSandbox } from './helpers.js'
 
@@ -11,6 +12,8 @@ import { journalOf, offeredBankAccounts, onboardedUser, testSandbox } from './he
 
 const CONNECT = '/api/v1/external-bank-account-connect'
 const PAGE = `${CONNECT}/connect`
+/** Declared on every operation (src/errors.ts). */
+const SERVER_ERRORS = serverErrors.map((e) => String(e.status))
 
 async function setup() {
   const { call } = await testSandbox()
@@ -138,9 +141,16 @@ describe('the public bank-connect page', () => {
     expect(op.parameters).toContainEqual(
       expect.objectContaining({ name: 'token', in: 'query', required: true }),
     )
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '403', '404', '410'])
-    for (const response of Object.values(op.responses) as { content: object }[]) {
-      expect(Object.keys(response.content)).toEqual(['text/html'])
+    expect(Object.keys(op.responses).sort()).toEqual(
+      ['200', '400', '403', '404', '410'].concat(SERVER_ERRORS),
+    )
+    for (const [status, response] of Object.entries(op.responses) as [
+      string,
+      { content: object },
+    ][]) {
+      // A server error is the API's JSON envelope, as on every operation.
+      const type = SERVER_ERRORS.includes(status) ? 'application/json' : 'text/html'
+      expect(Object.keys(response.content)).toEqual([type])
     }
   })
 })

@@ -78,6 +78,35 @@ export async function run(baseUrl: string, key: string, secret: string) {
 }
 `
 
+/**
+ * What the document's own additions give a strict client, with no cast: clearing the webhook
+ * (webhook_url null), a user's typed address, a typed error on an injected 503, the hosted
+ * flow's typed step bodies (a misspelt field does not compile), and the absolute server URL.
+ */
+const contractPath = `
+import createClient from 'openapi-fetch'
+import type { paths } from './api.js'
+
+export async function run(baseUrl: string, key: string, secret: string, token: string, onboardingId: string, accessToken: string) {
+  const api = createClient<paths>({ baseUrl, headers: { 'X-Partner-Key': key, 'X-Partner-Secret': secret } })
+  const cleared = await api.PATCH('/api/v1/partner/me', { body: { webhook_url: null } })
+  const webhookUrl: string | null | undefined = cleared.data?.partner.webhook_url
+  const me = await api.GET('/api/v1/partner/users/me', { headers: { Authorization: \`Bearer \${token}\` } })
+  const city: string | undefined = me.data?.address.city
+  const down = await api.GET('/api/v1/partner/me', { headers: { Prefer: 'code=503' } })
+  const code: 'service_unavailable' | 'internal_error' | 'bad_gateway' | 'gateway_timeout' | string | undefined = down.error?.error.code
+  const step = { params: { path: { onboardingId } }, headers: { Authorization: \`Bearer \${accessToken}\` } }
+  await api.POST('/embed/onboarding/{onboardingId}/steps/identity_verification', { ...step, body: { confirmed: true } })
+  await api.POST('/embed/onboarding/{onboardingId}/steps/underwriting', {
+    ...step,
+    body: { employment_status: 'employed', annual_income: '50k_100k', source_of_funds: 'salary' },
+  })
+  // @ts-expect-error a misspelt field of a step body does not compile
+  await api.POST('/embed/onboarding/{onboardingId}/steps/agreement', { ...step, body: { acepted: true } })
+  return { webhookUrl, city, code }
+}
+`
+
 describe('a client generated from /openapi.json', () => {
   it('openapi-typescript generates types with every operation, and the happy path type-checks against them', async () => {
     for (const id of ['registerUser', 'verifyOtp', 'startCardOnboarding', 'simulateFund']) {
@@ -95,6 +124,22 @@ describe('a client generated from /openapi.json', () => {
     )
     rmSync(dir, { recursive: true, force: true })
     expect(result).toBe('')
+  }, 120_000)
+
+  it("the document's nulls, addresses, server errors and step bodies type-check with no cast", async () => {
+    const dir = mkdtempSync(join(process.cwd(), 'node_modules/.cache-generated-client-'))
+    writeFileSync(join(dir, 'api.ts'), types)
+    writeFileSync(join(dir, 'contract-path.ts'), contractPath)
+    const tsc = join(process.cwd(), 'node_modules/.bin/tsc')
+    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext']
+    args.push('--target', 'es2022', '--skipLibCheck', join(dir, 'contract-path.ts'))
+    const result = await promisify(execFile)(tsc, args, { cwd: dir }).then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    )
+    rmSync(dir, { recursive: true, force: true })
+    expect(result).toBe('')
+    expect(doc.servers[0].url).toBe(sandbox.url)
   }, 120_000)
 
   it('runs the spec happy path; every response matches its schema', async () => {

@@ -17,6 +17,10 @@ describe('OpenAPI document and docs page', () => {
       '413',
       '415',
       '429',
+      '500',
+      '502',
+      '503',
+      '504',
     ])
     expect(me.get.security).toEqual([{ PartnerKey: [], PartnerSecret: [] }])
     expect(doc.components.schemas.Error.properties).toHaveProperty('requestId')

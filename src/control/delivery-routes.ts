@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
+import { DeliveryId } from '../schemas/ids.js'
 import { Delivery } from '../schemas/webhooks.js'
 import type { Webhooks } from '../services/webhooks.js'
 import { publicDelivery } from '../webhooks/deliveries.js'
@@ -20,7 +21,7 @@ export function controlDeliveryRoutes({ webhooks }: { webhooks: Webhooks }) {
       description:
         'A new delivery of the same event (same webhook-id) with a fresh 4-attempt schedule, as the partner route does.',
       request: {
-        params: z.object({ id: z.string().startsWith('dlv_', 'must be a delivery id (dlv_…)') }),
+        params: z.object({ id: DeliveryId }),
       },
       responses: {
         202: jsonResponse(z.object({ delivery: Delivery }), 'The new delivery, queued.'),

@@ -1,12 +1,21 @@
 import { z } from '@hono/zod-openapi'
 import { ApiError } from '../errors.js'
+import { REQUEST_ID_PATTERN } from '../http/request-id.js'
 import { BODY_WINDOW, JOURNAL_CAPACITY } from '../http/request-journal.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
+import * as ex from '../schemas/examples.js'
+import { documentedParam } from '../schemas/ids.js'
 import { limitParam } from '../schemas/limit.js'
 import type { RequestJournal } from '../services/journal.js'
 import { ContentFilters, contentOf } from './journal-content.js'
 import { controlRoute, controlRouter } from './router.js'
 import { OkOnly } from './schemas.js'
+
+/** Any id a request can have: the sandbox's own (`req_…`) or a client's sane X-Request-Id. */
+const RequestId = documentedParam(
+  z.string().regex(REQUEST_ID_PATTERN, 'must be a request id (X-Request-Id)'),
+  ex.ids.request,
+)
 
 const Message = z.object({
   headers: z.record(z.string(), z.string()),
@@ -154,7 +163,7 @@ export function journalRoutes({ journal }: { journal: RequestJournal }) {
       path: '/requests/{id}',
       operationId: 'getRequest',
       summary: 'One journaled request by its id (X-Request-Id): headers and bodies, redacted',
-      request: { params: z.object({ id: z.string().min(1).max(200) }) },
+      request: { params: z.object({ id: RequestId }) },
       responses: {
         200: jsonResponse(JournalEntryView, 'The request.'),
         ...errorResponses(401, 404),

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { publicDispute } from '../domain/disputes.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { DisputeId } from '../schemas/ids.js'
 import { Dispute } from '../schemas/money.js'
 import type { Money } from '../services/money.js'
 import { controlRoute, controlRouter } from './router.js'
@@ -15,7 +16,7 @@ export function controlMoneyRoutes(s: { money: Money }) {
       operationId: 'resolveDispute',
       summary: 'Resolve a dispute now: won keeps the provisional credit, lost reverses it',
       request: {
-        params: z.object({ id: z.string().startsWith('dsp_', 'must be a dispute id (dsp_…)') }),
+        params: z.object({ id: DisputeId }),
         body: jsonBody(z.object({ outcome: z.enum(['won', 'lost']) }).strict()),
       },
       responses: {

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { presentCompletion } from '../routes/onboarding-views.js'
 import { Completion } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { OnboardingId } from '../schemas/ids.js'
 import type { Onboarding } from '../services/onboarding.js'
 import { controlRoute, controlRouter } from './router.js'
 
@@ -31,7 +32,7 @@ export function controlOnboardingRoutes(s: { onboarding: Onboarding }) {
       description:
         "Sends what the hosted page sent to the app (`result`, `data`, `agreement_accepted`) to the partner's completion: same card, events and webhooks. 409 while the flow has not ended.",
       request: {
-        params: z.object({ id: z.uuid({ error: 'must be an onboarding id (uuid)' }) }),
+        params: z.object({ id: OnboardingId }),
         body: { ...jsonBody(CompleteFlowBody), required: false },
       },
       responses: {

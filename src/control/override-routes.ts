@@ -3,6 +3,7 @@ import { OVERRIDE_CAP } from '../domain/overrides.js'
 import { pageOf, paginateInOrder } from '../domain/pagination.js'
 import type { OperationIndex } from '../openapi/operations.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { OverrideId } from '../schemas/ids.js'
 import { controlPageQuery } from '../schemas/limit.js'
 import type { Overrides } from '../services/overrides.js'
 import { overrideMatch, overrideResponse, overrideRow } from '../store/records-overrides.js'
@@ -69,9 +70,7 @@ export const OverrideView = z.object(overrideRow.shape).openapi('SandboxOverride
   },
 })
 
-const OverrideIdParam = z.object({
-  overrideId: z.string().openapi({ example: 'ovr_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M' }),
-})
+const OverrideIdParam = z.object({ overrideId: OverrideId })
 
 const description = `Answers matching partner API requests (after partner authentication, rate limit and faults; before the session check and the route) with the given status, headers, body and delay. Checked against the API's contract: the operation (method + path), the status it documents, the body against that status's response schema; refused with 400 and the schema's complaint unless off_contract is true. At most ${OVERRIDE_CAP} per partner, and ${OVERRIDE_CAP} global; the partner's reset removes its own, the sandbox reset all.`
 

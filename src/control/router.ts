@@ -2,8 +2,9 @@ import { type createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { type Access, accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
+import type { TagName } from '../openapi/tags.js'
 
-const tags = ['Sandbox control']
+const tags: TagName[] = ['Sandbox control']
 
 /** A router of the control plane: our validation hook, mounted under /_sandbox. */
 export const controlRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from '../schemas/examples.js'
 import { partnerScope, partnerStatus, SLUG_PATTERN } from '../schemas/fields.js'
+import { PartnerId } from '../schemas/ids.js'
 import { allowedOrigin, httpUrl, Partner } from '../schemas/partner.js'
 import { singleLine } from '../schemas/text.js'
 
@@ -120,7 +121,7 @@ export const PatchSandboxPartner = z
   })
   .openapi('PatchSandboxPartner', { minProperties: 1, example: { status: 'suspended' } })
 
-export const PartnerIdParam = z.object({ id: z.uuid({ error: 'must be a partner id (uuid)' }) })
+export const PartnerIdParam = z.object({ id: PartnerId })
 
 export const SnapshotDoc = z
   .object({

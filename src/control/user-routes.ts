@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import type { Inbox, InboxMessage as StoredMessage } from '../domain/inbox.js'
 import { errorResponses, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
+import { UserId } from '../schemas/ids.js'
 import { limitParam } from '../schemas/limit.js'
 import type { Accounts } from '../services/accounts.js'
 import { controlRoute, controlRouter } from './router.js'
@@ -120,7 +121,7 @@ export function controlUserRoutes(s: { accounts: Accounts; inbox: Inbox }) {
       summary: "Expire all of a user's sessions now",
       description:
         'Their tokens get 401 "expired" from the next request on, as if their lifetime had run out.',
-      request: { params: z.object({ id: z.uuid({ error: 'must be a user id (uuid)' }) }) },
+      request: { params: z.object({ id: UserId }) },
       responses: {
         200: jsonResponse(
           z.object({ expired: z.number().int().openapi({ example: 2 }) }),

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js'
 import type { EventType } from '../domain/events.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import * as ex from '../schemas/examples.js'
+import { documentedParam } from '../schemas/ids.js'
 import { limitParam } from '../schemas/limit.js'
 import { EventName } from '../schemas/webhooks.js'
 import type { Webhooks } from '../services/webhooks.js'
@@ -11,7 +12,11 @@ import { controlRoute, controlRouter } from './router.js'
 import { OkOnly, SandboxEvent } from './schemas.js'
 
 const SinkName = z.object({
-  name: z.string().regex(/^[\w-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
+  name: documentedParam(
+    z.string().regex(/^[\w-]{1,64}$/, 'letters, digits, _ and -, at most 64'),
+    'worker-3',
+    "The sink's name, of your choosing (one per endpoint or test worker).",
+  ),
 })
 
 export const SinkConfigBody = z

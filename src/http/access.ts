@@ -1,4 +1,6 @@
 import { createRoute } from '@hono/zod-openapi'
+import { withContract } from '../openapi/route-contract.js'
+import type { TagName } from '../openapi/tags.js'
 
 /**
  * Who may call a route, declared once on the route: the gates enforce it (api-gate.ts,
@@ -35,18 +37,21 @@ const isAccess = (value: unknown): value is Access => accessLevels.has(value)
  */
 const ACCESS = Symbol('access')
 
-type RouteConfig = Parameters<typeof createRoute>[0]
+type RouteConfig = Parameters<typeof createRoute>[0] & { tags?: TagName[] }
 
-/** A documented route with its access: `security` comes from it, and so does enforcement. */
+/**
+ * A documented route with its access: `security` comes from it, and so does enforcement. What
+ * every operation states besides (server errors, response headers) is added here too.
+ */
 export function accessRoute<R extends RouteConfig>(access: Access, r: R) {
-  const route = createRoute({ ...r, security: securityOf(access) })
+  const route = createRoute({ ...withContract(access, r), security: securityOf(access) })
   Object.defineProperty(route, ACCESS, { value: access, enumerable: true })
   return route
 }
 
 /** A route factory for one router: every route gets the group's tags and access. */
 export const routeFactory =
-  (tags: string[], access: Access) =>
+  (tags: TagName[], access: Access) =>
   <R extends RouteConfig>(r: R) =>
     accessRoute(access, { ...r, tags })
 

@@ -4,6 +4,7 @@ import { publicUser } from '../domain/users.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
+import type { TagName } from '../openapi/tags.js'
 import {
   ChangePasswordBody,
   CodeSent,
@@ -22,7 +23,7 @@ import {
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import type { Accounts } from '../services/accounts.js'
 
-const tags = ['Authentication']
+const tags: TagName[] = ['Authentication']
 const bodyErrors = [400, 413, 415] as const
 
 export function authRoutes(s: { accounts: Accounts; baseUrl(): string }) {

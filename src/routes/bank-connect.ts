@@ -16,14 +16,16 @@ import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import type { Logger } from '../logger.js'
+import type { TagName } from '../openapi/tags.js'
 import type { Random } from '../random.js'
 import { envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
+import { BankAccountId } from '../schemas/ids.js'
 import { BankAccount, EnrollBody } from '../schemas/money.js'
 import type { BankConnect } from '../services/bank-connect.js'
 import type { ConnectTokenRow } from '../store/records-money.js'
 
-const tags = ['External bank accounts']
+const tags: TagName[] = ['External bank accounts']
 
 const linkPages = {
   missing: ['Link incomplete', 400],
@@ -32,10 +34,16 @@ const linkPages = {
   expired: ['Link expired', 410],
 } as const
 
-const connectTokenParam = z.string().min(1).openapi({
-  description: 'The `connect_token` of POST /external-bank-account-connect/token.',
-  example: 'bct_5kq2m9x4r8t1.bctok_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc8Hf5Jg0Ae',
-})
+const connectToken = 'bct_5kq2m9x4r8t1.bctok_Vd3pQ7sLx2Nw9Zr4Tb6Ym1Kc8Hf5Jg0Ae'
+// The parameter's own example too: Dredd reads only that one to build a request.
+const connectTokenParam = z
+  .string()
+  .min(1)
+  .openapi({
+    description: 'The `connect_token` of POST /external-bank-account-connect/token.',
+    example: connectToken,
+    param: { example: connectToken },
+  })
 
 export function bankConnectRoutes(s: { bankConnect: BankConnect; random: Random; logger: Logger }) {
   const { bankConnect } = s
@@ -203,9 +211,7 @@ export function bankConnectRoutes(s: { bankConnect: BankConnect; random: Random;
       tags,
       summary: 'Remove a connected bank account',
       request: {
-        params: z.object({
-          id: z.string().startsWith('bank_', 'must be a bank account id (bank_…)'),
-        }),
+        params: z.object({ id: BankAccountId }),
       },
       responses: {
         200: jsonResponse(envelope(BankAccount, 'BankAccountRemoved'), 'Removed.'),

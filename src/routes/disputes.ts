@@ -6,11 +6,12 @@ import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
+import { DisputeId } from '../schemas/ids.js'
 import { Dispute, DisputeBody, EvidenceBody } from '../schemas/money.js'
 import type { Money } from '../services/money.js'
 
 const route = routeFactory(['Disputes'], 'session')
-const DisputeParam = z.object({ id: z.string().startsWith('dsp_', 'must be a dispute id (dsp_…)') })
+const DisputeParam = z.object({ id: DisputeId })
 
 export function disputeRoutes(s: { money: Money }) {
   const { money } = s

@@ -13,12 +13,15 @@ import { accessRoute, withAccess } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import type { Logger } from '../logger.js'
+import type { TagName } from '../openapi/tags.js'
 import type { Random } from '../random.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { stepBodies } from '../schemas/embed-steps.js'
 import { passOrFail } from '../schemas/fields.js'
+import { OnboardingId } from '../schemas/ids.js'
 import type { HostedPage, Onboarding } from '../services/onboarding.js'
 
-const tags = ['Hosted onboarding (embed)']
+const tags: TagName[] = ['Hosted onboarding (embed)']
 
 const StepResult = z
   .object({
@@ -72,6 +75,13 @@ const FlowStatus = z
       card: { last4: '4242', status: 'active' },
     },
   })
+
+/** Each step its own operation, so each has its own typed body. */
+const stepOperationIds: Record<Step, string> = {
+  identity_verification: 'submitIdentityVerificationStep',
+  underwriting: 'submitUnderwritingStep',
+  agreement: 'submitAgreementStep',
+}
 
 /** The access token of an `Authorization: Bearer` header. */
 const bearer = (authorization: string | undefined) =>
@@ -139,41 +149,38 @@ export function embedRoutes(s: { onboarding: Onboarding; random: Random; logger:
     )
   })
 
-  app.openapi(
-    accessRoute('onboarding', {
-      method: 'post',
-      path: '/onboarding/{onboardingId}/steps/{step}',
-      operationId: 'submitOnboardingStep',
-      tags,
-      summary: 'Submit one step of the hosted flow (used by the hosted page)',
-      description:
-        'Authorization: Bearer <accessToken>. identity_verification `{ confirmed: true }`; underwriting `{ employment_status, annual_income, source_of_funds }`; agreement `{ accepted }`. Steps go in order. The answer says the next step, or the outcome when the flow ends.',
-      request: {
-        params: z.object({
-          onboardingId: z.uuid(),
-          step: z.enum(['identity_verification', 'underwriting', 'agreement']),
-        }),
-        body: jsonBody(z.record(z.string(), z.unknown())),
+  // One operation per step, each with its own typed body (the URL is the same as ever).
+  for (const [step, body, summary] of stepBodies) {
+    app.openapi(
+      accessRoute('onboarding', {
+        method: 'post',
+        path: `/onboarding/{onboardingId}/steps/${step}`,
+        operationId: stepOperationIds[step],
+        tags,
+        summary: `${summary} (a step of the hosted flow, posted by the hosted page)`,
+        description:
+          'Steps go in order: identity_verification, underwriting, agreement (409 out of order). The answer says the next step, or the outcome when the flow ends.',
+        request: { params: z.object({ onboardingId: OnboardingId }), body: jsonBody(body) },
+        responses: {
+          200: jsonResponse(StepResult, 'The step was recorded.'),
+          ...errorResponses(400, 401, 403, 409, 413, 415),
+        },
+      }),
+      async (c) => {
+        const { onboardingId } = c.req.valid('param')
+        const next = await withBearer(
+          s.onboarding.submitStep(
+            onboardingId,
+            bearer(c.req.header('authorization')),
+            step,
+            c.req.valid('json'),
+            (partner) => attributePartner(c, partner),
+          ),
+        )
+        return c.json(presentStep(step, next), 200)
       },
-      responses: {
-        200: jsonResponse(StepResult, 'The step was recorded.'),
-        ...errorResponses(400, 401, 403, 409, 413, 415),
-      },
-    }),
-    async (c) => {
-      const { onboardingId, step } = c.req.valid('param')
-      const next = await withBearer(
-        s.onboarding.submitStep(
-          onboardingId,
-          bearer(c.req.header('authorization')),
-          step as Step,
-          c.req.valid('json'),
-          (partner) => attributePartner(c, partner),
-        ),
-      )
-      return c.json(presentStep(step as Step, next), 200)
-    },
-  )
+    )
+  }
 
   app.openapi(
     accessRoute('onboarding', {
@@ -183,8 +190,8 @@ export function embedRoutes(s: { onboarding: Onboarding; random: Random; logger:
       tags,
       summary: 'The state of this onboarding (used by the hosted page while it waits)',
       description:
-        "Authorization: Bearer <accessToken>. Only this onboarding: its status, KYC status, the flow's result, whether it was completed, and the issued card's last four digits. The page polls it after the flow ends, until the partner completes the onboarding (or auto_complete does).",
-      request: { params: z.object({ onboardingId: z.uuid() }) },
+        "Only this onboarding: its status, KYC status, the flow's result, whether it was completed, and the issued card's last four digits. The page polls it after the flow ends, until the partner completes the onboarding (or auto_complete does).",
+      request: { params: z.object({ onboardingId: OnboardingId }) },
       responses: {
         200: jsonResponse(FlowStatus, "The onboarding's state."),
         ...errorResponses(400, 401, 403),

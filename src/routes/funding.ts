@@ -8,6 +8,7 @@ import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { Card, envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
+import { DepositId } from '../schemas/ids.js'
 import {
   Deposit,
   DepositBody,
@@ -116,7 +117,7 @@ export function fundingRoutes(s: { money: Money }) {
       operationId: 'getDeposit',
       summary: 'One deposit',
       request: {
-        params: z.object({ id: z.string().startsWith('dep_', 'must be a deposit id (dep_…)') }),
+        params: z.object({ id: DepositId }),
       },
       responses: {
         200: jsonResponse(envelope(Deposit, 'DepositOne'), 'The deposit.'),

@@ -3,6 +3,7 @@ import { onboardingView } from '../domain/onboarding.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
+import type { TagName } from '../openapi/tags.js'
 import { CardStatus, Completion, envelope } from '../schemas/cards.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import {
@@ -15,7 +16,7 @@ import {
 import type { Onboarding } from '../services/onboarding.js'
 import { presentCardStatus, presentCompletion, presentStarted } from './onboarding-views.js'
 
-const tags = ['Card onboarding']
+const tags: TagName[] = ['Card onboarding']
 
 const NoOnboarding = z
   .object({

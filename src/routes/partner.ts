@@ -3,11 +3,12 @@ import { publicPartner } from '../domain/partners.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
+import type { TagName } from '../openapi/tags.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { PartnerEnvelope, PatchPartnerBody, RotatedCredentials, Usage } from '../schemas/partner.js'
 import type { Partners } from '../services/partners.js'
 
-const tags = ['Partner organization']
+const tags: TagName[] = ['Partner organization']
 
 const getMe = accessRoute('org', {
   method: 'get',

@@ -6,11 +6,12 @@ import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
 import { envelope } from '../schemas/cards.js'
 import { errorResponses, jsonResponse, orgErrors } from '../schemas/common.js'
+import { TransactionId } from '../schemas/ids.js'
 import { RefundBody, Transaction, TransactionPage, TransactionQuery } from '../schemas/money.js'
 import type { Money } from '../services/money.js'
 
 const route = routeFactory(['Transactions'], 'session')
-const TxnParam = z.object({ id: z.string().startsWith('txn_', 'must be a transaction id (txn_…)') })
+const TxnParam = z.object({ id: TransactionId })
 
 /** /partner/transactions/*: list with filters, get one, and the sandbox's purchase lifecycle. */
 export function transactionRoutes(s: { money: Money }) {

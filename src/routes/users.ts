@@ -3,11 +3,12 @@ import { publicUser } from '../domain/users.js'
 import { accessRoute } from '../http/access.js'
 import type { AppEnv } from '../http/app-env.js'
 import { validationHook } from '../http/validation.js'
+import type { TagName } from '../openapi/tags.js'
 import { errorResponses, jsonBody, jsonResponse, orgErrors } from '../schemas/common.js'
 import { PatchUserBody, ProfilePictureBody, ProfilePictureResult, User } from '../schemas/users.js'
 import type { Accounts } from '../services/accounts.js'
 
-const tags = ['User profile']
+const tags: TagName[] = ['User profile']
 
 export function userRoutes(s: { accounts: Accounts; baseUrl(): string }) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

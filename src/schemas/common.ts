@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { errorCodes } from '../errors.js'
+import { errorCodes, serverErrors } from '../errors.js'
 
 export const ErrorEnvelope = z
   .object({
@@ -63,33 +63,39 @@ const errorExamples: Record<number, { code: string; message: string; details?: o
   },
 }
 
+// The 5xx come from the code table itself (src/errors.ts), so a new one needs no edit here.
+for (const { status, code, message, when } of serverErrors) {
+  errorDescriptions[status] = when ?? message
+  errorExamples[status] = { code, message }
+}
+
+type ErrorResponse = {
+  description: string
+  content: { 'application/json': { schema: typeof ErrorEnvelope; example: unknown } }
+}
+
 /** Error responses for a route's OpenAPI entry, all with the same envelope. */
-export function errorResponses(...statuses: (keyof typeof errorDescriptions)[]) {
+export function errorResponses(...statuses: number[]) {
   return Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      {
-        description: errorDescriptions[status] as string,
+    statuses.map((status) => {
+      const description = errorDescriptions[status]
+      if (!description) throw new Error(`no error response is described for status ${status}`)
+      const response: ErrorResponse = {
+        description,
         content: {
           'application/json': {
             schema: ErrorEnvelope,
-            example: {
-              success: false,
-              error: errorExamples[status],
-              requestId: 'req_k3Jd9Qx2Lm0',
-            },
+            example: { success: false, error: errorExamples[status], requestId: 'req_k3Jd9Qx2Lm0' },
           },
         },
-      },
-    ]),
-  ) as Record<
-    number,
-    {
-      description: string
-      content: { 'application/json': { schema: typeof ErrorEnvelope; example: unknown } }
-    }
-  >
+      }
+      return [status, response]
+    }),
+  ) as Record<number, ErrorResponse>
 }
+
+/** The server errors every operation can answer (the 5xx rows of src/errors.ts). */
+export const serverErrorResponses = () => errorResponses(...serverErrors.map((e) => e.status))
 
 /** The errors every Org-authenticated route can answer. */
 export const orgErrors = [401, 403, 429] as const

@@ -97,7 +97,18 @@ export const webhookFields = {
  * the row adds and the API never shows. Values are kept as they were normalized at input
  * (users.ts checks them there), so the stored form is a plain string.
  */
-const address = z.record(z.string(), z.unknown())
+/**
+ * A postal address, with the keys PATCH /partner/users/me takes (users.ts `Address` checks
+ * each value's form). Strict, so a data file cannot hold an address the API would not show.
+ */
+const address = z.strictObject({
+  line1: z.string().optional(),
+  line2: z.string().optional(),
+  city: z.string().optional(),
+  state: z.string().optional(),
+  zip: z.string().optional(),
+  country_code: z.string().optional(),
+})
 export const userFields = {
   id: z.uuid(),
   partner_id: z.uuid(),

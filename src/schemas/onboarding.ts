@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import * as ex from './examples.js'
 import { onboardingStatus, passOrFail } from './fields.js'
+import { UUID_PATTERN } from './ids.js'
 import { singleLine } from './text.js'
 import { CalendarDate, Email, PersonName, PhoneNumber, Ssn } from './users.js'
 
@@ -104,12 +105,19 @@ export const CompleteOnboardingBody = z
 
 /**
  * Any id, not only a uuid: spec section 4 answers 404 for an onboarding that does not exist,
- * and a malformed id names none (a 400 here would break that rule).
+ * and a malformed id names none (a 400 here would break that rule). So the document's uuid
+ * pattern is the one place where a path parameter's pattern is stricter than its check.
  */
 export const OnboardingIdParam = z.object({
   onboardingId: z
     .string()
     .min(1)
     .max(200)
-    .openapi({ format: 'uuid', description: 'The onboardingId of the start response.' }),
+    .openapi({
+      format: 'uuid',
+      pattern: UUID_PATTERN,
+      description:
+        'The onboardingId of the start response. A value that is not one names no onboarding: 404, not 400.',
+      param: { example: ex.ids.onboarding },
+    }),
 })

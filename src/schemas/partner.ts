@@ -11,7 +11,7 @@ import { singleLine } from './text.js'
  */
 export const httpUrl = singleLine(z.string())
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(2048))
-  .openapi({ type: 'string', format: 'uri', maxLength: 2048 })
+  .openapi({ format: 'uri', maxLength: 2048 })
 
 /**
  * An allowed_origins entry: an http(s) URL, or an origin with any port (`http://localhost:*`,

@@ -84,10 +84,15 @@ export const Metadata = z
     description: 'Merged key by key into the stored metadata; a key set to null is removed.',
   })
 
-/** The stored user without its secrets (userFields); the input schemas above check the values. */
+/**
+ * The stored user without its secrets (userFields); the input schemas above check the values.
+ * Its addresses are shown as the requests take them (`Address`).
+ */
 export const User = z
   .object({
     ...userFields,
+    address: Address,
+    secondary_address: Address,
     provider_consumer_id: userFields.provider_consumer_id.clone().openapi({
       description:
         "null until the user's card onboarding completes with a pass: the card provider creates its consumer only at approval. Then the onboarding's consumerId.",

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi'
 import { eventTypes } from '../domain/events.js'
 import * as ex from './examples.js'
 import { deliveryStatus, labCheck, webhookFields } from './fields.js'
+import { DeliveryId, WebhookId } from './ids.js'
 import { httpUrl } from './partner.js'
 import { multiLine } from './text.js'
 
@@ -118,12 +119,8 @@ export const DeliveryQuery = z.object({
   event_type: EventName.optional(),
 })
 
-export const WebhookIdParam = z.object({
-  id: z.string().startsWith('wh_', 'must be a webhook id (wh_…)'),
-})
-export const DeliveryParams = WebhookIdParam.extend({
-  deliveryId: z.string().startsWith('dlv_', 'must be a delivery id (dlv_…)'),
-})
+export const WebhookIdParam = z.object({ id: WebhookId })
+export const DeliveryParams = WebhookIdParam.extend({ deliveryId: DeliveryId })
 
 export const Catalogue = z
   .object({ data: z.array(z.object({ type: z.string(), description: z.string() })) })
