@@ -185,12 +185,19 @@ describe('createControlClient against a running sandbox (admin token, real socke
       await api(p, 'POST', '/partner/auth/register', u)
       await api(p, 'POST', '/partner/auth/login', { email: u.email, password: u.password })
     }
+    // Read while both can still be used: the inbox shows a code only until it ends.
+    const codeA = await a.inbox.latestCode(ua.email)
+    const codeB = await b.inbox.latestCode(ub.email)
     const before = await a.clock.now()
     const moved = await a.clock.advance('11m')
     expect(moved.offset_ms).toBeGreaterThanOrEqual(11 * 60_000)
     expect((await a.clock.now()).getTime() - before.getTime()).toBeGreaterThanOrEqual(11 * 60_000)
-    const codeA = await a.inbox.latestCode(ua.email)
-    const codeB = await b.inbox.latestCode(ub.email)
+    // A's code has expired on A's clock: its message stays, without the code.
+    await expect(a.inbox.latestCode(ua.email)).rejects.toBeInstanceOf(NotFoundInSandboxError)
+    const [endedA] = (await a.inbox.list({ email: ua.email, kind: 'login_code' })).data
+    expect(endedA).toMatchObject({ code: null, code_ended: 'expired' })
+    // B's clock did not move: its code is still shown.
+    expect(await b.inbox.latestCode(ub.email)).toBe(codeB)
     const expired = await api(a, 'POST', '/partner/auth/verify-otp', {
       email: ua.email,
       code: codeA,

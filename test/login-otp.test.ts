@@ -215,12 +215,34 @@ describe('POST /partner/auth/verify-otp', () => {
       },
     }
     const { call } = await testSandbox({ scenario })
-    const qa = await registerAndLogin(call, { email: 'tester@qa.example' })
+    /**
+     * Registers and logs in `email`; answers the code the inbox shows before verify-otp uses
+     * it (the inbox shows a code only while it can be used) and the session token.
+     */
+    const signIn = async (email: string) => {
+      const user = newUser({ email })
+      const reg = await call('POST', '/api/v1/partner/auth/register', { body: user })
+      expect(reg.status, reg.text).toBe(201)
+      const login = await call('POST', '/api/v1/partner/auth/login', {
+        body: { email, password: user.password },
+      })
+      expect(login.status, login.text).toBe(200)
+      const code = (await inboxOf(call, email))[0].code
+      const verified = await call('POST', '/api/v1/partner/auth/verify-otp', {
+        body: { email, code },
+      })
+      expect(verified.status, verified.text).toBe(200)
+      return { code, token: verified.json.sessionToken }
+    }
+    const used = async (email: string) =>
+      expect((await inboxOf(call, email))[0]).toMatchObject({ code: null, code_ended: 'used' })
+    const qa = await signIn('tester@qa.example')
     expect(qa.token).toBeTruthy()
-    expect((await inboxOf(call, 'tester@qa.example'))[0].code).toBe('424242')
-    await registerAndLogin(call, { email: 'plain@example.com' })
-    expect((await inboxOf(call, 'plain@example.com'))[0].code).toBe('111111')
-    await registerAndLogin(call, { email: 'rnd@example.com' })
+    expect(qa.code).toBe('424242')
+    await used('tester@qa.example')
+    expect((await signIn('plain@example.com')).code).toBe('111111')
+    await used('plain@example.com')
+    await signIn('rnd@example.com')
     const codes = new Set<string>()
     for (let i = 0; i < 4; i++) {
       await call('POST', '/api/v1/partner/auth/login', {

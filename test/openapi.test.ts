@@ -21,6 +21,7 @@ describe('OpenAPI document and docs page', () => {
       '502',
       '503',
       '504',
+      '507',
     ])
     expect(me.get.security).toEqual([{ PartnerKey: [], PartnerSecret: [] }])
     expect(doc.components.schemas.Error.properties).toHaveProperty('requestId')

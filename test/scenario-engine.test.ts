@@ -14,7 +14,6 @@ import {
   engineOptions,
   hostedOnboarding,
   journalOf,
-  loginSession,
   newUser,
   onboardingApplicant,
   orgHeaders,
@@ -76,10 +75,45 @@ async function addFault(call: Call, body: Record<string, unknown>) {
   return res.json.fault
 }
 
-async function inboxCodes(call: Call, query: Record<string, string>): Promise<string[]> {
+async function inboxMessages(call: Call, query: Record<string, string>): Promise<Json[]> {
   const res = await call('GET', `/_sandbox/inbox?${new URLSearchParams(query)}`, { creds: null })
   expect(res.status, res.text).toBe(200)
-  return res.json.data.map((m: Json) => m.code)
+  return res.json.data
+}
+
+/** The codes the inbox shows: a code only while it can be used, `null` once used or expired. */
+async function inboxCodes(call: Call, query: Record<string, string>): Promise<string[]> {
+  return (await inboxMessages(call, query)).map((m: Json) => m.code)
+}
+
+/** Logs `user` in; answers the code the inbox shows for it, read before anything uses it. */
+async function loginCode(
+  call: Call,
+  user: { email: string; password: string },
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const login = await call('POST', LOGIN, {
+    body: { email: user.email, password: user.password },
+    headers,
+  })
+  expect(login.status, login.text).toBe(200)
+  const [code] = await inboxCodes(call, { email: user.email })
+  return code as string
+}
+
+/** Redeems a login code; answers the session's headers. */
+async function verify(call: Call, email: string, code: string) {
+  const verified = await call('POST', VERIFY, { body: { email, code } })
+  expect(verified.status, verified.text).toBe(200)
+  return { authorization: `Bearer ${verified.json.sessionToken}` }
+}
+
+/** A new user of the default partner, registered; not logged in yet. */
+async function registered(call: Call) {
+  const user = newUser()
+  const res = await call('POST', `${API}/auth/register`, { body: user })
+  expect(res.status, res.text).toBe(201)
+  return user
 }
 
 async function eventIds(call: Call, partnerId: string): Promise<string[]> {
@@ -154,6 +188,8 @@ describe('two partners with different scenarios, at the same time', () => {
       expect(login.status, login.text).toBe(200)
       await together()
       const [code] = await inboxCodes(call, { partner_id: partnerId, email: user.email })
+      // The partner's whole inbox, while its code can still be used (neither flow verified yet).
+      const inbox = await inboxCodes(call, { partner_id: partnerId })
       await together()
       const verified = await call('POST', VERIFY, {
         creds,
@@ -182,7 +218,7 @@ describe('two partners with different scenarios, at the same time', () => {
       await together()
       const status = await call('GET', STATUS, { creds, headers })
       expect(status.status, status.text).toBe(200)
-      return { user, code, meStatuses, onboarding, card: status.json.data.card }
+      return { user, code, inbox, meStatuses, onboarding, card: status.json.data.card }
     }
 
     const [ra, rb] = await Promise.all([flow(a.creds, a.id), flow(b.creds, b.id)])
@@ -209,12 +245,19 @@ describe('two partners with different scenarios, at the same time', () => {
     expect(rb.card).toMatchObject({ status: 'active' })
 
     // Codes: A's are random, B's the fixed default; each inbox holds only its own partner's.
-    const codesA = await inboxCodes(call, { partner_id: a.id })
-    const codesB = await inboxCodes(call, { partner_id: b.id })
-    expect(codesA).toEqual([ra.code])
+    expect(ra.inbox).toEqual([ra.code])
     expect(ra.code).toMatch(/^\d{6}$/)
     expect(ra.code).not.toBe('000000')
-    expect(codesB).toEqual(['000000'])
+    expect(rb.inbox).toEqual(['000000'])
+    // Each verify-otp used its code: the message stays in its own partner's inbox, without it.
+    const usedBy = async (partnerId: string) =>
+      (await inboxMessages(call, { partner_id: partnerId })).map((m: Json) => ({
+        to: m.to,
+        code: m.code,
+        code_ended: m.code_ended,
+      }))
+    expect(await usedBy(a.id)).toEqual([{ to: ra.user.email, code: null, code_ended: 'used' }])
+    expect(await usedBy(b.id)).toEqual([{ to: rb.user.email, code: null, code_ended: 'used' }])
 
     // Faults: only A's requests were faulted.
     expect(ra.meStatuses).toEqual([503, 200])
@@ -285,29 +328,39 @@ describe('X-Sandbox-Scenario: a scenario for one request', () => {
 
   it('a JSON override: that login’s code is 123456, the next login’s the partner’s default', async () => {
     const { call } = await setup()
-    const u = await registerAndLogin(call)
-    const before = await inboxCodes(call, { email: u.user.email })
-    expect(before).toEqual(['000000'])
-    const login = await call('POST', LOGIN, {
-      body: { email: u.user.email, password: u.user.password },
-      headers: { [HEADER]: '{"otp":{"code":"123456"}}' },
-    })
-    expect(login.status, login.text).toBe(200)
-    expect((await inboxCodes(call, { email: u.user.email }))[0]).toBe('123456')
+    const user = await registered(call)
+    // Each login's code as the inbox shows it when sent, before verify-otp uses it.
+    const codes: string[] = []
+    codes.push(await loginCode(call, user))
+    expect(codes).toEqual(['000000'])
+    await verify(call, user.email, '000000')
+    codes.push(await loginCode(call, user, { [HEADER]: '{"otp":{"code":"123456"}}' }))
+    expect(codes.at(-1)).toBe('123456')
     const [journaled] = await journalOf(call, { path: LOGIN, limit: '1' })
     expect(journaled).toMatchObject({ status: 200, scenario: 'default+request' })
-    const verified = await call('POST', VERIFY, { body: { email: u.user.email, code: '123456' } })
-    expect(verified.status, verified.text).toBe(200)
-    await loginSession(call, u.user.email, u.user.password)
-    expect(await inboxCodes(call, { email: u.user.email })).toEqual(['000000', '123456', '000000'])
+    await verify(call, user.email, '123456')
+    codes.push(await loginCode(call, user))
+    await verify(call, user.email, codes.at(-1) as string)
+    expect(codes).toEqual(['000000', '123456', '000000'])
+    // All three were used: the messages stay, without their codes.
+    const messages = await inboxMessages(call, { email: user.email })
+    expect(messages.map((m: Json) => [m.code, m.code_ended])).toEqual([
+      [null, 'used'],
+      [null, 'used'],
+      [null, 'used'],
+    ])
   })
 
   it('refuses an unknown name, invalid JSON and an invalid override with a 400; nothing happens', async () => {
     const { call } = await setup()
-    const u = await registerAndLogin(call)
+    const user = await registered(call)
+    // The one login that sends a code; read while it can be used, then used.
+    const code = await loginCode(call, user)
+    expect(code).toBe('000000')
+    await verify(call, user.email, code)
     const login = (value: string) =>
       call('POST', LOGIN, {
-        body: { email: u.user.email, password: u.user.password },
+        body: { email: user.email, password: user.password },
         headers: { [HEADER]: value },
       })
 
@@ -329,8 +382,9 @@ describe('X-Sandbox-Scenario: a scenario for one request', () => {
     expect(invalid.json.error.message).toContain('otp.code')
     expect(invalid.json.error.message).toContain('a code is 6 digits')
 
-    // None of them sent a code.
-    expect(await inboxCodes(call, { email: u.user.email })).toEqual(['000000'])
+    // None of them sent a code: the only message is the first login's, its code used.
+    const messages = await inboxMessages(call, { email: user.email })
+    expect(messages.map((m: Json) => [m.code, m.code_ended])).toEqual([[null, 'used']])
   })
 
   it('names a scenario, never a file on the server’s disk', async () => {

@@ -2,17 +2,16 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import type { SandboxOptions } from '../src/index.js'
 import { listBundledScenarios } from '../src/scenarios/loader.js'
 import {
+  bearer,
   type Call,
   type Creds,
   connectBank,
   createPartner,
   hostedOnboarding,
   journalOf,
-  loginSession,
   newUser,
   onboardedUser,
   onboardingApplicant,
-  registerAndLogin,
   startReceiver,
   testSandbox,
 } from './helpers.js'
@@ -63,9 +62,45 @@ async function advance(call: Call, by: string | number) {
   expect(res.status, res.text).toBe(200)
 }
 
-/** A user of the partner and calls made with their session. */
-async function userOf(p: Played, overrides: Parameters<typeof registerAndLogin>[1] = {}) {
-  const u = await registerAndLogin(p.call, overrides, p.creds)
+/** The partner's messages to `email` (newest first): a code shows only while it can be used. */
+async function inboxOf(p: Played, email: string): Promise<Json[]> {
+  const query = new URLSearchParams({ kind: 'login_code', partner_id: p.partnerId, email })
+  const res = await p.call('GET', `/_sandbox/inbox?${query}`, { creds: null })
+  expect(res.status, res.text).toBe(200)
+  return res.json.data
+}
+
+/** Logs `user` in; answers the code its login sent, read from the inbox before it is used. */
+async function loginCode(p: Played, user: { email: string; password: string }): Promise<string> {
+  const res = await p.call('POST', `${API}/auth/login`, {
+    creds: p.creds,
+    body: { email: user.email, password: user.password },
+  })
+  expect(res.status, res.text).toBe(200)
+  const [message] = await inboxOf(p, user.email)
+  expect(message?.code_ended).toBeNull()
+  return message?.code
+}
+
+/** Redeems a login code; answers the session. */
+async function verifyCode(p: Played, email: string, code: string) {
+  const res = await p.call('POST', `${API}/auth/verify-otp`, {
+    creds: p.creds,
+    body: { email, code },
+  })
+  expect(res.status, res.text).toBe(200)
+  const token = res.json.sessionToken as string
+  return { token, expiresAt: res.json.expiresAt as number, bearer: bearer(token) }
+}
+
+/** A user of the partner, with the code of its login, and calls made with their session. */
+async function userOf(p: Played, overrides: Parameters<typeof newUser>[0] = {}) {
+  const user = newUser(overrides)
+  const res = await p.call('POST', `${API}/auth/register`, { creds: p.creds, body: user })
+  expect(res.status, res.text).toBe(201)
+  const code = await loginCode(p, user)
+  const session = await verifyCode(p, user.email, code)
+  const u = { user, userId: res.json.userId as string, code, ...session }
   const as = (method: string, path: string, body?: unknown) =>
     p.call(method, path, { creds: p.creds, headers: u.bearer, body })
   const onboard = (ssn: string) =>
@@ -140,9 +175,14 @@ const plays: Record<string, () => Promise<void>> = {
     const ordinary = await userOf(p)
     const passed = await ordinary.onboard('123-45-6789')
     expect(passed.completion).toMatchObject({ status: 'completed', card: { status: 'active' } })
-    // Production-like: the fixed login code, as documented.
+    // Production-like: the fixed login code, as documented (each read before it was used).
+    expect([ordinary.code, denied.code]).toEqual(['000000', '000000'])
+    // Both were used: the partner's inbox keeps both messages, without their codes.
     const inbox = await p.call('GET', `/_sandbox/inbox?partner_id=${p.partnerId}`, { creds: null })
-    expect(inbox.json.data.map((m: Json) => m.code)).toEqual(['000000', '000000'])
+    expect(inbox.json.data.map((m: Json) => [m.to, m.code, m.code_ended])).toEqual([
+      [ordinary.user.email, null, 'used'],
+      [denied.user.email, null, 'used'],
+    ])
   },
 
   async 'happy-path'() {
@@ -347,18 +387,20 @@ const plays: Record<string, () => Promise<void>> = {
   async 'random-otp'() {
     const p = await partnerWith('random-otp')
     const u = await userOf(p)
-    // A second login of the same user, its code read from the inbox as well.
-    await loginSession(p.call, u.user.email, u.user.password, p.creds)
-    const inbox = await p.call(
-      'GET',
-      `/_sandbox/inbox?kind=login_code&email=${encodeURIComponent(u.user.email)}`,
-      { creds: null },
-    )
-    const codes = inbox.json.data.map((m: Json) => m.code) as string[]
+    // A second login of the same user, its code read from the inbox as well (before its use).
+    const second = await loginCode(p, u.user)
+    await verifyCode(p, u.user.email, second)
+    const codes = [second, u.code]
     expect(codes).toHaveLength(2)
     for (const code of codes) expect(code).toMatch(/^\d{6}$/)
     expect(codes[0]).not.toBe(codes[1])
     expect(codes).not.toContain('000000')
+    // Both were used: the messages stay, without their codes.
+    const inbox = await inboxOf(p, u.user.email)
+    expect(inbox.map((m: Json) => [m.code, m.code_ended])).toEqual([
+      [null, 'used'],
+      [null, 'used'],
+    ])
   },
 
   async 'disputes-lost'() {
