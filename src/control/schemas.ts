@@ -18,7 +18,9 @@ export const Health = z
         'Where the state lives: memory, a data file (--data), or PostgreSQL (--database).',
     }),
     scenario: z.string(),
-    partners: z.number().int(),
+    partners: z.number().int().nullable().openapi({
+      description: 'How many partners there are; null while the database is out of reach.',
+    }),
     problems: z.array(z.string()).openapi({
       description:
         'What needs a person: e.g. partners whose scenario is not loaded (GET /_sandbox/partners names them). Empty when all is well.',

@@ -20,7 +20,7 @@ export function stateRoutes(s: { platform: Platform }) {
         200: jsonResponse(Health, 'The sandbox is up.'),
         503: jsonResponse(
           Health,
-          'Writes are refused (507) because the data file cannot take them (a full disk): `problems` says what to free. Reads work; writes are taken again by themselves once there is space.',
+          'Degraded, `problems` says why: the database (--database) is out of reach (every request needing it gets 503 with Retry-After until it is back), or writes are refused (507) because the data file cannot take them (a full disk: what to free; reads work, and writes are taken again by themselves once there is space).',
         ),
       },
     }),

@@ -13,6 +13,7 @@ import { packageVersion } from '../package-root.js'
 import type { Random } from '../random.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
+import { DatabaseUnavailable } from '../state/database-error.js'
 import type { State, StateTx } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
 import type { Dispatcher } from '../webhooks/dispatcher.js'
@@ -46,11 +47,16 @@ export class Platform {
    */
   async health() {
     const { scenarios, state, clocks, config } = this.parts
-    const partners = await state.all('partners')
-    const missing = scenarios.problems(partners).length
+    // The database out of reach is what the check is for: said, not thrown (a 503 all the same).
+    const partners = await state.all('partners').catch((error: unknown) => {
+      if (error instanceof DatabaseUnavailable) return error
+      throw error
+    })
+    const database = partners instanceof DatabaseUnavailable ? partners : undefined
+    const missing = database ? 0 : scenarios.problems(partners as PartnerRow[]).length
     const storage = state.storageProblem?.()
     return {
-      status: storage?.refusingWrites ? ('degraded' as const) : ('ok' as const),
+      status: storage?.refusingWrites || database ? ('degraded' as const) : ('ok' as const),
       version: packageVersion,
       now: clocks.sandbox.iso(),
       uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
@@ -60,8 +66,9 @@ export class Platform {
           ? ('file' as const)
           : ('memory' as const),
       scenario: scenarios.default.name,
-      partners: partners.length,
+      partners: database ? null : (partners as PartnerRow[]).length,
       problems: [
+        ...(database ? [`database: ${database.message}`] : []),
         ...(storage ? [`storage: ${storage.message}`] : []),
         ...(missing === 0
           ? []
