@@ -8,7 +8,12 @@ import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-
 import { batchUpsertOf, indexSql } from '../src/state/postgres/statements.js'
 import type { StateTx } from '../src/state/seam.js'
 import { defineIndexes } from '../src/store/indexes.js'
-import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
+import {
+  type CollectionsData,
+  type DeliveryRow,
+  emptyCollections,
+  type UserRow,
+} from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
 import type { SinkRequestRow } from '../src/store/records-sinks.js'
 import { Store } from '../src/store/store.js'
@@ -37,6 +42,16 @@ const user = (n: number, partner = 'p1') =>
   ({ id: `u-${n}`, partner_id: partner, email: `user${n}@example.com` }) as unknown as UserRow
 const txn = (n: number, userId: string, at: string) =>
   ({ id: `t-${n}`, partner_id: 'p1', user_id: userId, created_at: at }) as unknown as TransactionRow
+const delivery = (id: string, next: string | null) =>
+  ({
+    id,
+    partner_id: 'p1',
+    webhook_id: 'wh_1',
+    status: next ? 'pending' : 'succeeded',
+    next_attempt_at: next,
+    completed_at: next ? null : '2031-01-01T00:00:00.000Z',
+    created_at: '2031-01-01T00:00:00.000Z',
+  }) as unknown as DeliveryRow
 
 /**
  * A database as an older build left it: `state` (on `url`) is closed, then `undo` runs on its
@@ -717,19 +732,42 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(await a.increment('rate:p1', 8)).toBe(2)
   })
 
-  it('a lease is held once among replicas until released or expired', async () => {
+  it('takeDue gives each replica its own due rows: those another transaction holds are skipped', async () => {
     const url = freshDatabaseUrl()
     const [a, b] = [await open(url), await open(url)]
-    const lease = await a.claim('delivery:d1', 60_000)
-    expect(lease).toBeDefined()
-    expect(await b.claim('delivery:d1', 60_000)).toBeUndefined()
-    expect(await a.claim('delivery:d1', 60_000)).toBeUndefined()
-    await lease?.release()
-    const again = await b.claim('delivery:d1', 1)
-    expect(again).toBeDefined()
-    // Its holder died: the lease runs out and another replica claims the work.
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(await a.claim('delivery:d1', 60_000)).toBeDefined()
+    const key = 'p1|wh_1'
+    await a.transaction(async (tx) => {
+      for (const [n, at] of [
+        '2031-01-01T00:00:03.000Z',
+        '2031-01-01T00:00:01.000Z',
+        '2031-01-01T00:00:02.000Z',
+        '2031-01-01T00:09:00.000Z',
+      ].entries())
+        tx.put('webhook_deliveries', delivery(`dlv_${n}`, at))
+      tx.put('webhook_deliveries', delivery('dlv_done', null))
+    })
+    const upTo = '2031-01-01T00:00:05.000Z'
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let taken: () => void = () => {}
+    const first = new Promise<void>((resolve) => {
+      taken = resolve
+    })
+    const byA = a.transaction(async (tx) => {
+      const rows = await tx.takeDue('deliveries_due_by_endpoint', key, upTo, 2)
+      taken()
+      await held
+      return rows.map((r) => r.id)
+    })
+    await first
+    const byB = await b.transaction(async (tx) =>
+      (await tx.takeDue('deliveries_due_by_endpoint', key, upTo, 10)).map((r) => r.id),
+    )
+    release()
+    expect(await byA).toEqual(['dlv_1', 'dlv_2'])
+    expect(byB).toEqual(['dlv_0'])
   })
 
   it('replicas starting at once migrate once; the tables are the layout', async () => {

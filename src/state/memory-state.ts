@@ -317,6 +317,28 @@ class MemoryTx implements StateTx {
     this.store.txWrite(this.tx, ['del', collection, id])
   }
 
+  /** One process, writers serialized: the due rows themselves are this transaction's. */
+  takeDue<I extends IndexName>(
+    index: I,
+    key: string,
+    upTo: string,
+    limit: number,
+  ): Promise<IndexRow<I>[]> {
+    const def = indexDefs[index]
+    const order = ('order' in def ? def.order : undefined) as ((row: never) => string) | undefined
+    if (!order) return Promise.reject(new Error(`takeDue needs an ordered index, not ${index}`))
+    const out: IndexRow<I>[] = []
+    if (limit <= 0) return Promise.resolve(out)
+    const scoped = this.partner !== undefined && tenantCollections.has(def.collection)
+    for (const row of this.store.scan(def.collection, index, key)) {
+      if (order(row as never) > upTo) break
+      if (scoped && partnerOf(def.collection, row) !== this.partner) continue
+      out.push(row as IndexRow<I>)
+      if (out.length >= limit) break
+    }
+    return Promise.resolve(out)
+  }
+
   afterCommit(fn: () => void): void {
     if (this.after) this.after.push(fn)
     else this.after = [fn]

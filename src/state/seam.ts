@@ -57,6 +57,19 @@ export interface StateReader {
 export interface StateTx extends StateReader {
   put<K extends CollectionName>(collection: K, row: Collections[K]): void
   remove(collection: CollectionName, id: string): void
+  /**
+   * Due work, taken for this transaction: the rows under `key` of an ordered index whose order
+   * value is at most `upTo`, in order, at most `limit`, locked until the transaction ends. Rows
+   * another transaction holds are skipped, not waited for (PostgreSQL: `FOR UPDATE SKIP
+   * LOCKED`), so replicas taking work at once each get their own. The memory engine, one
+   * process whose writers are serialized, answers the rows.
+   */
+  takeDue<I extends IndexName>(
+    index: I,
+    key: string,
+    upTo: string,
+    limit: number,
+  ): Promise<IndexRow<I>[]>
   /** Runs after the transaction committed (never when it rolled back). */
   afterCommit(fn: () => void): void
 }

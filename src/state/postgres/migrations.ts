@@ -431,6 +431,34 @@ ${[
   .map(tenantKey)
   .join('')}`,
   },
+  {
+    version: 5,
+    name: 'deliveries due and finished',
+    sql: `
+-- The dispatcher's schedule (indexes.ts deliveries_due_by_endpoint: due rows taken FOR UPDATE
+-- SKIP LOCKED) and usage's count of finished deliveries (deliveries_finished_by_partner), filled
+-- for the rows already there.
+ALTER TABLE webhook_deliveries
+  ADD COLUMN k_deliveries_due_by_endpoint text,
+  ADD COLUMN o_deliveries_due_by_endpoint text,
+  ADD COLUMN p_deliveries_due_by_endpoint bigint,
+  ADD COLUMN k_deliveries_finished_by_partner text,
+  ADD COLUMN o_deliveries_finished_by_partner text,
+  ADD COLUMN p_deliveries_finished_by_partner bigint;
+UPDATE webhook_deliveries SET
+  k_deliveries_due_by_endpoint = CASE WHEN row->>'next_attempt_at' IS NOT NULL
+    THEN partner_id || '|' || (row->>'webhook_id') END,
+  o_deliveries_due_by_endpoint = coalesce(row->>'next_attempt_at', ''),
+  p_deliveries_due_by_endpoint = nextval('sandbox_pos'),
+  k_deliveries_finished_by_partner = CASE WHEN row->>'completed_at' IS NOT NULL
+    AND row->>'status' IN ('succeeded', 'permanently_failed')
+    THEN partner_id || '|' || (row->>'status') END,
+  o_deliveries_finished_by_partner = coalesce(row->>'completed_at', ''),
+  p_deliveries_finished_by_partner = nextval('sandbox_pos');
+CREATE INDEX deliveries_due_by_endpoint ON webhook_deliveries (k_deliveries_due_by_endpoint, o_deliveries_due_by_endpoint, p_deliveries_due_by_endpoint) WHERE k_deliveries_due_by_endpoint IS NOT NULL;
+CREATE INDEX deliveries_finished_by_partner ON webhook_deliveries (k_deliveries_finished_by_partner, o_deliveries_finished_by_partner, p_deliveries_finished_by_partner) WHERE k_deliveries_finished_by_partner IS NOT NULL;
+`,
+  },
 ]
 
 /**

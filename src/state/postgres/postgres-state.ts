@@ -414,7 +414,7 @@ const FOLD_AT = 32
  * statements name the partner, so a distributed table is read on the partner's node alone.
  */
 class PgReader implements StateReader {
-  private readonly query: Query
+  protected readonly query: Query
 
   constructor(
     query: Query,
@@ -630,6 +630,20 @@ class PgTx extends PgReader implements StateTx {
 
   afterCommit(fn: () => void): void {
     this.after.push(fn)
+  }
+
+  /** Due rows of an ordered index, locked for this transaction; rows others hold are skipped. */
+  async takeDue<I extends IndexName>(index: I, key: string, upTo: string, limit: number) {
+    this.beforeIndexRead()
+    const { layout, columns: ix } = indexColumns[index]
+    if (!ix.order) throw new Error(`takeDue needs an ordered index, not ${index}`)
+    const mine = this.partner !== undefined && layout.byPartner
+    const text =
+      `SELECT row FROM ${layout.table} WHERE ${ix.key} = $1 AND ${ix.order} <= $2` +
+      `${mine ? ' AND partner_id = $4' : ''} ORDER BY ${ix.order}, ${ix.pos} LIMIT $3 ` +
+      'FOR UPDATE SKIP LOCKED'
+    const params = mine ? [key, upTo, limit, this.partner] : [key, upTo, limit]
+    return rowsOf<IndexRow<I>>(await this.query(text, params))
   }
 
   /** Opens the transaction: sent at once, its answer awaited with the writes' (`finish`). */
