@@ -30,7 +30,6 @@ import { Webhooks } from './services/webhooks.js'
 import { openState } from './state/open-state.js'
 import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
-import { WebhookDirectory } from './webhooks/directory.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { fanOut } from './webhooks/fan-out.js'
 import { SinkRegistry } from './webhooks/sink.js'
@@ -79,12 +78,10 @@ export async function compose(
   const clocks = await PartnerClocks.open(state, clock)
   const scenarios = new ScenarioRegistry(scenario, logger.error)
   const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
-  // Webhooks: the fan-out reads the directory; the dispatcher hears deliveries from commits.
-  const directory = await WebhookDirectory.open(state)
-  const deliveryCtx = { directory, clocks, random, scenarios }
-  const events = new EventBus(random, clocks, state, (writer, event) =>
-    fanOut(deliveryCtx, writer, event),
-  )
+  // Webhooks: the fan-out reads the partner's endpoints in the event's own transaction; the
+  // dispatcher takes the deliveries it made from the rows.
+  const deliveryCtx = { clocks, random, scenarios }
+  const events = new EventBus(random, clocks, state, (tx, event) => fanOut(deliveryCtx, tx, event))
   const moneyKernel = { clocks, random, events, scenarios }
   const money = new Money({ state, ...moneyKernel })
   const bankConnect = new BankConnect({
@@ -167,7 +164,6 @@ export async function compose(
     events,
     scenarios,
     credentials,
-    directory,
     deliveryStats: dispatcher,
   })
   const webhooks = new Webhooks({
@@ -176,7 +172,6 @@ export async function compose(
     random,
     scenarios,
     events,
-    directory,
     dispatcher,
     // A trigger's money is made by the money area's own operations, in the trigger's
     // transaction.

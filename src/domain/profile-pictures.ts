@@ -86,6 +86,6 @@ export async function usePicture(
   }
   tx.put('files', file)
   tx.put('users', next)
-  ctx.events.record(tx, user.partner_id, 'user.updated', publicUser(ctx, next))
+  await ctx.events.record(tx, user.partner_id, 'user.updated', publicUser(ctx, next))
   return next
 }

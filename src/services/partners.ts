@@ -17,7 +17,6 @@ import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
-import type { WebhookDirectory } from '../webhooks/directory.js'
 import type { Dispatcher } from '../webhooks/dispatcher.js'
 import { syncPrimaryEndpoint } from '../webhooks/subscriptions.js'
 
@@ -28,8 +27,6 @@ export interface PartnersParts {
   events: EventBus
   scenarios: ScenarioRegistry
   credentials: CredentialCache
-  /** Its endpoints as committed (the primary endpoint follows `webhook_url`). */
-  directory: WebhookDirectory
   /** Deliveries finished since a time, for the usage report. */
   deliveryStats: Pick<Dispatcher, 'stats'>
 }
@@ -40,7 +37,7 @@ export class Partners {
   private readonly endpoints: Parameters<typeof syncPrimaryEndpoint>[0]
 
   constructor(private readonly s: PartnersParts) {
-    this.endpoints = { clocks: s.clocks, random: s.random, webhooks: { directory: s.directory } }
+    this.endpoints = { clocks: s.clocks, random: s.random }
   }
 
   /** Layer 1 of spec section 5: the organization credentials of a request. */
@@ -55,7 +52,7 @@ export class Partners {
     return this.s.state.transaction(
       async (tx) => {
         const next = await patchPartner(this.s, tx, partner, patch)
-        syncPrimaryEndpoint(this.endpoints, tx, next)
+        await syncPrimaryEndpoint(this.endpoints, tx, next)
         return next
       },
       { partner: partner.id },
@@ -87,7 +84,7 @@ export class Partners {
     const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
     return this.s.state.transaction(async (tx) => {
       const partner = await insertPartner(this.s, tx, input, { api_key, api_secret_hash })
-      const webhook_secret = syncPrimaryEndpoint(this.endpoints, tx, partner)
+      const webhook_secret = await syncPrimaryEndpoint(this.endpoints, tx, partner)
       return { partner, api_key, api_secret, webhook_secret }
     })
   }

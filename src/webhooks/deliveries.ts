@@ -40,14 +40,14 @@ export async function requireDelivery(
 }
 
 /** A `webhook.test` event delivered to this endpoint only (not fanned out to the others). */
-export function sendTestEvent(
+export async function sendTestEvent(
   ctx: DeliveryCtx & { events: EventBus },
   tx: StateTx,
   webhook: WebhookRow,
-): DeliveryRow {
+): Promise<DeliveryRow> {
   if (!webhook.enabled)
     throw new ApiError('conflict', 'This endpoint is disabled; enable it to send a test event.')
-  const event = ctx.events.record(
+  const event = await ctx.events.record(
     tx,
     webhook.partner_id,
     'webhook.test',

@@ -262,7 +262,7 @@ export class Dispatcher {
       // Its result is unknown (the transaction recording it failed, say): forgetting it would
       // leave the delivery pending and never tried again. It comes again like a retry, once
       // any lease on it has run out, and that attempt goes by the row as it then stands.
-      const wait = this.leaseMs(partnerId)
+      const wait = await this.leaseMs(partnerId)
       outcome = { next: this.o.clocks.nowOf(partnerId) + wait, again: true }
       this.o.logger.error(
         `webhook delivery ${id} failed unexpectedly, tried again in ${wait / 1000} s: ${(error as Error).stack}`,
@@ -282,8 +282,11 @@ export class Dispatcher {
   }
 
   /** How long a lease on a delivery of `partnerId` lasts: its attempt's timeout and a margin. */
-  private leaseMs(partnerId: string): number {
-    return policyOf(this.o, partnerId).timeoutMs + (this.o.leaseMarginMs ?? LEASE_MARGIN_MS)
+  private async leaseMs(partnerId: string): Promise<number> {
+    return (
+      (await policyOf(this.o, this.o.state, partnerId)).timeoutMs +
+      (this.o.leaseMarginMs ?? LEASE_MARGIN_MS)
+    )
   }
 
   /** The JSON of an event, made once for all the endpoints (and retries) it goes to. */
@@ -304,7 +307,7 @@ export class Dispatcher {
    * that replica die, its lease runs out and this one looks again (recheck).
    */
   private async perform(id: string, dueAt: number): Promise<Outcome> {
-    const ttl = this.leaseMs(this.partnerOf.get(id) as string)
+    const ttl = await this.leaseMs(this.partnerOf.get(id) as string)
     const lease = await this.o.state.claim(`delivery:${id}`, ttl)
     if (!lease) {
       this.recheck(id, ttl)
@@ -371,7 +374,7 @@ export class Dispatcher {
       logAttempt(this.o.logger, row, row.attempts.length + 1, result, {})
       return { recorded }
     }
-    const policy = policyOf(this.o, row.partner_id)
+    const policy = await policyOf(this.o, this.o.state, row.partner_id)
     const number = row.attempts.length + 1
     const body = this.serialize(event)
     const headers = {
