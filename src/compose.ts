@@ -39,8 +39,8 @@ import { SinkRegistry } from './webhooks/sink.js'
  * so the real-time waits it shortens stay as they are everywhere else.
  */
 export interface InternalOptions {
-  /** How much a webhook delivery's lease outlasts its attempt's timeout (15 s). */
-  leaseMarginMs?: number
+  /** How long after its timeout a taken webhook attempt falls due again (15 s). */
+  takeMarginMs?: number
 }
 
 /**
@@ -146,7 +146,7 @@ export async function compose(
     state,
     clock,
     logger,
-    leaseMarginMs: internal.leaseMarginMs,
+    takeMarginMs: internal.takeMarginMs,
   })
   // After the sweeper: on a clock advance its rules emit events before the dispatcher runs.
   clock.onAdvance(async () => {
@@ -164,7 +164,6 @@ export async function compose(
     events,
     scenarios,
     credentials,
-    deliveryStats: dispatcher,
   })
   const webhooks = new Webhooks({
     state,
@@ -191,7 +190,6 @@ export async function compose(
     scenarios,
     files,
     credentials,
-    deliveries: dispatcher,
   })
   return {
     config,

@@ -56,7 +56,7 @@ describePostgres('partner-sandbox migrate', () => {
     const first = await run(['migrate', '--database', url])
     expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' })
     expect(first.stdout).toBe(
-      `applied 1 (state), 2 (leases, counters, commit numbers), 3 (running counts), 4 (tenant keys) to ${shown}\n`,
+      `applied 1 (state), 2 (leases, counters, commit numbers), 3 (running counts), 4 (tenant keys), 5 (deliveries due and finished) to ${shown}\n`,
     )
     const expected = [
       'sandbox_counters',
@@ -86,9 +86,9 @@ describePostgres('partner-sandbox migrate', () => {
     // From the environment, as a job in a compose file or a Kubernetes Job is given it.
     const second = await run(['migrate'], { SANDBOX_DATABASE_URL: url })
     expect(second).toMatchObject({ code: 0, stderr: '' })
-    expect(second.stdout).toBe(`already up to date at 4: ${shown}\n`)
+    expect(second.stdout).toBe(`already up to date at 5: ${shown}\n`)
     const versions = await sql`SELECT version FROM ${sql(schema)}.sandbox_migrations`
-    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4])
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5])
   }, 60_000)
 
   it('a sandbox then starts on the migrated schema, its banner naming it without the password', async () => {

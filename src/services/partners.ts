@@ -17,7 +17,7 @@ import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
-import type { Dispatcher } from '../webhooks/dispatcher.js'
+import { finishedSince } from '../webhooks/finished-count.js'
 import { syncPrimaryEndpoint } from '../webhooks/subscriptions.js'
 
 export interface PartnersParts {
@@ -27,8 +27,6 @@ export interface PartnersParts {
   events: EventBus
   scenarios: ScenarioRegistry
   credentials: CredentialCache
-  /** Deliveries finished since a time, for the usage report. */
-  deliveryStats: Pick<Dispatcher, 'stats'>
 }
 
 /** Partner organizations: their credentials, their record, and the control plane's partners. */
@@ -73,9 +71,9 @@ export class Partners {
   }
 
   async usage(partner: PartnerRow) {
-    const since = usageSince(this.s, partner.id)
-    const deliveries = this.s.deliveryStats.stats(partner.id, since)
-    return usage(this.s.state.tenant(partner.id), partner, deliveries)
+    const own = this.s.state.tenant(partner.id)
+    const deliveries = await finishedSince(own, partner.id, usageSince(this.s, partner.id))
+    return usage(own, partner, deliveries)
   }
 
   /** A new active partner with fresh test credentials, and its primary endpoint's secret. */

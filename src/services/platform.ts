@@ -21,7 +21,6 @@ import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State, StateTx } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
-import type { Dispatcher } from '../webhooks/dispatcher.js'
 
 export interface PlatformParts {
   config: Pick<SandboxConfig, 'data' | 'database'>
@@ -31,8 +30,6 @@ export interface PlatformParts {
   scenarios: ScenarioRegistry
   files: FileStore
   credentials: CredentialCache
-  /** The webhook schedule, rebuilt from a partner's rows after they were replaced. */
-  deliveries: Pick<Dispatcher, 'reload'>
 }
 
 /**
@@ -90,16 +87,16 @@ export class Platform {
   }
 
   resetPartner(partnerId: string): Promise<void> {
-    return this.changePartner(partnerId, (tx) => resetPartner(tx, partnerId))
+    return this.changePartner((tx) => resetPartner(tx, partnerId))
   }
 
   async deletePartner(partnerId: string): Promise<void> {
-    await this.changePartner(partnerId, (tx) => deletePartner(tx, partnerId))
+    await this.changePartner((tx) => deletePartner(tx, partnerId))
     this.parts.credentials.forget(partnerId)
   }
 
   restorePartner(partnerId: string, doc: UploadedSnapshot & { partner_id: string }) {
-    return this.changePartner(partnerId, (tx) => restorePartner(this.parts, tx, partnerId, doc))
+    return this.changePartner((tx) => restorePartner(this.parts, tx, partnerId, doc))
   }
 
   /**
@@ -116,13 +113,10 @@ export class Platform {
   }
 
   /** One transaction over a partner's rows, then what lives beside the state follows. */
-  private async changePartner(
-    partnerId: string,
-    change: (tx: StateTx) => Promise<PartnerDataChange>,
-  ): Promise<void> {
+  private async changePartner(change: (tx: StateTx) => Promise<PartnerDataChange>): Promise<void> {
     const { removedFiles } = await this.parts.state.transaction(change)
     for (const id of removedFiles) this.parts.files.remove(id)
-    // (The partner's inbox messages, ephemeral rows, went in the transaction with the rest.)
-    await this.parts.deliveries.reload(partnerId)
+    // (The partner's inbox messages, ephemeral rows, went in the transaction with the rest;
+    // its deliveries are rows, the webhook schedule itself.)
   }
 }

@@ -8,7 +8,6 @@ import { MemoryTenantReader } from './memory-tenant-reader.js'
 import type {
   Change,
   EphemeralPut,
-  Lease,
   RangeOptions,
   ReplaceListener,
   State,
@@ -34,8 +33,6 @@ const settled = Promise.resolve()
 export class MemoryState implements State {
   private busy = false
   private readonly waiting: (() => void)[] = []
-  /** Leases held (claim), by name: few at a time (webhook attempts under way). */
-  private readonly leases = new Map<string, { until: number }>()
   /** Counters (increment), by name: one per partner with a rate limit. */
   private readonly counters = new Map<string, { window: number; count: number }>()
   /** What the replace listeners answered for the replace under way. */
@@ -158,21 +155,6 @@ export class MemoryState implements State {
     if (counter && counter.window === window) return ++counter.count
     this.counters.set(name, { window, count: 1 })
     return 1
-  }
-
-  /** One process holds the state: a lease is a name held until released or expired. */
-  claim(name: string, ttlMs: number): Promise<Lease | undefined> {
-    const now = Date.now()
-    const held = this.leases.get(name)
-    if (held !== undefined && held.until > now) return Promise.resolve(undefined)
-    const lease = { until: now + ttlMs }
-    this.leases.set(name, lease)
-    return Promise.resolve({
-      release: () => {
-        if (this.leases.get(name) === lease) this.leases.delete(name)
-        return settled
-      },
-    })
   }
 
   /** Runs `fn` once no other transaction is under way; others wait, in arrival order. */

@@ -87,12 +87,6 @@ export interface Change {
 /** What hears a replace: what it answers, when a promise, is awaited (State.onReplace). */
 export type ReplaceListener = (() => void) | (() => Promise<void>)
 
-/** A claim on work to be done once among every process sharing the state (claim). */
-export interface Lease {
-  /** Gives the work up (done, or not to be done): another holder may claim it at once. */
-  release(): Promise<void>
-}
-
 export interface State extends StateReader {
   /**
    * Runs `fn` as one transaction. Writers never interleave: a second transaction starts once
@@ -119,12 +113,6 @@ export interface State extends StateReader {
    */
   putEphemerals(puts: readonly EphemeralPut[]): Promise<void>
   /**
-   * Claims `name` (a webhook attempt) for `ttlMs` of real time: the lease, or undefined while
-   * another holder's lease on it runs. Among replicas sharing a database the work is done
-   * once; a holder that dies leaves its lease to expire, and another then claims it.
-   */
-  claim(name: string, ttlMs: number): Promise<Lease | undefined>
-  /**
    * Adds one to the counter `name` in the window numbered `window` (a counter moved to another
    * window starts again at 0) and answers its count: one count among every process sharing
    * the state (a partner's rate limit). Not durable, never journaled. The memory engine answers
@@ -145,7 +133,10 @@ export interface State extends StateReader {
    * rows, written with putEphemerals.
    */
   journalRings?(sizes: { capacity: number; bodyWindow: number }): JournalRings
-  /** Hears every commit's changes once they are durable (caches, the dispatcher, waiters). */
+  /**
+   * Hears every commit's changes once they are durable: a hint that wakes work sooner (the
+   * dispatcher, waiters), never what an answer depends on.
+   */
   onCommit(listener: (changes: readonly Change[]) => void): () => void
   /**
    * Rises with every commit: whatever is derived from the rows alone is current while it

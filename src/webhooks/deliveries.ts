@@ -19,7 +19,8 @@ export const publicDelivery = (d: DeliveryRow) => ({
   status: d.status,
   attempts: d.attempts,
   retries: Math.max(0, d.attempts.length - 1),
-  next_attempt_at: d.next_attempt_at,
+  // While an attempt is under way, the time it was due (the row's own falls due again later).
+  next_attempt_at: d.attempt_due_at ?? d.next_attempt_at,
   redelivery_of: d.redelivery_of,
   lab: d.lab ?? null,
   created_at: d.created_at,

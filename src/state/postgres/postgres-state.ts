@@ -13,7 +13,6 @@ import type { IndexName, IndexRow } from '../indexes.js'
 import type {
   Change,
   EphemeralPut,
-  Lease,
   RangeOptions,
   ReplaceListener,
   State,
@@ -315,16 +314,6 @@ export class PostgresState implements State {
     }
   }
 
-  async claim(name: string, ttlMs: number): Promise<Lease | undefined> {
-    const holder = this.notices.replica
-    const [won] = await this.query(CLAIM, [name, holder, Math.max(1, Math.round(ttlMs))])
-    if (!won) return undefined
-    // Now and then, the leases of holders that died long ago go (they were claimed again or
-    // their work is gone): one statement, bounded by the index on `until`.
-    if (Math.random() < 0.01) void this.query(FORGET_LEASES).catch(() => {})
-    return { release: async () => void (await this.query(RELEASE, [name, holder])) }
-  }
-
   onCommit(listener: (changes: readonly Change[]) => void): () => void {
     return this.notices.onCommit(listener)
   }
@@ -379,10 +368,6 @@ export class PostgresState implements State {
   }
 }
 
-const CLAIM =
-  "INSERT INTO sandbox_leases AS l (name, holder, until) VALUES ($1, $2, now() + $3 * interval '1 millisecond') " +
-  'ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, until = EXCLUDED.until WHERE l.until < now() ' +
-  'RETURNING holder'
 /** The number of the last commit announced (0 before the first). */
 const LAST_COMMIT =
   'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM sandbox_commits'
@@ -399,8 +384,6 @@ interface Waiting {
   resolve: (count: number) => void
   reject: (error: unknown) => void
 }
-const RELEASE = 'DELETE FROM sandbox_leases WHERE name = $1 AND holder = $2'
-const FORGET_LEASES = "DELETE FROM sandbox_leases WHERE until < now() - interval '1 hour'"
 
 /** Folds a counted key's running counts (PostgresState.fold). */
 type Fold = (index: IndexName, key: string) => void
