@@ -157,6 +157,7 @@ CREATE TABLE webhook_deliveries (
   status text NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'permanently_failed')),
   attempts json NOT NULL,
   next_attempt_at timestamptz,
+  attempt_due_at timestamptz,
   redelivery_of text,
   lab text CHECK (lab IN ('duplicate', 'out_of_order', 'forged_signature', 'replay')),
   created_at timestamptz NOT NULL,
@@ -469,6 +470,10 @@ CREATE INDEX deliveries_by_event ON webhook_deliveries ((event_id), inserted);
 CREATE INDEX deliveries_done_by_partner ON webhook_deliveries ((partner_id), created_at, inserted) WHERE next_attempt_at IS NULL;
 
 CREATE INDEX deliveries_pending_by_event ON webhook_deliveries ((event_id), inserted) WHERE next_attempt_at IS NOT NULL;
+
+CREATE INDEX deliveries_due_by_endpoint ON webhook_deliveries ((partner_id || '|' || webhook_id), next_attempt_at, inserted) WHERE next_attempt_at IS NOT NULL;
+
+CREATE INDEX deliveries_finished_by_partner ON webhook_deliveries ((partner_id || '|' || status), completed_at, inserted) WHERE completed_at IS NOT NULL AND status IN ('succeeded', 'permanently_failed');
 
 CREATE INDEX events_by_partner ON events ((partner_id), inserted);
 

@@ -29,7 +29,6 @@ import { Webhooks } from './services/webhooks.js'
 import { openState } from './state/open-state.js'
 import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
-import { WebhookDirectory } from './webhooks/directory.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { fanOut } from './webhooks/fan-out.js'
 import { SinkRegistry } from './webhooks/sink.js'
@@ -39,8 +38,8 @@ import { SinkRegistry } from './webhooks/sink.js'
  * so the real-time waits it shortens stay as they are everywhere else.
  */
 export interface InternalOptions {
-  /** How much a webhook delivery's lease outlasts its attempt's timeout (15 s). */
-  leaseMarginMs?: number
+  /** How long after its timeout a taken webhook attempt falls due again (15 s). */
+  takeMarginMs?: number
 }
 
 /**
@@ -78,12 +77,10 @@ export async function compose(
   const clocks = await PartnerClocks.open(state, clock)
   const scenarios = new ScenarioRegistry(scenario, logger.error)
   const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
-  // Webhooks: the fan-out reads the directory; the dispatcher hears deliveries from commits.
-  const directory = await WebhookDirectory.open(state)
-  const deliveryCtx = { directory, clocks, random, scenarios }
-  const events = new EventBus(random, clocks, state, (writer, event) =>
-    fanOut(deliveryCtx, writer, event),
-  )
+  // Webhooks: the fan-out reads the partner's endpoints in the event's own transaction; the
+  // dispatcher takes the deliveries it made from the rows.
+  const deliveryCtx = { clocks, random, scenarios }
+  const events = new EventBus(random, clocks, state, (tx, event) => fanOut(deliveryCtx, tx, event))
   const moneyKernel = { clocks, random, events, scenarios }
   const money = new Money({ state, ...moneyKernel })
   const bankConnect = new BankConnect({
@@ -153,7 +150,7 @@ export async function compose(
     state,
     clock,
     logger,
-    leaseMarginMs: internal.leaseMarginMs,
+    takeMarginMs: internal.takeMarginMs,
   })
   // After the sweeper: on a clock advance its rules emit events before the dispatcher runs.
   clock.onAdvance(async () => {
@@ -171,8 +168,6 @@ export async function compose(
     events,
     scenarios,
     credentials,
-    directory,
-    deliveryStats: dispatcher,
   })
   const webhooks = new Webhooks({
     state,
@@ -180,7 +175,6 @@ export async function compose(
     random,
     scenarios,
     events,
-    directory,
     dispatcher,
     // A trigger's money is made by the money area's own operations, in the trigger's
     // transaction.
@@ -199,7 +193,6 @@ export async function compose(
     clocks,
     scenarios,
     loadedScenarios,
-    deliveries: dispatcher,
   })
   return {
     config,

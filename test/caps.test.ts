@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { InboxMessage } from '../src/domain/inbox.js'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
-import { CompletionLog, KEEP_MS, TRIM_SLACK } from '../src/webhooks/completion-log.js'
 import { fillHistory } from './full-history.js'
 import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
 import { inboxOf } from './inbox-state.js'
@@ -13,8 +12,6 @@ import { sinkRegistry } from './sink-registry.js'
  * "Retention", "Limits and hardening"), not only after a sweep or a read: each test goes past
  * the bound through the real code that adds, and reads the count after every step.
  */
-
-const MINUTE = 60_000
 
 let receivers: Receiver[] = []
 afterEach(async () => {
@@ -46,24 +43,6 @@ describe('in-memory history', () => {
     expect((await inbox.list({ email: 'user0@example.test', limit: 1_000 })).at(-1)?.id).toBe(
       'msg_252',
     )
-  })
-
-  it('the completion log keeps two days before each partner’s newest, read or not', () => {
-    const log = new CompletionLog()
-    const start = Date.parse('2026-01-01T00:00:00Z')
-    // Five days of a delivery finishing every minute, and nobody reads /partner/usage.
-    for (let i = 0; i < 5 * 24 * 60; i++) {
-      log.add({
-        partner_id: 'p',
-        status: i % 10 === 0 ? 'permanently_failed' : 'succeeded',
-        completed_at: new Date(start + i * MINUTE).toISOString(),
-      })
-      expect(log.size).toBeLessThanOrEqual(KEEP_MS / MINUTE + 1 + 2 * (TRIM_SLACK + 1))
-    }
-    // And it still counts the last day exactly.
-    const now = start + (5 * 24 * 60 - 1) * MINUTE
-    const day = log.count('p', now - 24 * 60 * MINUTE + 1)
-    expect(day.succeeded + day.permanentlyFailed).toBe(24 * 60)
   })
 
   it('the request journal holds its capacity', async () => {

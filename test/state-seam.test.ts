@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MemoryState } from '../src/state/memory-state.js'
 import { defineIndexes } from '../src/store/indexes.js'
-import { emptyCollections, type UserRow } from '../src/store/records.js'
+import { type DeliveryRow, emptyCollections, type UserRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
 import { Store } from '../src/store/store.js'
 
@@ -27,8 +27,42 @@ const user = (n: number, partner = 'p1') =>
   ({ id: `u-${n}`, partner_id: partner, email: `user${n}@example.com` }) as unknown as UserRow
 const txn = (n: number, userId: string, at: string) =>
   ({ id: `t-${n}`, partner_id: 'p1', user_id: userId, created_at: at }) as unknown as TransactionRow
+const delivery = (id: string, next: string | null, partner = 'p1') =>
+  ({
+    id,
+    partner_id: partner,
+    webhook_id: 'wh_1',
+    status: next ? 'pending' : 'succeeded',
+    next_attempt_at: next,
+    completed_at: next ? null : '2031-01-01T00:00:00.000Z',
+    created_at: '2031-01-01T00:00:00.000Z',
+  }) as unknown as DeliveryRow
 
 describe('state seam, memory engine', () => {
+  it('takeDue answers the due rows of a key in order, at most the limit, and a scope its own', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => {
+      const times = ['00:00:03', '00:00:01', '00:09:00', '00:00:02']
+      for (const [n, t] of times.entries())
+        tx.put('webhook_deliveries', delivery(`dlv_${n}`, `2031-01-01T${t}.000Z`))
+      tx.put('webhook_deliveries', delivery('dlv_done', null))
+    })
+    const upTo = '2031-01-01T00:00:05.000Z'
+    const take = (limit: number, partner?: string) =>
+      state.transaction(
+        async (tx) =>
+          (await tx.takeDue('deliveries_due_by_endpoint', 'p1|wh_1', upTo, limit)).map((r) => r.id),
+        partner ? { partner } : undefined,
+      )
+    expect(await take(10)).toEqual(['dlv_1', 'dlv_3', 'dlv_0'])
+    expect(await take(2)).toEqual(['dlv_1', 'dlv_3'])
+    expect(await take(0)).toEqual([])
+    expect(await take(10, 'p2')).toEqual([])
+    await expect(
+      state.transaction((tx) => tx.takeDue('deliveries_by_partner', 'p1', upTo, 1)),
+    ).rejects.toThrow('takeDue needs an ordered index')
+  })
+
   it('keeps a tenant row with its partner: one without a partner, or moved to another, is refused', async () => {
     const state = await open()
     await state.transaction(async (tx) => tx.put('users', user(1, 'p1')))

@@ -3,7 +3,7 @@ import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import type { Call } from './helpers.js'
 
 // The steps of the webhook delivery tests that break the dispatcher on purpose (an attempt not
-// recorded, a delivery leased elsewhere): an endpoint of the default partner, an event for it,
+// recorded, an attempt whose process died): an endpoint of the default partner, an event for it,
 // its one delivery, and the sandbox clock moved on.
 
 export const WEBHOOKS_API = '/api/v1/partner/webhooks'

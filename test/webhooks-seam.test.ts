@@ -26,7 +26,7 @@ describe('webhooks over the state seam', () => {
 
     await expect(
       state.transaction(async (tx) => {
-        events.record(tx, p.id, 'webhook.test', object)
+        await events.record(tx, p.id, 'webhook.test', object)
         throw new Error('rolled back')
       }),
     ).rejects.toThrow('rolled back')

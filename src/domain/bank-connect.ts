@@ -217,7 +217,7 @@ export async function enroll(
   }
   tx.put('bank_accounts', account)
   tx.put('connect_tokens', { ...current, used_at: now, bank_account_id: account.id })
-  ctx.events.record(tx, current.partner_id, 'external_bank_account.created', {
+  await ctx.events.record(tx, current.partner_id, 'external_bank_account.created', {
     object: 'external_bank_account',
     user_id: current.user_id,
     ...publicBankAccount(account),

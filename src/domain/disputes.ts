@@ -1,6 +1,6 @@
 import { ApiError, validationError } from '../errors.js'
 import { decideDispute } from '../scenarios/money.js'
-import type { StateReader, StateTx, StateWriter } from '../state/seam.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { DisputeRow } from '../store/records-money.js'
 import { toDollars } from './cards.js'
@@ -53,11 +53,11 @@ export function publicDispute(d: DisputeRow) {
 
 const announce = (
   ctx: Pick<MoneyKernel, 'events'>,
-  w: StateWriter,
+  tx: StateTx,
   d: DisputeRow,
   kind: 'created' | 'updated',
 ) =>
-  ctx.events.record(w, d.partner_id, `dispute.${kind}`, {
+  ctx.events.record(tx, d.partner_id, `dispute.${kind}`, {
     object: 'dispute',
     user_id: d.user_id,
     ...publicDispute(d),
@@ -132,8 +132,8 @@ export async function openDispute(
     updated_at: new Date(now).toISOString(),
   }
   tx.put('disputes', dispute)
-  transactionEvent(ctx, tx, credit, 'created')
-  announce(ctx, tx, dispute, 'created')
+  await transactionEvent(ctx, tx, credit, 'created')
+  await announce(ctx, tx, dispute, 'created')
   return dispute
 }
 
@@ -169,7 +169,7 @@ export async function addEvidence(
     updated_at: now,
   }
   tx.put('disputes', next)
-  announce(ctx, tx, next, 'updated')
+  await announce(ctx, tx, next, 'updated')
   return next
 }
 
@@ -201,10 +201,10 @@ export async function resolveDispute(
       originalTransactionId: dispute.transaction_id,
     }).txn
     next = { ...next, reversal_transaction_id: reversal.id }
-    transactionEvent(ctx, tx, reversal, 'created')
+    await transactionEvent(ctx, tx, reversal, 'created')
   }
   tx.put('disputes', next)
-  announce(ctx, tx, next, 'updated')
+  await announce(ctx, tx, next, 'updated')
   return next
 }
 

@@ -1,5 +1,5 @@
 import type { Random } from '../random.js'
-import type { State, StateWriter } from '../state/seam.js'
+import type { State, StateTx } from '../state/seam.js'
 import type { EventRow } from '../store/records.js'
 import type { PartnerClocks } from './partner-clocks.js'
 
@@ -35,9 +35,9 @@ export type EventListener = (event: EventRow) => void
 
 /**
  * Runs inside the transaction that records the event, so derived rows (deliveries) commit with
- * it. Synchronous, as `record` is: it reads what it needs from a copy kept by commit notices.
+ * it; it reads what it needs (the partner's endpoints, their labs) in that transaction.
  */
-export type FanOut = (writer: StateWriter, event: EventRow) => void
+export type FanOut = (tx: StateTx, event: EventRow) => Promise<void>
 
 export class EventBus {
   constructor(
@@ -101,14 +101,17 @@ export class EventBus {
     }
   }
 
-  /** Adds the event to `writer`'s batch; listeners hear of it once the batch has committed. */
-  record(
-    writer: StateWriter,
+  /**
+   * Adds the event, and its deliveries, to the transaction `tx`; listeners hear of it once the
+   * transaction has committed.
+   */
+  async record(
+    tx: StateTx,
     partnerId: string,
     type: EventType,
     object: Record<string, unknown>,
     options: { fanOut?: boolean; chosen?: boolean } = {},
-  ): EventRow {
+  ): Promise<EventRow> {
     // A patch that changes nothing hands the object back as is; one that sets fields, a copy.
     const patched = this.patches.get(type)?.(object) ?? object
     const event: EventRow = {
@@ -120,8 +123,8 @@ export class EventBus {
       ...(options.chosen || patched !== object ? { chosen: true as const } : {}),
     }
     this.recorded.add(event)
-    writer.put('events', event)
-    if (options.fanOut !== false) this.fanOut?.(writer, event)
+    tx.put('events', event)
+    if (options.fanOut !== false) await this.fanOut?.(tx, event)
     return event
   }
 }

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js'
 import { decideDeposit, fundingLimits } from '../scenarios/money.js'
-import type { StateReader, StateTx, StateWriter } from '../state/seam.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { DepositRow } from '../store/records-money.js'
 import { toDollars } from './cards.js'
@@ -19,23 +19,23 @@ const fundingCents = (ctx: Pick<MoneyKernel, 'scenarios'>, partner: PartnerRow, 
   toCents(amount, 'amount', fundingLimits(ctx.scenarios.forPartner(partner)).maxCents)
 
 /** The writes of a simulate-fund: a posted credit on `card`, read in the same transaction. */
-function writeFunding(
+async function writeFunding(
   ctx: MoneyKernel,
-  w: StateWriter,
+  tx: StateTx,
   partner: PartnerRow,
   user: UserRow,
   card: CardRow,
   cents: number,
 ) {
-  const result = recordTransaction(ctx, w, card, {
+  const result = recordTransaction(ctx, tx, card, {
     type: 'funding',
     direction: 'credit',
     amountCents: cents,
     status: 'posted',
     description: 'Sandbox funding (simulate-fund)',
   })
-  transactionEvent(ctx, w, result.txn, 'created')
-  ctx.events.record(w, partner.id, 'card.funded', {
+  await transactionEvent(ctx, tx, result.txn, 'created')
+  await ctx.events.record(tx, partner.id, 'card.funded', {
     object: 'card_funding',
     card_id: card.id,
     user_id: user.id,
@@ -130,8 +130,8 @@ export async function createDeposit(
     updated_at: new Date(now).toISOString(),
   }
   tx.put('deposits', deposit)
-  transactionEvent(ctx, tx, txn, 'created')
-  ctx.events.record(tx, partner.id, 'deposit.created', {
+  await transactionEvent(ctx, tx, txn, 'created')
+  await ctx.events.record(tx, partner.id, 'deposit.created', {
     object: 'deposit',
     user_id: user.id,
     ...publicDeposit(deposit),
@@ -169,8 +169,8 @@ export async function settleDeposit(ctx: MoneyKernel, tx: StateTx, id: string) {
     updated_at: ctx.clocks.forPartner(deposit.partner_id).iso(),
   }
   tx.put('deposits', settled)
-  transactionEvent(ctx, tx, moved.txn, 'updated')
-  ctx.events.record(tx, deposit.partner_id, ok ? 'deposit.succeeded' : 'deposit.failed', {
+  await transactionEvent(ctx, tx, moved.txn, 'updated')
+  await ctx.events.record(tx, deposit.partner_id, ok ? 'deposit.succeeded' : 'deposit.failed', {
     object: 'deposit',
     user_id: deposit.user_id,
     ...publicDeposit(settled),

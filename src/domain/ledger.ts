@@ -200,13 +200,13 @@ export async function requireTransaction(
   return txn
 }
 
-export function transactionEvent(
+export async function transactionEvent(
   ctx: Pick<MoneyKernel, 'events'>,
-  w: StateWriter,
+  tx: StateTx,
   txn: TransactionRow,
   kind: 'created' | 'updated',
-) {
-  ctx.events.record(w, txn.partner_id, `card_transaction.${kind}`, {
+): Promise<void> {
+  await ctx.events.record(tx, txn.partner_id, `card_transaction.${kind}`, {
     object: 'card_transaction',
     user_id: txn.user_id,
     ...publicTransaction(txn),

@@ -179,13 +179,13 @@ async function approve(
   }
   tx.put('onboardings', next)
   tx.put('users', approvedUser)
-  ctx.events.record(tx, row.partner_id, 'onboarding.completed', onboardingEventObject(next))
-  ctx.events.record(tx, row.partner_id, 'card.created', {
+  await ctx.events.record(tx, row.partner_id, 'onboarding.completed', onboardingEventObject(next))
+  await ctx.events.record(tx, row.partner_id, 'card.created', {
     object: 'card',
     user_id: user.id,
     ...publicCard(card),
   })
-  ctx.events.record(tx, row.partner_id, 'user.updated', publicUser(ctx, approvedUser))
+  await ctx.events.record(tx, row.partner_id, 'user.updated', publicUser(ctx, approvedUser))
   return next
 }
 
@@ -209,7 +209,7 @@ async function decline(
   const fresh = (await tx.get('users', user.id)) ?? user
   tx.put('onboardings', next)
   tx.put('users', { ...fresh, kyc_status: kycPassed ? 'approved' : 'rejected', updated_at: now })
-  ctx.events.record(tx, row.partner_id, 'onboarding.failed', onboardingEventObject(next))
+  await ctx.events.record(tx, row.partner_id, 'onboarding.failed', onboardingEventObject(next))
   return next
 }
 

@@ -167,9 +167,10 @@ export async function startOnboarding(
   if (fresh.kyc_status !== 'pending') {
     const next = { ...fresh, kyc_status: 'pending', updated_at: now }
     tx.put('users', next)
-    ctx.events.record(tx, partner.id, 'user.updated', publicUser(ctx, next))
+    await ctx.events.record(tx, partner.id, 'user.updated', publicUser(ctx, next))
   }
-  if (!existing) ctx.events.record(tx, partner.id, 'onboarding.started', onboardingEventObject(row))
+  if (!existing)
+    await ctx.events.record(tx, partner.id, 'onboarding.started', onboardingEventObject(row))
   return { onboarding: row, accessToken: token, resumed: Boolean(existing) }
 }
 

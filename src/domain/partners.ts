@@ -79,7 +79,7 @@ export async function storeRotatedCredentials(
   const { api_key, api_secret_hash } = credentials
   const rotatedAt = ctx.clocks.forPartner(partnerId).iso()
   tx.put('partners', { ...current, api_key, api_secret_hash, updated_at: rotatedAt })
-  ctx.events.record(tx, partnerId, 'api_key.rotated', {
+  await ctx.events.record(tx, partnerId, 'api_key.rotated', {
     object: 'api_key',
     partner_id: partnerId,
     api_key,

@@ -96,7 +96,7 @@ export async function usePicture(
   tx.put('files', file)
   tx.put('file_contents', content)
   tx.put('users', next)
-  ctx.events.record(tx, user.partner_id, 'user.updated', publicUser(ctx, next))
+  await ctx.events.record(tx, user.partner_id, 'user.updated', publicUser(ctx, next))
   return next
 }
 

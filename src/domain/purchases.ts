@@ -1,7 +1,7 @@
 import { ApiError, validationError } from '../errors.js'
 import { purchaseDecline } from '../scenarios/money.js'
 import { emailMatches } from '../scenarios/otp.js'
-import type { StateTx, StateWriter } from '../state/seam.js'
+import type { StateTx } from '../state/seam.js'
 import type { CardRow, PartnerRow, UserRow } from '../store/records.js'
 import type { TransactionRow } from '../store/records-money.js'
 import { currentCard } from './cards.js'
@@ -29,14 +29,14 @@ export interface MerchantInput {
 }
 
 /** The writes of an authorization on `card`, read in the same transaction. */
-function writePurchase(
+async function writePurchase(
   ctx: MoneyKernel,
-  w: StateWriter,
+  tx: StateTx,
   partner: PartnerRow,
   card: CardRow | undefined,
   cents: number,
   merchant: MerchantInput,
-): TransactionRow {
+): Promise<TransactionRow> {
   if (!card) throw noCardYet()
   if (card.status === 'closed') throw new ApiError('conflict', `The card ${card.id} is closed.`)
   const scenarioReason = purchaseDecline(
@@ -49,7 +49,7 @@ function writePurchase(
     card.status === 'frozen'
       ? 'card_frozen'
       : (scenarioReason ?? (cents > card.available_balance_cents ? 'insufficient_funds' : null))
-  const { txn } = recordTransaction(ctx, w, card, {
+  const { txn } = recordTransaction(ctx, tx, card, {
     type: 'purchase',
     direction: 'debit',
     amountCents: cents,
@@ -63,7 +63,7 @@ function writePurchase(
     },
     declineReason,
   })
-  transactionEvent(ctx, w, txn, 'created')
+  await transactionEvent(ctx, tx, txn, 'created')
   return txn
 }
 
@@ -118,7 +118,7 @@ async function moveAndAnnounce(
   status: 'posted' | 'reversed',
 ) {
   const next = (await transition(ctx, tx, txn, status)).txn
-  transactionEvent(ctx, tx, next, 'updated')
+  await transactionEvent(ctx, tx, next, 'updated')
   return next
 }
 
@@ -161,8 +161,8 @@ export async function refundPurchase(
     updated_at: ctx.clocks.forPartner(txn.partner_id).iso(),
   }
   tx.put('transactions', purchase)
-  transactionEvent(ctx, tx, refund, 'created')
-  transactionEvent(ctx, tx, purchase, 'updated')
+  await transactionEvent(ctx, tx, refund, 'created')
+  await transactionEvent(ctx, tx, purchase, 'updated')
   return refund
 }
 

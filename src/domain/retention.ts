@@ -16,8 +16,8 @@ import type { SweepScope } from './sweeper.js'
  *
  * The per-partner caps hold at all times, not only once a second: a partner's new event (and
  * each delivery attempt) removes its oldest rows over the cap right after the write that
- * added them. A finished delivery may go under the cap even within 24 hours: /partner/usage
- * counts from the completion log (webhooks/completion-log.ts), not from the rows.
+ * added them. A finished delivery may go under the cap even within 24 hours; /partner/usage
+ * counts the rows kept (webhooks/finished-count.ts).
  */
 
 export const DAY_MS = 86_400_000

@@ -110,7 +110,7 @@ export async function registerUser(
     updated_at: now,
   }
   tx.put('users', user)
-  ctx.events.record(tx, partnerId, 'user.created', publicUser(ctx, user))
+  await ctx.events.record(tx, partnerId, 'user.created', publicUser(ctx, user))
   return user
 }
 
@@ -147,6 +147,6 @@ export async function updateProfile(
     updated_at: ctx.clocks.forPartner(user.partner_id).iso(),
   }
   tx.put('users', next)
-  ctx.events.record(tx, user.partner_id, 'user.updated', publicUser(ctx, next))
+  await ctx.events.record(tx, user.partner_id, 'user.updated', publicUser(ctx, next))
   return next
 }

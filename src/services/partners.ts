@@ -17,8 +17,7 @@ import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
-import type { WebhookDirectory } from '../webhooks/directory.js'
-import type { Dispatcher } from '../webhooks/dispatcher.js'
+import { finishedSince } from '../webhooks/finished-count.js'
 import { syncPrimaryEndpoint } from '../webhooks/subscriptions.js'
 
 export interface PartnersParts {
@@ -28,10 +27,6 @@ export interface PartnersParts {
   events: EventBus
   scenarios: ScenarioRegistry
   credentials: CredentialCache
-  /** Its endpoints as committed (the primary endpoint follows `webhook_url`). */
-  directory: WebhookDirectory
-  /** Deliveries finished since a time, for the usage report. */
-  deliveryStats: Pick<Dispatcher, 'stats'>
 }
 
 /** Partner organizations: their credentials, their record, and the control plane's partners. */
@@ -40,7 +35,7 @@ export class Partners {
   private readonly endpoints: Parameters<typeof syncPrimaryEndpoint>[0]
 
   constructor(private readonly s: PartnersParts) {
-    this.endpoints = { clocks: s.clocks, random: s.random, webhooks: { directory: s.directory } }
+    this.endpoints = { clocks: s.clocks, random: s.random }
   }
 
   /** Layer 1 of spec section 5: the organization credentials of a request. */
@@ -52,7 +47,7 @@ export class Partners {
     return this.s.state.transaction(
       async (tx) => {
         const next = await patchPartner(this.s, tx, partner, patch)
-        syncPrimaryEndpoint(this.endpoints, tx, next)
+        await syncPrimaryEndpoint(this.endpoints, tx, next)
         return next
       },
       { partner: partner.id },
@@ -70,9 +65,9 @@ export class Partners {
   }
 
   async usage(partner: PartnerRow) {
-    const since = usageSince(this.s, partner.id)
-    const deliveries = this.s.deliveryStats.stats(partner.id, since)
-    return usage(this.s.state.tenant(partner.id), partner, deliveries)
+    const own = this.s.state.tenant(partner.id)
+    const deliveries = await finishedSince(own, partner.id, usageSince(this.s, partner.id))
+    return usage(own, partner, deliveries)
   }
 
   /** A new active partner with fresh test credentials, and its primary endpoint's secret. */
@@ -81,7 +76,7 @@ export class Partners {
     const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
     return this.s.state.transaction(async (tx) => {
       const partner = await insertPartner(this.s, tx, input, { api_key, api_secret_hash })
-      const webhook_secret = syncPrimaryEndpoint(this.endpoints, tx, partner)
+      const webhook_secret = await syncPrimaryEndpoint(this.endpoints, tx, partner)
       return { partner, api_key, api_secret, webhook_secret }
     })
   }

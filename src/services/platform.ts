@@ -16,7 +16,6 @@ import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { DatabaseUnavailable } from '../state/database-error.js'
 import type { State, StateTx } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
-import type { Dispatcher } from '../webhooks/dispatcher.js'
 
 export interface PlatformParts {
   config: Pick<SandboxConfig, 'data' | 'database'>
@@ -26,8 +25,6 @@ export interface PlatformParts {
   scenarios: ScenarioRegistry
   /** Loaded scenarios outlive a reset or restore. */
   loadedScenarios: Pick<LoadedScenarios, 'keptAcross'>
-  /** The webhook schedule, rebuilt from a partner's rows after they were replaced. */
-  deliveries: Pick<Dispatcher, 'reload'>
 }
 
 /**
@@ -97,15 +94,15 @@ export class Platform {
   }
 
   resetPartner(partnerId: string): Promise<void> {
-    return this.changePartner(partnerId, (tx) => resetPartner(tx, partnerId))
+    return this.changePartner((tx) => resetPartner(tx, partnerId))
   }
 
   deletePartner(partnerId: string): Promise<void> {
-    return this.changePartner(partnerId, (tx) => deletePartner(tx, partnerId))
+    return this.changePartner((tx) => deletePartner(tx, partnerId))
   }
 
   restorePartner(partnerId: string, doc: UploadedSnapshot & { partner_id: string }) {
-    return this.changePartner(partnerId, (tx) => restorePartner(this.parts, tx, partnerId, doc))
+    return this.changePartner((tx) => restorePartner(this.parts, tx, partnerId, doc))
   }
 
   /**
@@ -122,12 +119,9 @@ export class Platform {
   }
 
   /** One transaction over a partner's rows, then what lives beside the state follows. */
-  private async changePartner(
-    partnerId: string,
-    change: (tx: StateTx) => Promise<void>,
-  ): Promise<void> {
+  private async changePartner(change: (tx: StateTx) => Promise<void>): Promise<void> {
+    // Its pictures' bytes, inbox messages and deliveries are rows too: they went in the
+    // transaction, and the webhook schedule is the deliveries' rows.
     await this.parts.state.transaction(change)
-    // (Its pictures' bytes and its inbox messages, rows too, went in the transaction.)
-    await this.parts.deliveries.reload(partnerId)
   }
 }

@@ -10,7 +10,6 @@ import type { State } from '../state/seam.js'
 import type { LabCheck, WebhookRow } from '../store/records.js'
 import { requireDelivery, sendTestEvent } from '../webhooks/deliveries.js'
 import { type DeliveryQuery, deliveryPage } from '../webhooks/delivery-page.js'
-import type { WebhookDirectory } from '../webhooks/directory.js'
 import type { Dispatcher } from '../webhooks/dispatcher.js'
 import type { EventOverrides } from '../webhooks/event-overrides.js'
 import { armLab } from '../webhooks/lab.js'
@@ -31,8 +30,6 @@ export interface WebhooksOptions {
   random: Random
   scenarios: ScenarioRegistry
   events: EventBus
-  /** What an event's fan-out reads (built before the event bus, which is given the fan-out). */
-  directory: WebhookDirectory
   dispatcher: Dispatcher
   /** The money a trigger makes for real (the money area's operations). */
   money: TriggerMoney
@@ -44,13 +41,10 @@ export interface WebhooksOptions {
  * transaction; the sends happen in the dispatcher, outside any.
  */
 export class Webhooks {
-  /** What an event's fan-out and the primary endpoint's sync read (committed rows). */
-  readonly directory: WebhookDirectory
   /** The control plane's long-polls for a partner's events. */
   readonly waits: EventWaiters
 
   constructor(private readonly o: WebhooksOptions) {
-    this.directory = o.directory
     this.waits = new EventWaiters(o.state)
   }
 

@@ -58,6 +58,25 @@ export const indexDefs = {
   deliveries_pending_by_event: index('webhook_deliveries', (d) =>
     d.next_attempt_at ? d.event_id : undefined,
   ),
+  // The dispatcher's only schedule: deliveries with an attempt to come, by endpoint
+  // (`<partner>|<endpoint>`, each endpoint a queue of its own, so a slow one holds up no
+  // other), in the order they fall due on the partner's clock. Due rows are taken with
+  // takeDue (row locks); the keys say which endpoints have work.
+  deliveries_due_by_endpoint: index(
+    'webhook_deliveries',
+    (d) => (d.next_attempt_at ? endpointKey(d.partner_id, d.webhook_id) : undefined),
+    { order: (d) => d.next_attempt_at ?? '' },
+  ),
+  // Finished deliveries by partner and outcome (`<partner>|<status>`), in the order they
+  // finished: `/partner/usage` counts the last 24 hours from the rows.
+  deliveries_finished_by_partner: index(
+    'webhook_deliveries',
+    (d) =>
+      d.completed_at && (d.status === 'succeeded' || d.status === 'permanently_failed')
+        ? bucketKey(d.partner_id, d.status)
+        : undefined,
+    { order: (d) => d.completed_at ?? '' },
+  ),
   events_by_partner: index('events', (e) => e.partner_id, { counted: true }),
   onboardings_by_user: index('onboardings', (o) => o.user_id),
   cards_by_user: index('cards', (c) => c.user_id),
@@ -129,6 +148,12 @@ export type IndexRow<I extends IndexName> = Collections[IndexCollection<I>]
 
 /** `<user id>|<purpose>`: a user's open codes of one purpose. */
 export const openCodeKey = (userId: string, purpose: string) => `${userId}|${purpose}`
+
+/** `<partner id>|<endpoint id>`: one endpoint's deliveries still to attempt. */
+export const endpointKey = (partnerId: string, webhookId: string) => `${partnerId}|${webhookId}`
+
+/** The partner of an endpointKey (partner ids never hold a `|`). */
+export const partnerOfEndpointKey = (key: string) => key.slice(0, key.indexOf('|'))
 
 /** `<partner id>|<bucket>`: a partner's rows of one hour or day. */
 export const bucketKey = (partnerId: string, bucket: string) => `${partnerId}|${bucket}`

@@ -9,7 +9,6 @@ import { MemoryTenantReader } from './memory-tenant-reader.js'
 import type {
   Change,
   EphemeralPut,
-  Lease,
   RangeOptions,
   ReplaceListener,
   State,
@@ -35,8 +34,6 @@ const settled = Promise.resolve()
 export class MemoryState implements State {
   private busy = false
   private readonly waiting: (() => void)[] = []
-  /** Leases held (claim), by name: few at a time (webhook attempts under way). */
-  private readonly leases = new Map<string, { until: number }>()
   /** Counters (increment), by name: one per partner with a rate limit. */
   private readonly counters = new Map<string, { window: number; count: number }>()
   /** What the replace listeners answered for the replace under way. */
@@ -146,21 +143,6 @@ export class MemoryState implements State {
     if (counter && counter.window === window) return ++counter.count
     this.counters.set(name, { window, count: 1 })
     return 1
-  }
-
-  /** One process holds the state: a lease is a name held until released or expired. */
-  claim(name: string, ttlMs: number): Promise<Lease | undefined> {
-    const now = Date.now()
-    const held = this.leases.get(name)
-    if (held !== undefined && held.until > now) return Promise.resolve(undefined)
-    const lease = { until: now + ttlMs }
-    this.leases.set(name, lease)
-    return Promise.resolve({
-      release: () => {
-        if (this.leases.get(name) === lease) this.leases.delete(name)
-        return settled
-      },
-    })
   }
 
   /** Runs `fn` once no other transaction is under way; others wait, in arrival order. */
@@ -307,6 +289,28 @@ class MemoryTx implements StateTx {
       if (row && partnerOf(collection, row) !== this.partner) return
     }
     this.store.txWrite(this.tx, ['del', collection, id])
+  }
+
+  /** One process, writers serialized: the due rows themselves are this transaction's. */
+  takeDue<I extends IndexName>(
+    index: I,
+    key: string,
+    upTo: string,
+    limit: number,
+  ): Promise<IndexRow<I>[]> {
+    const def = indexDefs[index]
+    const order = ('order' in def ? def.order : undefined) as ((row: never) => string) | undefined
+    if (!order) return Promise.reject(new Error(`takeDue needs an ordered index, not ${index}`))
+    const out: IndexRow<I>[] = []
+    if (limit <= 0) return Promise.resolve(out)
+    const scoped = this.partner !== undefined && tenantCollections.has(def.collection)
+    for (const row of this.store.scan(def.collection, index, key)) {
+      if (order(row as never) > upTo) break
+      if (scoped && partnerOf(def.collection, row) !== this.partner) continue
+      out.push(row as IndexRow<I>)
+      if (out.length >= limit) break
+    }
+    return Promise.resolve(out)
   }
 
   afterCommit(fn: () => void): void {

@@ -58,6 +58,19 @@ export interface StateReader {
 export interface StateTx extends StateReader {
   put<K extends CollectionName>(collection: K, row: Collections[K]): void
   remove(collection: CollectionName, id: string): void
+  /**
+   * Due work, taken for this transaction: the rows under `key` of an ordered index whose order
+   * value is at most `upTo`, in order, at most `limit`, locked until the transaction ends. Rows
+   * another transaction holds are skipped, not waited for (PostgreSQL: `FOR UPDATE SKIP
+   * LOCKED`), so replicas taking work at once each get their own. The memory engine, one
+   * process whose writers are serialized, answers the rows.
+   */
+  takeDue<I extends IndexName>(
+    index: I,
+    key: string,
+    upTo: string,
+    limit: number,
+  ): Promise<IndexRow<I>[]>
   /** Runs after the transaction committed (never when it rolled back). */
   afterCommit(fn: () => void): void
 }
@@ -74,12 +87,6 @@ export interface Change {
 
 /** What hears a replace: what it answers, when a promise, is awaited (State.onReplace). */
 export type ReplaceListener = (() => void) | (() => Promise<void>)
-
-/** A claim on work to be done once among every process sharing the state (claim). */
-export interface Lease {
-  /** Gives the work up (done, or not to be done): another holder may claim it at once. */
-  release(): Promise<void>
-}
 
 export interface State extends StateReader {
   /**
@@ -104,12 +111,6 @@ export interface State extends StateReader {
    * costs one round trip and one statement, not one each.
    */
   putEphemerals(puts: readonly EphemeralPut[]): Promise<void>
-  /**
-   * Claims `name` (a webhook attempt) for `ttlMs` of real time: the lease, or undefined while
-   * another holder's lease on it runs. Among replicas sharing a database the work is done
-   * once; a holder that dies leaves its lease to expire, and another then claims it.
-   */
-  claim(name: string, ttlMs: number): Promise<Lease | undefined>
   /**
    * Adds one to the counter `name` in the window numbered `window` (a counter moved to another
    * window starts again at 0) and answers its count: one count among every process sharing

@@ -202,8 +202,17 @@ export const deliveryRow = z.object({
   url: z.string(),
   status: deliveryStatus,
   attempts: z.array(attemptRow),
-  /** Sandbox time of the next attempt; null once succeeded or permanently failed. */
+  /**
+   * Sandbox time of the next attempt; null once succeeded or permanently failed. While an
+   * attempt is under way, when the row falls due again should that attempt never be recorded
+   * (its replica died): the attempt's timeout and a margin after it was taken.
+   */
   next_attempt_at: z.string().nullable(),
+  /**
+   * Set while an attempt is under way (taken by a dispatcher, not yet recorded): the sandbox
+   * time that attempt was due, which its record keeps and its retry counts from.
+   */
+  attempt_due_at: z.string().nullable().optional(),
   redelivery_of: z.string().nullable(),
   /** Set on the webhook lab's deliveries: the check it is. */
   lab: labCheck.optional(),

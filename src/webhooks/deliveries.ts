@@ -19,7 +19,8 @@ export const publicDelivery = (d: DeliveryRow) => ({
   status: d.status,
   attempts: d.attempts,
   retries: Math.max(0, d.attempts.length - 1),
-  next_attempt_at: d.next_attempt_at,
+  // While an attempt is under way, the time it was due (the row's own falls due again later).
+  next_attempt_at: d.attempt_due_at ?? d.next_attempt_at,
   redelivery_of: d.redelivery_of,
   lab: d.lab ?? null,
   created_at: d.created_at,
@@ -40,14 +41,14 @@ export async function requireDelivery(
 }
 
 /** A `webhook.test` event delivered to this endpoint only (not fanned out to the others). */
-export function sendTestEvent(
+export async function sendTestEvent(
   ctx: DeliveryCtx & { events: EventBus },
   tx: StateTx,
   webhook: WebhookRow,
-): DeliveryRow {
+): Promise<DeliveryRow> {
   if (!webhook.enabled)
     throw new ApiError('conflict', 'This endpoint is disabled; enable it to send a test event.')
-  const event = ctx.events.record(
+  const event = await ctx.events.record(
     tx,
     webhook.partner_id,
     'webhook.test',

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { ApiError } from '../errors.js'
-import type { StateTx, StateWriter } from '../state/seam.js'
+import type { WebhookPolicy } from '../scenarios/webhooks.js'
+import type { StateTx } from '../state/seam.js'
 import type {
   DeliveryRow,
   EventRow,
@@ -79,23 +80,25 @@ export async function armLab(
   const event = held?.event_id ? await tx.get('events', held.event_id) : undefined
   tx.put('webhook_labs', row)
   // A held event is not lost to a new report: it goes now, as an ordinary delivery.
-  if (event) createDelivery(ctx, tx, webhook, event)
+  if (event) await createDelivery(ctx, tx, webhook, event)
   return row
 }
 
 /**
  * Delivers `event` to `webhook` through its lab, if one is armed (the fan-out calls this inside
- * the transaction recording the event, so it reads the directory, not the seam).
+ * the transaction recording the event, which reads the lab as it stands there: several events
+ * of one transaction reach the lab one after the other).
  */
-export function routeThroughLab(
+export async function routeThroughLab(
   ctx: DeliveryCtx,
-  writer: StateWriter,
+  tx: StateTx,
   webhook: WebhookRow,
   event: EventRow,
-): void {
-  const lab = ctx.directory.lab(writer, webhook.id)
+  policy: WebhookPolicy,
+): Promise<void> {
+  const lab = await tx.get('webhook_labs', webhook.id)
   if (!lab?.checks.some((c) => c.event_id === null || isHeld(c))) {
-    createDelivery(ctx, writer, webhook, event)
+    await createDelivery(ctx, tx, webhook, event, { policy })
     return
   }
   const checks = lab.checks.map((c) => ({ ...c }))
@@ -111,7 +114,7 @@ export function routeThroughLab(
           : `waits for the late delivery of ${event.id}`
     }
   } else {
-    const delivery = createDelivery(ctx, writer, webhook, event)
+    const delivery = await createDelivery(ctx, tx, webhook, event, { policy })
     if (held) {
       held.after_delivery_id = delivery.id
       held.why = `${held.event_id} goes once ${event.id} (${delivery.id}) has been attempted`
@@ -122,9 +125,7 @@ export function routeThroughLab(
       c.why = `waits for the first attempt of ${delivery.id} (${event.id})`
     }
   }
-  const next = { ...lab, checks }
-  ctx.directory.stageLab(writer, next)
-  writer.put('webhook_labs', next)
+  tx.put('webhook_labs', { ...lab, checks })
 }
 
 /**
@@ -155,7 +156,7 @@ export async function labAttempted(
         c.why = 'not sent: the endpoint or the event is gone'
         continue
       }
-      const made = createDelivery(ctx, tx, webhook, event, undefined, c.check)
+      const made = await createDelivery(ctx, tx, webhook, event, { lab: c.check })
       c.delivery_id = made.id
       c.why = `sent as ${made.id}; waits for the receiver's answer`
       // Copies of a held event follow its late delivery.

@@ -2,37 +2,51 @@ import type { PartnerClocks } from '../domain/partner-clocks.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { type WebhookPolicy, webhookPolicy } from '../scenarios/webhooks.js'
-import type { StateWriter } from '../state/seam.js'
+import type { StateReader, StateTx } from '../state/seam.js'
 import type { DeliveryRow, EventRow, LabCheck, WebhookRow } from '../store/records.js'
-import type { WebhookDirectory } from './directory.js'
 
-/** What making a delivery reads: synchronous, so an event's fan-out can run inside `record`. */
+/** What making a delivery uses besides the transaction it is made in. */
 export interface DeliveryCtx {
-  directory: WebhookDirectory
   clocks: Pick<PartnerClocks, 'nowOf'>
   random: Random
   scenarios: Pick<ScenarioRegistry, 'ownScenarioOf' | 'default'>
 }
 
-/** The retry schedule, timeout and signature header of the partner's own scenario. */
-export function policyOf(ctx: Omit<DeliveryCtx, 'random'>, partnerId: string): WebhookPolicy {
-  const partner = ctx.directory.scenarioOf(partnerId)
+/**
+ * The retry schedule, timeout and signature header of the partner's own scenario, as the
+ * partner row read through `reader` names it (a transaction's: the row as it sees it).
+ */
+export async function policyOf(
+  ctx: Pick<DeliveryCtx, 'scenarios'>,
+  reader: Pick<StateReader, 'get'>,
+  partnerId: string,
+): Promise<WebhookPolicy> {
+  const partner = await reader.get('partners', partnerId)
   return webhookPolicy(partner ? ctx.scenarios.ownScenarioOf(partner) : ctx.scenarios.default)
+}
+
+export interface NewDeliveryOptions {
+  /** The delivery this one sends again (redeliver). */
+  redeliveryOf?: string
+  /** The webhook lab's check it is. */
+  lab?: LabCheck
+  /** The partner's policy, when the caller read it already (a fan-out, once per event). */
+  policy?: WebhookPolicy
 }
 
 /**
  * A new delivery of `event` to `webhook`, due at once (or after the scenario's first delay).
- * The dispatcher hears of it when its transaction commits (a rolled-back one leaves nothing).
+ * Its row is the dispatcher's schedule: it is taken once the transaction has committed (a
+ * rolled-back one leaves nothing).
  */
-export function createDelivery(
+export async function createDelivery(
   ctx: DeliveryCtx,
-  writer: StateWriter,
+  tx: StateTx,
   webhook: WebhookRow,
   event: EventRow,
-  redeliveryOf?: string,
-  lab?: LabCheck,
-): DeliveryRow {
-  const policy = policyOf(ctx, webhook.partner_id)
+  options: NewDeliveryOptions = {},
+): Promise<DeliveryRow> {
+  const policy = options.policy ?? (await policyOf(ctx, tx, webhook.partner_id))
   const now = ctx.clocks.nowOf(webhook.partner_id)
   const delivery: DeliveryRow = {
     id: ctx.random.id('dlv'),
@@ -44,11 +58,11 @@ export function createDelivery(
     status: 'pending',
     attempts: [],
     next_attempt_at: new Date(now + (policy.delays[0] ?? 0)).toISOString(),
-    redelivery_of: redeliveryOf ?? null,
-    ...(lab ? { lab } : {}),
+    redelivery_of: options.redeliveryOf ?? null,
+    ...(options.lab ? { lab: options.lab } : {}),
     created_at: new Date(now).toISOString(),
     completed_at: null,
   }
-  writer.put('webhook_deliveries', delivery)
+  tx.put('webhook_deliveries', delivery)
   return delivery
 }

@@ -18,5 +18,5 @@ export async function redeliver(
     throw new ApiError('conflict', 'This endpoint is disabled; enable it to redeliver.')
   const event = await tx.get('events', original.event_id)
   if (!event) throw new ApiError('not_found', `The event ${original.event_id} no longer exists.`)
-  return createDelivery(ctx, tx, webhook, event, original.id)
+  return createDelivery(ctx, tx, webhook, event, { redeliveryOf: original.id })
 }

@@ -3,7 +3,6 @@ import { ApiError } from '../errors.js'
 import type { Random } from '../random.js'
 import type { StateReader, StateTx, StateWriter } from '../state/seam.js'
 import type { PartnerRow, WebhookRow } from '../store/records.js'
-import type { WebhookDirectory } from './directory.js'
 import { newWebhookSecret } from './signer.js'
 
 /** What managing endpoints uses: the partner's time and fresh ids and secrets. */
@@ -126,23 +125,23 @@ export function rotateWebhookSecret(ctx: EndpointCtx, writer: StateWriter, row: 
 /**
  * Keeps the primary endpoint in step with the partner record's `webhook_url` (spec: "the
  * service delivers webhooks to the partner's registered URL"): created when it is set,
- * moved when it changes, removed when it is cleared. It receives every event. Synchronous, as
- * the partner's own write is today: it finds the endpoint in the directory (committed rows).
+ * moved when it changes, removed when it is cleared. It receives every event. Reads the
+ * partner's endpoints in the partner's own transaction.
  */
-export function syncPrimaryEndpoint(
-  ctx: EndpointCtx & { webhooks: { directory: WebhookDirectory } },
-  writer: StateWriter,
+export async function syncPrimaryEndpoint(
+  ctx: EndpointCtx,
+  tx: StateTx,
   partner: PartnerRow,
-): string | undefined {
+): Promise<string | undefined> {
   let primary: WebhookRow | undefined
-  for (const w of ctx.webhooks.directory.endpointsOf(partner.id)) if (w.primary) primary ??= w
+  for (const w of await tx.lookup('webhooks_by_partner', partner.id)) if (w.primary) primary ??= w
   if (!partner.webhook_url) {
-    if (primary) writer.remove('webhooks', primary.id)
+    if (primary) tx.remove('webhooks', primary.id)
     return undefined
   }
   if (primary) {
     if (primary.url !== partner.webhook_url) {
-      writer.put('webhooks', {
+      tx.put('webhooks', {
         ...primary,
         url: partner.webhook_url,
         updated_at: ctx.clocks.forPartner(partner.id).iso(),
@@ -150,6 +149,5 @@ export function syncPrimaryEndpoint(
     }
     return undefined
   }
-  return createWebhook(ctx, writer, partner.id, { url: partner.webhook_url, events: [] }, true)
-    .secret
+  return createWebhook(ctx, tx, partner.id, { url: partner.webhook_url, events: [] }, true).secret
 }

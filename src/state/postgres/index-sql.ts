@@ -33,6 +33,16 @@ export const indexSql: Record<IndexName, IndexSql> = {
     order: 'created_at',
   },
   deliveries_pending_by_event: { key: 'event_id', where: 'next_attempt_at IS NOT NULL' },
+  deliveries_due_by_endpoint: {
+    key: "partner_id || '|' || webhook_id",
+    where: 'next_attempt_at IS NOT NULL',
+    order: 'next_attempt_at',
+  },
+  deliveries_finished_by_partner: {
+    key: "partner_id || '|' || status",
+    where: "completed_at IS NOT NULL AND status IN ('succeeded', 'permanently_failed')",
+    order: 'completed_at',
+  },
   events_by_partner: { key: 'partner_id' },
   onboardings_by_user: { key: 'user_id' },
   cards_by_user: { key: 'user_id' },

@@ -14,7 +14,6 @@ import { type IndexName, type IndexRow, indexDefs } from '../indexes.js'
 import type {
   Change,
   EphemeralPut,
-  Lease,
   RangeOptions,
   ReplaceListener,
   State,
@@ -111,13 +110,6 @@ export class PostgresState implements State {
     } catch (error) {
       throw outageOf(error, this.options.url)
     }
-  }
-
-  private readonly leases = new Set<string>()
-  async claim(name: string, _ttlMs: number): Promise<Lease | undefined> {
-    if (this.leases.has(name)) return undefined
-    this.leases.add(name)
-    return { release: async () => void this.leases.delete(name) }
   }
 
   get<K extends CollectionName>(collection: K, id: string) {
