@@ -1,7 +1,17 @@
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { type CliProcess, spawnCli, stopCliProcesses } from './cli-process.js'
-import { type Call, httpCall, newUser, type Receiver, startReceiver } from './helpers.js'
+import {
+  acme,
+  bearer,
+  type Call,
+  httpCall,
+  newUser,
+  orgHeaders,
+  type Receiver,
+  registerAndLogin,
+  startReceiver,
+} from './helpers.js'
 import { describePostgres } from './postgres.js'
 import { type PostgresServer, startPostgres } from './postgres-server.js'
 
@@ -163,6 +173,24 @@ describePostgres('replicas through a PostgreSQL restart, a terminate-all and a k
       hooks.requests.map((r) => JSON.parse(r.body.toString()).data.object.email.toLowerCase()),
     )
     for (const email of acknowledged) expect(received).toContain(email)
+
+    // A profile picture uploaded through one replica (the restarted one) is served by another.
+    const { token } = await registerAndLogin((replicas[2] as Replica).call)
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    )
+    const form = new FormData()
+    form.append('profile_picture', new File([png], 'me.png', { type: 'image/png' }))
+    const uploaded = await fetch(
+      new URL('/api/v1/partner/users/me/profile-picture', (replicas[2] as Replica).url),
+      { method: 'PATCH', body: form, headers: { ...orgHeaders(acme), ...bearer(token) } },
+    )
+    const body = (await uploaded.json()) as { profile_picture_url: string }
+    expect(uploaded.status, JSON.stringify(body)).toBe(200)
+    const served = await fetch(new URL(new URL(body.profile_picture_url).pathname, a.url))
+    expect(served.status).toBe(200)
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true)
 
     // An attempt answered 2xx and recorded is the delivery's last: nothing was sent after it.
     const deliveries = await sql<{ id: string; attempts: { status_code: number | null }[] }>(
