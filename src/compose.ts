@@ -72,6 +72,7 @@ export async function compose(
   const origins = requestOrigins(
     config.publicUrl,
     `http://${hostForUrl(config.host)}:${config.port}`,
+    config.trustProxy,
   )
   const clockRow = await SandboxClockRow.open({ state, clock, logger })
   // First of all that listens to the sandbox clock: frozen partners have moved with it by the

@@ -27,6 +27,17 @@ const completionDefault = z.union([
   z.string().regex(/^[\w.:-]{1,128}$/, 'must be an id (letters, digits, _ . : -) or off'),
 ])
 
+/** A switch: a boolean (programmatic use), or the words a shell or a compose file would use. */
+const switchOption = () =>
+  z
+    .union([
+      z.boolean(),
+      z
+        .enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'])
+        .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
+    ])
+    .default(false)
+
 /** The refusal of both `data` and `database`: the CLI words it with the flags as typed. */
 export const dataAndDatabase = 'give either a data file (data) or a database (database), not both'
 
@@ -96,15 +107,13 @@ export const sandboxOptionsSchema = z
     defaultInquiryId: completionDefault.default('inq_sandbox_default'),
     defaultProductId: completionDefault.default('prod_sandbox_card'),
     /** fsync every journal write (survives power loss as well as a process crash). */
-    fsync: z
-      .union([
-        z.boolean(),
-        // From SANDBOX_FSYNC: the words a shell or a compose file would use.
-        z
-          .enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'])
-          .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
-      ])
-      .default(false),
+    fsync: switchOption(),
+    /**
+     * Believe `X-Forwarded-Host`, `-Proto` and `-For`: only a proxy in front of the sandbox
+     * should set them, and any client can send them, so they count only when a setting says
+     * such a proxy stands there (Express's and Fastify's `trust proxy`).
+     */
+    trustProxy: switchOption(),
   })
   .refine((options) => !(options.data && options.database), {
     path: ['database'],
@@ -132,6 +141,7 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_SESSION_TTL: 'sessionTtl',
   SANDBOX_PICTURE_LIMIT: 'pictureLimit',
   SANDBOX_FSYNC: 'fsync',
+  SANDBOX_TRUST_PROXY: 'trustProxy',
   SANDBOX_BODY_LIMIT: 'bodyLimit',
   SANDBOX_SNAPSHOT_LIMIT: 'snapshotLimit',
   SANDBOX_BODY_TIMEOUT: 'bodyTimeout',

@@ -57,6 +57,13 @@ export const serveFlags: ServeFlag[] = [
     help: 'fsync every write: power-loss safe, slower',
     default: 'off',
   },
+  {
+    name: 'trust-proxy',
+    key: 'trustProxy',
+    type: 'boolean',
+    help: 'believe X-Forwarded-Host/-Proto/-For (from a proxy)',
+    default: 'off',
+  },
   { name: 'help', type: 'boolean', short: 'h', help: 'show this help (or: help COMMAND)' },
   { name: 'version', type: 'boolean', short: 'v', help: 'print the version' },
 ]
