@@ -170,6 +170,7 @@ export async function compose(
     credentials,
     directory,
     deliveryStats: dispatcher,
+    webhookLimit: config.webhookLimit,
   })
   const webhooks = new Webhooks({
     state,
@@ -179,6 +180,7 @@ export async function compose(
     events,
     directory,
     dispatcher,
+    webhookLimit: config.webhookLimit,
     // A trigger's money is made by the money area's own operations, in the trigger's
     // transaction.
     money: {

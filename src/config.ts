@@ -95,6 +95,11 @@ export const sandboxOptionsSchema = z
     publicUrl: z.url().optional(),
     /** Session lifetime: a duration (`30m`, `24h`) or milliseconds. Output: milliseconds. */
     sessionTtl: duration('24h'),
+    /**
+     * Most webhook endpoints a partner may have, its primary one included (Stripe allows 16):
+     * every event goes to each, so the cap bounds what one event costs.
+     */
+    webhookLimit: numeric().int().positive().max(1000).default(16),
     /** Largest profile picture, bytes; larger uploads get 413. */
     pictureLimit: numeric()
       .int()
@@ -140,6 +145,7 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_PUBLIC_URL: 'publicUrl',
   SANDBOX_SESSION_TTL: 'sessionTtl',
   SANDBOX_PICTURE_LIMIT: 'pictureLimit',
+  SANDBOX_WEBHOOK_LIMIT: 'webhookLimit',
   SANDBOX_FSYNC: 'fsync',
   SANDBOX_TRUST_PROXY: 'trustProxy',
   SANDBOX_BODY_LIMIT: 'bodyLimit',

@@ -32,6 +32,7 @@ export const serveFlags: ServeFlag[] = [
   string('public-url', 'publicUrl', 'URL', 'base URL of the links the sandbox returns'),
   string('session-ttl', 'sessionTtl', 'DUR', 'session lifetime: 30m, 24h, or ms', '24h'),
   string('picture-limit', 'pictureLimit', 'BYTES', 'largest profile picture', '2097152'),
+  string('webhook-limit', 'webhookLimit', 'N', 'most webhook endpoints of a partner', '16'),
   string('body-limit', 'bodyLimit', 'BYTES', 'largest JSON body, API and control plane', '1048576'),
   string('snapshot-limit', 'snapshotLimit', 'BYTES', 'largest snapshot restore body', '16777216'),
   string('body-timeout', 'bodyTimeout', 'DUR', 'time to send a body after the headers', '30s'),

@@ -32,6 +32,8 @@ export interface PartnersParts {
   directory: WebhookDirectory
   /** Deliveries finished since a time, for the usage report. */
   deliveryStats: Pick<Dispatcher, 'stats'>
+  /** How many endpoints a partner may have (`--webhook-limit`), the primary one included. */
+  webhookLimit: number
 }
 
 /** Partner organizations: their credentials, their record, and the control plane's partners. */
@@ -40,7 +42,12 @@ export class Partners {
   private readonly endpoints: Parameters<typeof syncPrimaryEndpoint>[0]
 
   constructor(private readonly s: PartnersParts) {
-    this.endpoints = { clocks: s.clocks, random: s.random, webhooks: { directory: s.directory } }
+    this.endpoints = {
+      clocks: s.clocks,
+      random: s.random,
+      webhookLimit: s.webhookLimit,
+      webhooks: { directory: s.directory },
+    }
   }
 
   /** Layer 1 of spec section 5: the organization credentials of a request. */
@@ -55,7 +62,7 @@ export class Partners {
     return this.s.state.transaction(
       async (tx) => {
         const next = await patchPartner(this.s, tx, partner, patch)
-        syncPrimaryEndpoint(this.endpoints, tx, next)
+        await syncPrimaryEndpoint(this.endpoints, tx, next)
         return next
       },
       { partner: partner.id },
@@ -87,7 +94,7 @@ export class Partners {
     const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
     return this.s.state.transaction(async (tx) => {
       const partner = await insertPartner(this.s, tx, input, { api_key, api_secret_hash })
-      const webhook_secret = syncPrimaryEndpoint(this.endpoints, tx, partner)
+      const webhook_secret = await syncPrimaryEndpoint(this.endpoints, tx, partner)
       return { partner, api_key, api_secret, webhook_secret }
     })
   }

@@ -16,7 +16,7 @@ import type { EventOverrides } from '../webhooks/event-overrides.js'
 import { armLab } from '../webhooks/lab.js'
 import { redeliver } from '../webhooks/redeliver.js'
 import {
-  createWebhook,
+  addWebhook,
   deleteWebhook,
   requireWebhook,
   rotateWebhookSecret,
@@ -36,6 +36,8 @@ export interface WebhooksOptions {
   dispatcher: Dispatcher
   /** The money a trigger makes for real (the money area's operations). */
   money: TriggerMoney
+  /** How many endpoints a partner may have (`--webhook-limit`). */
+  webhookLimit: number
 }
 
 /**
@@ -55,7 +57,7 @@ export class Webhooks {
   }
 
   create(partnerId: string, input: WebhookInput) {
-    return this.o.state.transaction(async (tx) => createWebhook(this.o, tx, partnerId, input), {
+    return this.o.state.transaction(async (tx) => addWebhook(this.o, tx, partnerId, input), {
       partner: partnerId,
     })
   }

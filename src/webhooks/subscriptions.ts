@@ -4,12 +4,18 @@ import type { Random } from '../random.js'
 import type { StateReader, StateTx, StateWriter } from '../state/seam.js'
 import type { PartnerRow, WebhookRow } from '../store/records.js'
 import type { WebhookDirectory } from './directory.js'
+import { assertEndpointRoom } from './endpoint-limit.js'
 import { newWebhookSecret } from './signer.js'
 
 /** What managing endpoints uses: the partner's time and fresh ids and secrets. */
 export interface EndpointCtx {
   clocks: Pick<PartnerClocks, 'forPartner'>
   random: Random
+}
+
+/** What adding an endpoint also checks: how many a partner may have. */
+export interface NewEndpointCtx extends EndpointCtx {
+  webhookLimit: number
 }
 
 /** What a partner sees of an endpoint: never the secret. */
@@ -35,7 +41,18 @@ export interface WebhookInput {
 
 const dedupe = (events: string[]) => [...new Set(events)]
 
-export function createWebhook(
+/** A new endpoint of the partner, within its cap. */
+export async function addWebhook(
+  ctx: NewEndpointCtx,
+  tx: StateTx,
+  partnerId: string,
+  input: WebhookInput,
+) {
+  await assertEndpointRoom(tx, partnerId, ctx.webhookLimit)
+  return createWebhook(ctx, tx, partnerId, input)
+}
+
+function createWebhook(
   ctx: EndpointCtx,
   writer: StateWriter,
   partnerId: string,
@@ -126,14 +143,15 @@ export function rotateWebhookSecret(ctx: EndpointCtx, writer: StateWriter, row: 
 /**
  * Keeps the primary endpoint in step with the partner record's `webhook_url` (spec: "the
  * service delivers webhooks to the partner's registered URL"): created when it is set,
- * moved when it changes, removed when it is cleared. It receives every event. Synchronous, as
- * the partner's own write is today: it finds the endpoint in the directory (committed rows).
+ * moved when it changes, removed when it is cleared. It receives every event, and counts
+ * toward the partner's cap when it is created. It finds the endpoint in the directory
+ * (committed rows).
  */
-export function syncPrimaryEndpoint(
-  ctx: EndpointCtx & { webhooks: { directory: WebhookDirectory } },
-  writer: StateWriter,
+export async function syncPrimaryEndpoint(
+  ctx: NewEndpointCtx & { webhooks: { directory: WebhookDirectory } },
+  writer: StateTx,
   partner: PartnerRow,
-): string | undefined {
+): Promise<string | undefined> {
   let primary: WebhookRow | undefined
   for (const w of ctx.webhooks.directory.endpointsOf(partner.id)) if (w.primary) primary ??= w
   if (!partner.webhook_url) {
@@ -150,6 +168,7 @@ export function syncPrimaryEndpoint(
     }
     return undefined
   }
+  await assertEndpointRoom(writer, partner.id, ctx.webhookLimit, 'webhook_url')
   return createWebhook(ctx, writer, partner.id, { url: partner.webhook_url, events: [] }, true)
     .secret
 }
