@@ -200,6 +200,7 @@ export async function compose(
     files,
     credentials,
     deliveries: dispatcher,
+    sandboxClock: clockRow,
   })
   return {
     config,

@@ -15,8 +15,11 @@ export interface SandboxClockRowParts {
  * The clock keeps its own copy, read synchronously on every request: each change of it is
  * written in a transaction of its own, and a row another process wrote is taken from the
  * seam's commit notices. The collection is ephemeral, as the clock always was: not in the
- * data file nor in snapshots, and a reset or restore (which empties it) leaves the time as it
- * stands (the row is written again).
+ * data file nor in snapshots. A whole-state replace empties it, and only the process that
+ * replaced the state writes it again: a restore the time as it stands (`store`), a reset the
+ * time the clock started at (`restart`). Every other process takes the row once it is there;
+ * were each to write its own setting on hearing the replace, a replica that had not yet heard
+ * the reset's clock would put the old time back for all.
  */
 export class SandboxClockRow {
   /** Writes of this process not committed yet: their notices are this clock's own. */
@@ -36,7 +39,7 @@ export class SandboxClockRow {
         if (this.pending === 0) parts.clock.adopt(change.row as ClockRow)
       }
     })
-    parts.state.onReplace(() => this.save())
+    parts.state.onReplace(() => this.reread())
   }
 
   /** Takes the stored setting when there is one, else stores the clock's. */
@@ -46,6 +49,27 @@ export class SandboxClockRow {
     if (stored) parts.clock.adopt(stored)
     else await row.save()
     return row
+  }
+
+  /** After this process reset the state: the clock back to how it started, stored. */
+  async restart(): Promise<void> {
+    this.parts.clock.restart()
+    await this.settled()
+  }
+
+  /** After this process restored the state: the time as it stands, stored again. */
+  store(): Promise<void> {
+    return this.save()
+  }
+
+  /** A replace was heard: the stored setting, if whoever replaced the state wrote it yet. */
+  private async reread(): Promise<void> {
+    try {
+      const stored = await this.parts.state.get('clocks', 'sandbox')
+      if (stored && this.pending === 0) this.parts.clock.adopt(stored)
+    } catch (error) {
+      this.parts.logger.error(`cannot read the sandbox clock: ${(error as Error).stack}`)
+    }
   }
 
   /** Resolves once the writes asked for so far are committed (or failed, and said so). */

@@ -10,6 +10,7 @@ import {
   restorePartner,
 } from '../domain/partner-state.js'
 import { changePartnerStatus, partnerById } from '../domain/partners.js'
+import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
 import {
   checkSandboxPartnerPatch,
   type SandboxPartnerPatch,
@@ -33,6 +34,8 @@ export interface PlatformParts {
   credentials: CredentialCache
   /** The webhook schedule, rebuilt from a partner's rows after they were replaced. */
   deliveries: Pick<Dispatcher, 'reload'>
+  /** The sandbox clock's stored setting, which a replace empties: written again after one. */
+  sandboxClock: Pick<SandboxClockRow, 'restart' | 'store'>
 }
 
 /**
@@ -72,16 +75,24 @@ export class Platform {
     }
   }
 
-  reset(): Promise<void> {
-    return this.parts.state.reset()
+  /**
+   * Everything back to the start: the fixtures' rows (each partner's clock as they say), and
+   * the sandbox clock as the scenario started it, or the machine's time. A clock left 31
+   * minutes ahead would expire fresh codes and settle deposits early after a "fresh" start.
+   */
+  async reset(): Promise<void> {
+    await this.parts.state.reset()
+    await this.parts.sandboxClock.restart()
   }
 
   export(includeSecrets: boolean) {
     return exportState(this.parts, { includeSecrets })
   }
 
-  restore(doc: UploadedSnapshot): Promise<void> {
-    return restoreSnapshot(this.parts, doc)
+  /** The snapshot's rows; the sandbox time stays as it stands (a snapshot holds no clock). */
+  async restore(doc: UploadedSnapshot): Promise<void> {
+    await restoreSnapshot(this.parts, doc)
+    await this.parts.sandboxClock.store()
   }
 
   async exportPartner(partnerId: string, includeSecrets: boolean) {
