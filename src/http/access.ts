@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi'
+import { bodyMethods, noBody } from './no-body.js'
 
 /**
  * Who may call a route, declared once on the route: the gates enforce it (api-gate.ts,
@@ -37,9 +38,17 @@ const ACCESS = Symbol('access')
 
 type RouteConfig = Parameters<typeof createRoute>[0]
 
-/** A documented route with its access: `security` comes from it, and so does enforcement. */
+/**
+ * A documented route with its access: `security` comes from it, and so does enforcement. A
+ * route that may carry a body but declares none reads one as no-body.ts says.
+ */
 export function accessRoute<R extends RouteConfig>(access: Access, r: R) {
-  const route = createRoute({ ...r, security: securityOf(access) })
+  const takesNoBody = bodyMethods.has(r.method) && r.request?.body === undefined
+  const route = createRoute(
+    takesNoBody
+      ? { ...r, security: securityOf(access), middleware: noBody }
+      : { ...r, security: securityOf(access) },
+  )
   Object.defineProperty(route, ACCESS, { value: access, enumerable: true })
   return route
 }
