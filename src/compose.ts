@@ -33,6 +33,7 @@ import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
 import { WebhookDirectory } from './webhooks/directory.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { fanOut } from './webhooks/fan-out.js'
+import { SelfTarget } from './webhooks/self-target.js'
 import { SinkRegistry } from './webhooks/sink.js'
 
 /**
@@ -74,6 +75,8 @@ export async function compose(
     `http://${hostForUrl(config.host)}:${config.port}`,
     config.trustProxy,
   )
+  // Where the sandbox is reached, learnt once it listens: webhook URLs never point there.
+  const selfTarget = new SelfTarget(config.publicUrl)
   const clockRow = await SandboxClockRow.open({ state, clock, logger })
   // First of all that listens to the sandbox clock: frozen partners have moved with it by the
   // time the sweeper and the dispatcher look at their due work.
@@ -151,6 +154,7 @@ export async function compose(
     clock,
     logger,
     leaseMarginMs: internal.leaseMarginMs,
+    self: selfTarget,
   })
   // After the sweeper: on a clock advance its rules emit events before the dispatcher runs.
   clock.onAdvance(async () => {
@@ -171,6 +175,7 @@ export async function compose(
     directory,
     deliveryStats: dispatcher,
     webhookLimit: config.webhookLimit,
+    self: selfTarget,
   })
   const webhooks = new Webhooks({
     state,
@@ -181,6 +186,7 @@ export async function compose(
     directory,
     dispatcher,
     webhookLimit: config.webhookLimit,
+    self: selfTarget,
     // A trigger's money is made by the money area's own operations, in the trigger's
     // transaction.
     money: {
@@ -227,6 +233,7 @@ export async function compose(
     sinks,
     webhooks,
     origins,
+    selfTarget,
     onboarding,
     baseUrl: origins.baseUrl,
     accounts,

@@ -19,6 +19,7 @@ import type { State } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
 import type { WebhookDirectory } from '../webhooks/directory.js'
 import type { Dispatcher } from '../webhooks/dispatcher.js'
+import { assertNotSelf, type SelfTarget } from '../webhooks/self-target.js'
 import { syncPrimaryEndpoint } from '../webhooks/subscriptions.js'
 
 export interface PartnersParts {
@@ -34,6 +35,8 @@ export interface PartnersParts {
   deliveryStats: Pick<Dispatcher, 'stats'>
   /** How many endpoints a partner may have (`--webhook-limit`), the primary one included. */
   webhookLimit: number
+  /** The sandbox's own address, which `webhook_url` may not point at (but its sink). */
+  self: Pick<SelfTarget, 'reason'>
 }
 
 /** Partner organizations: their credentials, their record, and the control plane's partners. */
@@ -59,6 +62,7 @@ export class Partners {
   }
 
   update(partner: PartnerRow, patch: PartnerPatch): Promise<PartnerRow> {
+    if (patch.webhook_url) assertNotSelf(this.s.self, patch.webhook_url, 'webhook_url')
     return this.s.state.transaction(
       async (tx) => {
         const next = await patchPartner(this.s, tx, partner, patch)
@@ -90,6 +94,7 @@ export class Partners {
 
   /** A new active partner with fresh test credentials, and its primary endpoint's secret. */
   async create(input: NewPartnerInput) {
+    if (input.webhook_url) assertNotSelf(this.s.self, input.webhook_url, 'webhook_url')
     await checkNewPartner(this.s, this.s.state, input)
     const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
     return this.s.state.transaction(async (tx) => {

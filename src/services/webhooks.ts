@@ -15,6 +15,7 @@ import type { Dispatcher } from '../webhooks/dispatcher.js'
 import type { EventOverrides } from '../webhooks/event-overrides.js'
 import { armLab } from '../webhooks/lab.js'
 import { redeliver } from '../webhooks/redeliver.js'
+import { assertNotSelf, type SelfTarget } from '../webhooks/self-target.js'
 import {
   addWebhook,
   deleteWebhook,
@@ -38,6 +39,8 @@ export interface WebhooksOptions {
   money: TriggerMoney
   /** How many endpoints a partner may have (`--webhook-limit`). */
   webhookLimit: number
+  /** The sandbox's own address, which no endpoint may point at (but its sink). */
+  self: Pick<SelfTarget, 'reason'>
 }
 
 /**
@@ -57,6 +60,7 @@ export class Webhooks {
   }
 
   create(partnerId: string, input: WebhookInput) {
+    assertNotSelf(this.o.self, input.url, 'url')
     return this.o.state.transaction(async (tx) => addWebhook(this.o, tx, partnerId, input), {
       partner: partnerId,
     })
@@ -75,6 +79,7 @@ export class Webhooks {
   }
 
   update(partnerId: string, id: string, patch: Partial<WebhookInput>): Promise<WebhookRow> {
+    if (patch.url !== undefined) assertNotSelf(this.o.self, patch.url, 'url')
     return this.o.state.transaction(
       async (tx) => updateWebhook(this.o, tx, await requireWebhook(tx, partnerId, id), patch),
       { partner: partnerId },
