@@ -49,6 +49,12 @@ export interface SandboxClock extends Clock {
   onChange(listener: (setting: ClockSetting) => void): () => void
   /** Takes a setting another process stored, without running the advance listeners. */
   adopt(setting: ClockSetting): void
+  /**
+   * Goes back to the setting it was created with (a reset of the sandbox): the start and
+   * freeze its options gave, else the machine's time, running. Nothing due runs: the state it
+   * was due in is being replaced.
+   */
+  restart(): void
 }
 
 export interface ClockOptions {
@@ -62,8 +68,10 @@ export interface ClockOptions {
 export function createClock(options: ClockOptions = {}): SandboxClock {
   const source = options.source ?? Date.now
   const start = options.start === undefined ? undefined : toMillis(options.start)
-  let offset = start === undefined ? 0 : start - source()
-  let frozenAt: number | undefined = options.frozen ? (start ?? source()) : undefined
+  const initialOffset = () => (start === undefined ? 0 : start - source())
+  const initialFrozenAt = () => (options.frozen ? (start ?? source()) : undefined)
+  let offset = initialOffset()
+  let frozenAt: number | undefined = initialFrozenAt()
   const listeners = new Set<AdvanceListener>()
   const changeListeners = new Set<(setting: ClockSetting) => void>()
 
@@ -116,6 +124,11 @@ export function createClock(options: ClockOptions = {}): SandboxClock {
     adopt(next) {
       offset = next.offset_ms
       frozenAt = next.frozen_at ?? undefined
+    },
+    restart() {
+      offset = initialOffset()
+      frozenAt = initialFrozenAt()
+      changed()
     },
     state: () => ({
       now: new Date(now()).toISOString(),

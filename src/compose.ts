@@ -31,6 +31,7 @@ import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { fanOut } from './webhooks/fan-out.js'
+import { SelfTarget } from './webhooks/self-target.js'
 import { SinkRegistry } from './webhooks/sink.js'
 
 /**
@@ -70,7 +71,10 @@ export async function compose(
   const origins = requestOrigins(
     config.publicUrl,
     `http://${hostForUrl(config.host)}:${config.port}`,
+    config.trustProxy,
   )
+  // Where the sandbox is reached, learnt once it listens: webhook URLs never point there.
+  const selfTarget = new SelfTarget(config.publicUrl)
   const clockRow = await SandboxClockRow.open({ state, clock, logger })
   // First of all that listens to the sandbox clock: frozen partners have moved with it by the
   // time the sweeper and the dispatcher look at their due work.
@@ -151,6 +155,7 @@ export async function compose(
     clock,
     logger,
     takeMarginMs: internal.takeMarginMs,
+    self: selfTarget,
   })
   // After the sweeper: on a clock advance its rules emit events before the dispatcher runs.
   clock.onAdvance(async () => {
@@ -168,6 +173,8 @@ export async function compose(
     events,
     scenarios,
     credentials,
+    webhookLimit: config.webhookLimit,
+    self: selfTarget,
   })
   const webhooks = new Webhooks({
     state,
@@ -176,6 +183,8 @@ export async function compose(
     scenarios,
     events,
     dispatcher,
+    webhookLimit: config.webhookLimit,
+    self: selfTarget,
     // A trigger's money is made by the money area's own operations, in the trigger's
     // transaction.
     money: {
@@ -193,6 +202,7 @@ export async function compose(
     clocks,
     scenarios,
     loadedScenarios,
+    sandboxClock: clockRow,
   })
   return {
     config,
@@ -218,6 +228,7 @@ export async function compose(
     sinks,
     webhooks,
     origins,
+    selfTarget,
     onboarding,
     baseUrl: origins.baseUrl,
     accounts,

@@ -27,6 +27,17 @@ const completionDefault = z.union([
   z.string().regex(/^[\w.:-]{1,128}$/, 'must be an id (letters, digits, _ . : -) or off'),
 ])
 
+/** A switch: a boolean (programmatic use), or the words a shell or a compose file would use. */
+const switchOption = () =>
+  z
+    .union([
+      z.boolean(),
+      z
+        .enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'])
+        .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
+    ])
+    .default(false)
+
 /** The refusal of both `data` and `database`: the CLI words it with the flags as typed. */
 export const dataAndDatabase = 'give either a data file (data) or a database (database), not both'
 
@@ -84,6 +95,11 @@ export const sandboxOptionsSchema = z
     publicUrl: z.url().optional(),
     /** Session lifetime: a duration (`30m`, `24h`) or milliseconds. Output: milliseconds. */
     sessionTtl: duration('24h'),
+    /**
+     * Most webhook endpoints a partner may have, its primary one included (Stripe allows 16):
+     * every event goes to each, so the cap bounds what one event costs.
+     */
+    webhookLimit: numeric().int().positive().max(1000).default(16),
     /** Largest profile picture, bytes; larger uploads get 413. */
     pictureLimit: numeric()
       .int()
@@ -96,15 +112,13 @@ export const sandboxOptionsSchema = z
     defaultInquiryId: completionDefault.default('inq_sandbox_default'),
     defaultProductId: completionDefault.default('prod_sandbox_card'),
     /** fsync every journal write (survives power loss as well as a process crash). */
-    fsync: z
-      .union([
-        z.boolean(),
-        // From SANDBOX_FSYNC: the words a shell or a compose file would use.
-        z
-          .enum(['1', 'true', 'yes', 'on', '0', 'false', 'no', 'off'])
-          .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
-      ])
-      .default(false),
+    fsync: switchOption(),
+    /**
+     * Believe `X-Forwarded-Host`, `-Proto` and `-For`: only a proxy in front of the sandbox
+     * should set them, and any client can send them, so they count only when a setting says
+     * such a proxy stands there (Express's and Fastify's `trust proxy`).
+     */
+    trustProxy: switchOption(),
   })
   .refine((options) => !(options.data && options.database), {
     path: ['database'],
@@ -131,7 +145,9 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_PUBLIC_URL: 'publicUrl',
   SANDBOX_SESSION_TTL: 'sessionTtl',
   SANDBOX_PICTURE_LIMIT: 'pictureLimit',
+  SANDBOX_WEBHOOK_LIMIT: 'webhookLimit',
   SANDBOX_FSYNC: 'fsync',
+  SANDBOX_TRUST_PROXY: 'trustProxy',
   SANDBOX_BODY_LIMIT: 'bodyLimit',
   SANDBOX_SNAPSHOT_LIMIT: 'snapshotLimit',
   SANDBOX_BODY_TIMEOUT: 'bodyTimeout',

@@ -88,6 +88,7 @@ export async function createSandbox(
     control: inProcessControl(app, parts.baseUrl(), config.adminToken),
     setBaseUrl(url: string) {
       parts.origins.setListenUrl(url)
+      parts.selfTarget.listening(url)
     },
     defaultCredentials() {
       return parts.defaultPartnerPresent()

@@ -32,7 +32,8 @@ export interface Sandbox {
   clock: Clock
   /**
    * Sets the base URL of links made outside any request (done by startSandbox); within a
-   * request, links follow its Host unless a public URL is configured.
+   * request, links follow its Host unless a public URL is configured. It is also where the
+   * sandbox is served, so webhook URLs that reach it there are refused (but its sink's).
    */
   setBaseUrl(url: string): void
   /** The bundled default partner's credentials, when the fixtures in use define it. */

@@ -69,7 +69,8 @@ describe('links follow the request without --public-url', () => {
   })
 
   it('prefer X-Forwarded-Host and X-Forwarded-Proto set by a proxy (first value of a list)', async () => {
-    const { sandbox, call } = await testSandbox()
+    // A proxy's headers count only when a setting says one stands in front (trust-proxy.test.ts).
+    const { sandbox, call } = await testSandbox({ trustProxy: true })
     const l = await links(sandbox, call, {
       host: 'sandbox:4010',
       'x-forwarded-host': 'api.partner.example, proxy.internal',

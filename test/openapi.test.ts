@@ -14,6 +14,7 @@ describe('OpenAPI document and docs page', () => {
       '400',
       '401',
       '403',
+      '409',
       '413',
       '415',
       '429',

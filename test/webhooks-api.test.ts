@@ -555,7 +555,7 @@ describe('the OpenAPI document', () => {
   const expected: Record<string, Record<string, string[]>> = {
     [API]: {
       get: ['200', '400', '401', '403', '429'],
-      post: ['201', '400', '401', '403', '413', '415', '429'],
+      post: ['201', '400', '401', '403', '409', '413', '415', '429'],
     },
     [`${API}/events`]: { get: ['200', '401', '403', '429'] },
     [`${API}/{id}`]: {

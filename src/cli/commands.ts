@@ -1,5 +1,6 @@
 import { listBundledScenarios } from '../scenarios/loader.js'
 import { DEFAULT_PARTNER } from '../store/default-credentials.js'
+import { remoteSelf, selfReason } from '../webhooks/self-target.js'
 import {
   commands,
   listenCommand,
@@ -101,6 +102,9 @@ export async function runCommand(argv: string[], fail: Fail) {
     } catch {
       fail(`--forward-to ${forwardTo}: must be a URL such as http://localhost:3000/webhooks`, 2)
     }
+    // Forwarding the sandbox's deliveries back into it would let them drive its own API.
+    const self = selfReason(forwardTo, remoteSelf(remote.url))
+    if (self) fail(`--forward-to ${forwardTo}: ${self}`, 2)
     const port = Number(values.port ?? 0)
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       fail(`--port ${values.port}: must be a whole number from 0 to 65535`, 2)

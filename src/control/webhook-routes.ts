@@ -240,7 +240,23 @@ export function controlWebhookRoutes({
       access: 'public',
       description:
         'Point an endpoint at it. It records headers and the raw body, checks both signatures when it has a secret, and answers 200, or fails/answers slowly as configured.',
-      request: { params: SinkName },
+      request: {
+        params: SinkName,
+        // Declared, so the sink is not an operation that takes no body (http/no-body.ts): it
+        // keeps whatever arrives, byte for byte, unparsed.
+        body: {
+          required: false,
+          description: 'Whatever the sender posts (a webhook delivery: its event), kept as sent.',
+          content: {
+            '*/*': {
+              schema: z.string().openapi({
+                format: 'binary',
+                example: `{"id":"${ex.ids.event}","object":"event","type":"webhook.test"}`,
+              }),
+            },
+          },
+        },
+      },
       responses: {
         200: jsonResponse(z.object({ received: z.literal(true) }), 'Recorded.'),
         ...errorResponses(400),

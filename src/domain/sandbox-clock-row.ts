@@ -15,8 +15,10 @@ export interface SandboxClockRowParts {
  * written in a transaction of its own, and the row is read again (`refresh`) before the time
  * is used, first thing in every request and before each sweep, so a change made through
  * another process counts from the next request with no notice. The collection is ephemeral,
- * as the clock always was: not in the data file nor in snapshots, and a reset or restore
- * (which empties it) leaves the time as it stands (the row is written again).
+ * as the clock always was: not in the data file nor in snapshots. A whole-state replace
+ * empties it, and only the process that replaced the state writes it again: a restore the
+ * time as it stands (`store`), a reset the time the clock started at (`restart`); every other
+ * process reads the row from its next request on.
  */
 export class SandboxClockRow {
   /** Writes of this process not committed yet: until they are, the clock is ahead of the row. */
@@ -32,8 +34,6 @@ export class SandboxClockRow {
 
   private constructor(private readonly parts: SandboxClockRowParts) {
     parts.clock.onChange(() => void this.save())
-    // This process's reset or restore emptied the row: it is written again.
-    parts.state.onReplace(() => this.save())
   }
 
   /** Takes the stored setting when there is one, else stores the clock's. */
@@ -53,6 +53,17 @@ export class SandboxClockRow {
     const changes = this.changes
     const stored = await this.parts.state.get('clocks', 'sandbox')
     if (stored && this.pending === 0 && this.changes === changes) this.parts.clock.adopt(stored)
+  }
+
+  /** After this process reset the state: the clock back to how it started, stored. */
+  async restart(): Promise<void> {
+    this.parts.clock.restart()
+    await this.settled()
+  }
+
+  /** After this process restored the state: the time as it stands, stored again. */
+  store(): Promise<void> {
+    return this.save()
   }
 
   /** Resolves once the writes asked for so far are committed (or failed, and said so). */

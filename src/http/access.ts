@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { withContract } from '../openapi/route-contract.js'
 import type { TagName } from '../openapi/tags.js'
+import { bodyMethods, noBody } from './no-body.js'
 
 /**
  * Who may call a route, declared once on the route: the gates enforce it (api-gate.ts,
@@ -41,10 +42,13 @@ type RouteConfig = Parameters<typeof createRoute>[0] & { tags?: TagName[] }
 
 /**
  * A documented route with its access: `security` comes from it, and so does enforcement. What
- * every operation states besides (server errors, response headers) is added here too.
+ * every operation states besides (server errors, response headers) is added here too. A
+ * route that may carry a body but declares none reads one as no-body.ts says.
  */
 export function accessRoute<R extends RouteConfig>(access: Access, r: R) {
-  const route = createRoute({ ...withContract(access, r), security: securityOf(access) })
+  const takesNoBody = bodyMethods.has(r.method) && r.request?.body === undefined
+  const contract = { ...withContract(access, r), security: securityOf(access) }
+  const route = createRoute(takesNoBody ? { ...contract, middleware: noBody } : contract)
   Object.defineProperty(route, ACCESS, { value: access, enumerable: true })
   return route
 }

@@ -7,9 +7,11 @@ import { requestHeader } from './request-headers.js'
  * The base of every link the sandbox returns (embed URL, connect URL, picture URL).
  *
  * With `--public-url` it is that URL. Without it, it is the origin the caller used to reach
- * us: `X-Forwarded-Proto`/`X-Forwarded-Host` when a proxy sets them, else the request's
- * `Host`. In a container bound to 0.0.0.0 and published on another port, this is the only
- * address that works from the caller's side. Domain code reads it through `deps.baseUrl()`,
+ * us: the request's `Host`, or, with `--trust-proxy`, `X-Forwarded-Proto`/`X-Forwarded-Host`
+ * as the proxy in front sets them. Any client can send those headers, so without a setting
+ * that says a proxy stands in front they would let a caller bend the links handed to others
+ * (an embed URL on evil.example). In a container bound to 0.0.0.0 and published on another
+ * port, the Host is the only address that works from the caller's side. Domain code reads it through `deps.baseUrl()`,
  * so the origin travels with the request in an AsyncLocalStorage instead of every function
  * taking the context. Outside a request (a sweeper tick, a webhook retry) it is the origin
  * of the latest request, else the listen URL with a wildcard address made loopback.
@@ -30,15 +32,22 @@ function cleanHost(value: string | undefined): string | undefined {
   return host.replace(WILDCARD, '127.0.0.1')
 }
 
-/** The origin (`proto://host[:port]`) a request was addressed to, or undefined if unusable. */
-export function originOf(headers: (name: string) => string | undefined, url: string) {
-  const forwardedProto = first(headers('x-forwarded-proto'))?.toLowerCase()
+/**
+ * The origin (`proto://host[:port]`) a request was addressed to, or undefined if unusable.
+ * `X-Forwarded-*` count only when `trustProxy` says a proxy in front sets them.
+ */
+export function originOf(
+  headers: (name: string) => string | undefined,
+  url: string,
+  trustProxy = false,
+) {
+  const forwardedProto = trustProxy ? first(headers('x-forwarded-proto'))?.toLowerCase() : undefined
   const proto =
     forwardedProto === 'http' || forwardedProto === 'https'
       ? forwardedProto
       : new URL(url).protocol.slice(0, -1)
   const host =
-    cleanHost(headers('x-forwarded-host')) ??
+    (trustProxy ? cleanHost(headers('x-forwarded-host')) : undefined) ??
     cleanHost(headers('host')) ??
     cleanHost(new URL(url).host)
   return host ? `${proto}://${host}` : undefined
@@ -74,7 +83,11 @@ export interface RequestOrigins {
  * that origin is the answer for all of them and no storage is needed; a request whose origin
  * differs from the ones in flight carries its own in an AsyncLocalStorage.
  */
-export function requestOrigins(publicUrl: string | undefined, listenUrl: string): RequestOrigins {
+export function requestOrigins(
+  publicUrl: string | undefined,
+  listenUrl: string,
+  trustProxy = false,
+): RequestOrigins {
   if (publicUrl) {
     const fixed = publicUrl.replace(/\/+$/, '')
     return {
@@ -103,8 +116,8 @@ export function requestOrigins(publicUrl: string | undefined, listenUrl: string)
   }
   const originFor = (c: Context<AppEnv>) => {
     // Everything originOf reads: the three headers and the scheme and authority of the URL.
-    const proto = requestHeader(c, 'x-forwarded-proto') ?? ''
-    const forwarded = requestHeader(c, 'x-forwarded-host') ?? ''
+    const proto = (trustProxy && requestHeader(c, 'x-forwarded-proto')) || ''
+    const forwarded = (trustProxy && requestHeader(c, 'x-forwarded-host')) || ''
     const host = requestHeader(c, 'host') ?? ''
     const url = c.req.url
     const end = url.indexOf('/', url.indexOf('//') + 2)
@@ -122,7 +135,7 @@ export function requestOrigins(publicUrl: string | undefined, listenUrl: string)
     let origin: string | undefined
     if (known.has(key)) origin = known.get(key)
     else {
-      origin = originOf((name) => requestHeader(c, name), url)
+      origin = originOf((name) => requestHeader(c, name), url, trustProxy)
       if (known.size >= 256) known.clear()
       known.set(key, origin)
     }

@@ -28,11 +28,12 @@ const patchMe = accessRoute('org', {
   operationId: 'updatePartner',
   tags,
   summary: 'Update the partner record',
-  description: 'At least one field is required. `api_key` and the secret cannot be edited here.',
+  description:
+    'At least one field is required. `api_key` and the secret cannot be edited here. Setting `webhook_url` where there was none adds the primary webhook endpoint: 409 when the partner already has as many endpoints as the sandbox allows (`--webhook-limit`, 16).',
   request: { body: jsonBody(PatchPartnerBody) },
   responses: {
     200: jsonResponse(PartnerEnvelope, 'The updated partner record.'),
-    ...errorResponses(400, ...orgErrors, 413, 415),
+    ...errorResponses(400, ...orgErrors, 409, 413, 415),
   },
 })
 

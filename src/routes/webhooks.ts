@@ -58,11 +58,11 @@ export function webhookRoutes({ webhooks }: { webhooks: Webhooks }) {
       operationId: 'createWebhook',
       summary: 'Subscribe an endpoint',
       description:
-        'An empty `events` list means every event. The signing secret is returned only here.',
+        'An empty `events` list means every event. The signing secret is returned only here. A partner has at most 16 endpoints, its primary one included (the sandbox setting `--webhook-limit`): 409 beyond.',
       request: { body: jsonBody(CreateWebhookBody) },
       responses: {
         201: jsonResponse(WebhookWithSecret, 'The endpoint and its secret.'),
-        ...errorResponses(400, ...orgErrors, 413, 415),
+        ...errorResponses(400, ...orgErrors, 409, 413, 415),
       },
     }),
     async (c) => {

@@ -18,6 +18,7 @@ import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
 import { finishedSince } from '../webhooks/finished-count.js'
+import { assertNotSelf, type SelfTarget } from '../webhooks/self-target.js'
 import { syncPrimaryEndpoint } from '../webhooks/subscriptions.js'
 
 export interface PartnersParts {
@@ -27,6 +28,10 @@ export interface PartnersParts {
   events: EventBus
   scenarios: ScenarioRegistry
   credentials: CredentialCache
+  /** How many endpoints a partner may have (`--webhook-limit`), the primary one included. */
+  webhookLimit: number
+  /** The sandbox's own address, which `webhook_url` may not point at (but its sink). */
+  self: Pick<SelfTarget, 'reason'>
 }
 
 /** Partner organizations: their credentials, their record, and the control plane's partners. */
@@ -35,7 +40,7 @@ export class Partners {
   private readonly endpoints: Parameters<typeof syncPrimaryEndpoint>[0]
 
   constructor(private readonly s: PartnersParts) {
-    this.endpoints = { clocks: s.clocks, random: s.random }
+    this.endpoints = { clocks: s.clocks, random: s.random, webhookLimit: s.webhookLimit }
   }
 
   /** Layer 1 of spec section 5: the organization credentials of a request. */
@@ -44,6 +49,7 @@ export class Partners {
   }
 
   update(partner: PartnerRow, patch: PartnerPatch): Promise<PartnerRow> {
+    if (patch.webhook_url) assertNotSelf(this.s.self, patch.webhook_url, 'webhook_url')
     return this.s.state.transaction(
       async (tx) => {
         const next = await patchPartner(this.s, tx, partner, patch)
@@ -72,6 +78,7 @@ export class Partners {
 
   /** A new active partner with fresh test credentials, and its primary endpoint's secret. */
   async create(input: NewPartnerInput) {
+    if (input.webhook_url) assertNotSelf(this.s.self, input.webhook_url, 'webhook_url')
     await checkNewPartner(this.s, this.s.state, input)
     const { api_key, api_secret, api_secret_hash } = await newCredentials(this.s.random)
     return this.s.state.transaction(async (tx) => {

@@ -3,6 +3,7 @@ import { exportState } from '../domain/export.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { deletePartner, resetPartner, restorePartner } from '../domain/partner-state.js'
 import { changePartnerStatus, partnerById } from '../domain/partners.js'
+import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
 import {
   checkSandboxPartnerPatch,
   type SandboxPartnerPatch,
@@ -25,6 +26,8 @@ export interface PlatformParts {
   scenarios: ScenarioRegistry
   /** Loaded scenarios outlive a reset or restore. */
   loadedScenarios: Pick<LoadedScenarios, 'keptAcross'>
+  /** The sandbox clock's stored setting, which a replace empties: written again after one. */
+  sandboxClock: Pick<SandboxClockRow, 'restart' | 'store'>
 }
 
 /**
@@ -76,16 +79,24 @@ export class Platform {
     }
   }
 
-  reset(): Promise<void> {
-    return this.parts.loadedScenarios.keptAcross(() => this.parts.state.reset())
+  /**
+   * Everything back to the start: the fixtures' rows (each partner's clock as they say), and
+   * the sandbox clock as the scenario started it, or the machine's time. A clock left 31
+   * minutes ahead would expire fresh codes and settle deposits early after a "fresh" start.
+   */
+  async reset(): Promise<void> {
+    await this.parts.loadedScenarios.keptAcross(() => this.parts.state.reset())
+    await this.parts.sandboxClock.restart()
   }
 
   export(includeSecrets: boolean) {
     return exportState(this.parts, { includeSecrets })
   }
 
-  restore(doc: UploadedSnapshot): Promise<void> {
-    return this.parts.loadedScenarios.keptAcross(() => restoreSnapshot(this.parts, doc))
+  /** The snapshot's rows; the sandbox time stays as it stands (a snapshot holds no clock). */
+  async restore(doc: UploadedSnapshot): Promise<void> {
+    await this.parts.loadedScenarios.keptAcross(() => restoreSnapshot(this.parts, doc))
+    await this.parts.sandboxClock.store()
   }
 
   async exportPartner(partnerId: string, includeSecrets: boolean) {

@@ -14,8 +14,9 @@ import type { Dispatcher } from '../webhooks/dispatcher.js'
 import type { EventOverrides } from '../webhooks/event-overrides.js'
 import { armLab } from '../webhooks/lab.js'
 import { redeliver } from '../webhooks/redeliver.js'
+import { assertNotSelf, type SelfTarget } from '../webhooks/self-target.js'
 import {
-  createWebhook,
+  addWebhook,
   deleteWebhook,
   requireWebhook,
   rotateWebhookSecret,
@@ -33,6 +34,10 @@ export interface WebhooksOptions {
   dispatcher: Dispatcher
   /** The money a trigger makes for real (the money area's operations). */
   money: TriggerMoney
+  /** How many endpoints a partner may have (`--webhook-limit`). */
+  webhookLimit: number
+  /** The sandbox's own address, which no endpoint may point at (but its sink). */
+  self: Pick<SelfTarget, 'reason'>
 }
 
 /**
@@ -49,7 +54,8 @@ export class Webhooks {
   }
 
   create(partnerId: string, input: WebhookInput) {
-    return this.o.state.transaction(async (tx) => createWebhook(this.o, tx, partnerId, input), {
+    assertNotSelf(this.o.self, input.url, 'url')
+    return this.o.state.transaction(async (tx) => addWebhook(this.o, tx, partnerId, input), {
       partner: partnerId,
     })
   }
@@ -67,6 +73,7 @@ export class Webhooks {
   }
 
   update(partnerId: string, id: string, patch: Partial<WebhookInput>): Promise<WebhookRow> {
+    if (patch.url !== undefined) assertNotSelf(this.o.self, patch.url, 'url')
     return this.o.state.transaction(
       async (tx) => updateWebhook(this.o, tx, await requireWebhook(tx, partnerId, id), patch),
       { partner: partnerId },

@@ -8,11 +8,14 @@ import { logAttempt } from './attempt-log.js'
 import { recordAttempt } from './attempt-result.js'
 import { deliveryHeaders, isLabCopy } from './lab.js'
 import type { DeliveryCtx } from './new-delivery.js'
+import type { SelfTarget } from './self-target.js'
 import { isSuccess, type SendResult, send } from './sender.js'
 
 export interface AttemptsOptions extends DeliveryCtx {
   state: State
   logger: Logger
+  /** The sandbox's own address: a delivery never goes there but to its sink. */
+  self: Pick<SelfTarget, 'reason' | 'lookupGuard'>
 }
 
 /**
@@ -66,14 +69,18 @@ export class Attempts {
       'x-sandbox-delivery-id': row.id,
       'x-sandbox-attempt': String(number),
     }
-    const result =
-      number <= policy.failFirstAttempts && !isLabCopy(row)
+    // Checked again at each attempt, whatever the endpoint passed when it was made: the port
+    // may have been unknown then (in process), and rows also come from snapshots and files.
+    const self = this.o.self.reason(row.url)
+    const result = self
+      ? { status: null, durationMs: 0, error: `not sent: ${self}` }
+      : number <= policy.failFirstAttempts && !isLabCopy(row)
         ? {
             status: null,
             durationMs: 0,
             error: 'not sent: failure simulated by the scenario (webhooks.fail_first_attempts)',
           }
-        : await send(row.url, body, headers, policy.timeoutMs)
+        : await send(row.url, body, headers, policy.timeoutMs, this.o.self.lookupGuard(row.url))
     const retryAt =
       isSuccess(result.status) || number >= ATTEMPTS || isLabCopy(row)
         ? undefined

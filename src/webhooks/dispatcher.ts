@@ -7,6 +7,7 @@ import type { Change, State } from '../state/seam.js'
 import type { DeliveryRow } from '../store/records.js'
 import { Attempts } from './attempt.js'
 import { type DeliveryCtx, policyOf } from './new-delivery.js'
+import type { SelfTarget } from './self-target.js'
 
 /** The schedule: deliveries still to attempt, by endpoint, in due order. */
 const DUE = 'deliveries_due_by_endpoint'
@@ -40,6 +41,8 @@ export interface DispatcherOptions extends DeliveryCtx {
   takeMarginMs?: number
   /** How often the rows are polled while the clock runs (POLL_MS). */
   pollMs?: number
+  /** The sandbox's own address: a delivery never goes there but to its sink. */
+  self: Pick<SelfTarget, 'reason' | 'lookupGuard'>
 }
 
 /**

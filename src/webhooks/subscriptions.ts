@@ -3,12 +3,18 @@ import { ApiError } from '../errors.js'
 import type { Random } from '../random.js'
 import type { StateReader, StateTx, StateWriter } from '../state/seam.js'
 import type { PartnerRow, WebhookRow } from '../store/records.js'
+import { assertEndpointRoom } from './endpoint-limit.js'
 import { newWebhookSecret } from './signer.js'
 
 /** What managing endpoints uses: the partner's time and fresh ids and secrets. */
 export interface EndpointCtx {
   clocks: Pick<PartnerClocks, 'forPartner'>
   random: Random
+}
+
+/** What adding an endpoint also checks: how many a partner may have. */
+export interface NewEndpointCtx extends EndpointCtx {
+  webhookLimit: number
 }
 
 /** What a partner sees of an endpoint: never the secret. */
@@ -34,7 +40,18 @@ export interface WebhookInput {
 
 const dedupe = (events: string[]) => [...new Set(events)]
 
-export function createWebhook(
+/** A new endpoint of the partner, within its cap. */
+export async function addWebhook(
+  ctx: NewEndpointCtx,
+  tx: StateTx,
+  partnerId: string,
+  input: WebhookInput,
+) {
+  await assertEndpointRoom(tx, partnerId, ctx.webhookLimit)
+  return createWebhook(ctx, tx, partnerId, input)
+}
+
+function createWebhook(
   ctx: EndpointCtx,
   writer: StateWriter,
   partnerId: string,
@@ -125,11 +142,12 @@ export function rotateWebhookSecret(ctx: EndpointCtx, writer: StateWriter, row: 
 /**
  * Keeps the primary endpoint in step with the partner record's `webhook_url` (spec: "the
  * service delivers webhooks to the partner's registered URL"): created when it is set,
- * moved when it changes, removed when it is cleared. It receives every event. Reads the
- * partner's endpoints in the partner's own transaction.
+ * moved when it changes, removed when it is cleared. It receives every event, and counts
+ * toward the partner's cap when it is created. Reads the partner's endpoints in the partner's
+ * own transaction.
  */
 export async function syncPrimaryEndpoint(
-  ctx: EndpointCtx,
+  ctx: NewEndpointCtx,
   tx: StateTx,
   partner: PartnerRow,
 ): Promise<string | undefined> {
@@ -149,5 +167,6 @@ export async function syncPrimaryEndpoint(
     }
     return undefined
   }
+  await assertEndpointRoom(tx, partner.id, ctx.webhookLimit, 'webhook_url')
   return createWebhook(ctx, tx, partner.id, { url: partner.webhook_url, events: [] }, true).secret
 }
