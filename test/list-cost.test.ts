@@ -43,7 +43,7 @@ const memoryStore = it.skipIf(testEngine === 'postgres')
 
 describe('a page of a long history', () => {
   memoryStore(
-    'a page of 50 of 10,000 transactions touches about 50 rows, cursor and cache included',
+    'a page of 50 of 10,000 transactions touches about 50 rows, cursor included, read after read',
     async () => {
       const { sandbox, call } = await setup()
       const u = await onboardedUser(call)
@@ -113,12 +113,13 @@ describe('a page of a long history', () => {
       )
       expect(touched.size).toBeLessThanOrEqual(6)
 
-      // Read again after another user's write: the kept page still stands (it is the user's).
+      // Read again after another user's write: the same page, read through at the same cost
+      // (no copy is kept: a replica holds nothing another may change).
       await onboardedUser(call)
       touched.clear()
       const again = await as(`${API}/cards/transactions?limit=50`)
       expect(again.text).toBe(first.text)
-      expect(touched.size).toBe(0)
+      expect(touched.size).toBeLessThanOrEqual(51)
 
       // The user's own write shows at once.
       const funded = await call('POST', `${API}/cards/simulate-fund`, {

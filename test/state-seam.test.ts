@@ -189,6 +189,7 @@ describe('state seam: ephemeral writes outside a transaction', () => {
     ({
       id: `jrn_${slot}`,
       seq: String(n).padStart(3, '0'),
+      partner_id: partner,
       entry: { id: `req_${n}`, partner_id: partner },
     }) as never
 
