@@ -1,5 +1,5 @@
 import type { createRoute } from '@hono/zod-openapi'
-import type { Access } from '../http/access.js'
+import type { Access } from '../http/access-level.js'
 import { serverErrorResponses } from '../schemas/common.js'
 import { headerRefs, type ResponseHeader } from './response-headers.js'
 import type { TagName } from './tags.js'

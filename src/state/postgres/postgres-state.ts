@@ -286,8 +286,12 @@ export class PostgresState implements State {
     await this.query('SELECT 1')
   }
 
-  async close(): Promise<void> {
-    await this.pool.end()
+  private closed: Promise<void> | undefined
+
+  /** Ends the pool once (a second close answers the first's promise). */
+  close(): Promise<void> {
+    this.closed ??= this.pool.end()
+    return this.closed
   }
 }
 
