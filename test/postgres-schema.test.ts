@@ -3,11 +3,12 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { z } from 'zod'
+import { parseDatabaseUrl } from '../src/state/database-url.js'
 import { type IndexName, indexDefs } from '../src/state/indexes.js'
 import { tableColumns } from '../src/state/postgres/columns.js'
 import { indexSql } from '../src/state/postgres/index-sql.js'
 import { migrate } from '../src/state/postgres/migrate.js'
-import { PostgresState, parseDatabaseUrl } from '../src/state/postgres/postgres-state.js'
+import { PostgresState } from '../src/state/postgres/postgres-state.js'
 import { tables } from '../src/state/postgres/tables.js'
 import {
   type CollectionName,

@@ -1,15 +1,15 @@
 import pg from 'pg'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { IndexName, IndexRow } from '../src/state/indexes.js'
-import { MemoryState } from '../src/state/memory-state.js'
-import { migrate, migrations } from '../src/state/postgres/migrate.js'
 import {
   DEFAULT_POOL,
   DEFAULT_SCHEMA,
   MAX_POOL,
-  PostgresState,
   parseDatabaseUrl,
-} from '../src/state/postgres/postgres-state.js'
+} from '../src/state/database-url.js'
+import type { IndexName, IndexRow } from '../src/state/indexes.js'
+import { MemoryState } from '../src/state/memory-state.js'
+import { migrate, migrations } from '../src/state/postgres/migrate.js'
+import { PostgresState } from '../src/state/postgres/postgres-state.js'
 import type { RangeOptions, State, StateTx } from '../src/state/seam.js'
 import { defineIndexes } from '../src/store/indexes.js'
 import {

@@ -1,9 +1,8 @@
 import pg from 'pg'
 import { sandboxOptionsSchema } from '../config.js'
 import { databaseError } from '../state/database-error.js'
-import { maskDatabaseUrl } from '../state/database-url.js'
+import { maskDatabaseUrl, parseDatabaseUrl } from '../state/database-url.js'
 import { migrate, migrations, quoteIdent } from '../state/postgres/migrate.js'
-import { parseDatabaseUrl } from '../state/postgres/postgres-state.js'
 import { migrateCommand } from './command-specs.js'
 import { helpHint, type Parsed } from './flags.js'
 

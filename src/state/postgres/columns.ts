@@ -34,25 +34,15 @@ export interface Column {
   values?: readonly string[]
 }
 
-const sqlTypes: Record<ColumnKind, string> = {
-  text: 'text',
-  time: 'timestamp with time zone',
-  int: 'bigint',
-  float: 'double precision',
-  bool: 'boolean',
-  json: 'json',
-  bytes: 'bytea',
-}
-
-/** The DDL spelling of each kind. */
-export const ddlTypes: Record<ColumnKind, string> = {
-  text: 'text',
-  time: 'timestamptz',
-  int: 'bigint',
-  float: 'double precision',
-  bool: 'boolean',
-  json: 'json',
-  bytes: 'bytea',
+/** Each kind's type: as DDL spells it, and as information_schema names it. */
+export const columnTypes: Record<ColumnKind, [ddl: string, info: string]> = {
+  text: ['text', 'text'],
+  time: ['timestamptz', 'timestamp with time zone'],
+  int: ['bigint', 'bigint'],
+  float: ['double precision', 'double precision'],
+  bool: ['boolean', 'boolean'],
+  json: ['json', 'json'],
+  bytes: ['bytea', 'bytea'],
 }
 
 /** PostgreSQL's reserved words a field could be named (they must be quoted as columns). */
@@ -113,7 +103,7 @@ function columnOf(name: string, field: z.ZodType): Column {
     name,
     sql: identifier(name),
     kind,
-    sqlType: sqlTypes[kind],
+    sqlType: columnTypes[kind][1],
     nullable: nullable || optional,
     optional,
     values,

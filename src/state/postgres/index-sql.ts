@@ -81,23 +81,3 @@ export const indexSql: Record<IndexName, IndexSql> = {
 
 /** The collection an index is over. */
 export const tableOf = (index: IndexName): CollectionName => indexDefs[index].collection
-
-/**
- * The functions the index keys call: an ISO hour or day of a time, in UTC (immutable, as an
- * index needs: the zone is fixed and the pattern has no word a locale changes).
- */
-export const keyFunctionsDdl = `CREATE FUNCTION sandbox_hour(timestamptz) RETURNS text
-  LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  AS $$ SELECT to_char($1 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24') $$;
-CREATE FUNCTION sandbox_day(timestamptz) RETURNS text
-  LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  AS $$ SELECT to_char($1 AT TIME ZONE 'UTC', 'YYYY-MM-DD') $$;`
-
-/** CREATE INDEX of one declared index, named for the lookup it serves. */
-export function createIndexDdl(index: IndexName): string {
-  const { key, where, order } = indexSql[index]
-  // A key that is a constant ('waiting': every row the condition admits) is not a column.
-  const keyColumn = key.startsWith("'") ? undefined : `(${key})`
-  const by = [keyColumn, order, 'inserted'].filter(Boolean).join(', ')
-  return `CREATE INDEX ${index} ON ${tableOf(index)} (${by})${where ? ` WHERE ${where}` : ''};`
-}

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type pg from 'pg'
 import { packageRoot } from '../../package-root.js'
+import { within } from './pool.js'
 
 /**
  * The schema's migrations: the SQL files of migrations/ (`0001-baseline.sql`, …), applied in
@@ -37,16 +38,8 @@ export function readMigrations(dir = join(packageRoot, 'migrations')): Migration
 export const migrations: readonly Migration[] = readMigrations()
 
 /** Brings `schema` up to the latest migration; answers the versions it applied. */
-export async function migrate(client: pg.ClientBase, schema: string): Promise<number[]> {
-  await client.query('BEGIN')
-  try {
-    const applied = await migrateIn(client, schema)
-    await client.query('COMMIT')
-    return applied
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {})
-    throw error
-  }
+export function migrate(client: pg.ClientBase, schema: string): Promise<number[]> {
+  return within(client, 'BEGIN', () => migrateIn(client, schema))
 }
 
 async function migrateIn(client: pg.ClientBase, schema: string): Promise<number[]> {

@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { outageOf } from '../database-error.js'
 
 /**
  * The pool of one replica's connections (node-postgres), set up so that rows read back are the
@@ -22,36 +23,67 @@ const types = {
   },
 }
 
-export interface PoolOptions {
-  url: string
-  schema: string
-  size: number
-  applicationName: string
-  /** Told of a pooled connection that failed while idle (a restart, a terminated backend). */
-  onIdleError?: (error: Error) => void
-}
-
-export function createPool(options: PoolOptions): pg.Pool {
+/** `onIdleError` hears of a pooled connection that failed while idle (a restart, say). */
+export function createPool(
+  url: string,
+  schema: string,
+  size: number,
+  onIdleError: (e: Error) => void,
+) {
   const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.size,
-    application_name: options.applicationName,
+    connectionString: url,
+    max: size,
+    application_name: 'partner-sandbox',
     // Every session reads and writes the sandbox's schema, in UTC.
-    options: `-c search_path=${options.schema} -c TimeZone=UTC`,
+    options: `-c search_path=${schema} -c TimeZone=UTC`,
     types,
     // While PostgreSQL is out of reach a request waits this long for a connection, then is
     // answered 503: a client retries, rather than hanging on a dead socket.
     connectionTimeoutMillis: 3_000,
-    idleTimeoutMillis: 30_000,
     keepAlive: true,
   })
   // An idle connection the server closed (a restart, pg_terminate_backend) is an 'error' event:
   // without a listener Node would end the process. The pool drops that connection and opens a
   // new one for the next query.
-  pool.on('error', (error) => options.onIdleError?.(error))
+  pool.on('error', onIdleError)
   // A connection that breaks while checked out (a transaction under way) is an 'error' event on
   // its client, which would end the process too: the statement under way fails with the same
   // error, and the transaction says so (a 503), so the event itself needs nothing more.
   pool.on('connect', (client) => client.on('error', () => {}))
   return pool
+}
+
+/** Runs `fn` between `begin` and COMMIT on `client`; a throw rolls it back and is rethrown. */
+export async function within<T>(client: pg.ClientBase, begin: string, fn: () => Promise<T>) {
+  await client.query(begin)
+  try {
+    const result = await fn()
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  }
+}
+
+/**
+ * `within` on a connection of the pool's own (one that broke meanwhile is not queryable, and the
+ * pool drops it at release); a failure to reach the database is a DatabaseUnavailable.
+ */
+export async function transact<T>(
+  pool: pg.Pool,
+  url: string,
+  begin: string,
+  fn: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect().catch((error: unknown) => {
+    throw outageOf(error, url)
+  })
+  try {
+    return await within(client, begin, () => fn(client))
+  } catch (error) {
+    throw outageOf(error, url)
+  } finally {
+    client.release()
+  }
 }

@@ -24,140 +24,87 @@ function scopeOf(collection: CollectionName, scoped: boolean, n: number): string
   return column ? ` AND ${column} = $${n}` : ''
 }
 
-export interface TableStatements {
-  get: string
-  all: string
-  upsert: string
-  remove: string
-}
-
-const cache = new Map<string, string>()
-const once = (name: string, make: () => string) => {
-  let text = cache.get(name)
-  if (text === undefined) {
-    text = make()
-    cache.set(name, text)
+/** `make(name, scoped)`, made once for each pair. */
+function memo<N extends string, T>(make: (name: N, scoped: boolean) => T) {
+  const made = new Map<string, T>()
+  return (name: N, scoped: boolean): T => {
+    const id = `${name}:${scoped}`
+    let found = made.get(id)
+    if (found === undefined) {
+      found = make(name, scoped)
+      made.set(id, found)
+    }
+    return found
   }
-  return text
 }
 
-export function tableStatements(collection: CollectionName, scoped: boolean): TableStatements {
+/** `ON CONFLICT (key) DO UPDATE SET` every other column. */
+function upsertTail(collection: CollectionName): string {
   const { columns, key } = tables[collection]
-  const list = columnList(collection)
-  const name = `${collection}:${scoped}`
-  return {
-    get: once(
-      `get:${name}`,
-      () => `SELECT ${list} FROM ${collection} WHERE id = $1${scopeOf(collection, scoped, 2)}`,
-    ),
-    all: once(`all:${name}`, () => {
-      const scope = scopeOf(collection, scoped, 1)
-      return `SELECT ${list} FROM ${collection}${scope ? ` WHERE true${scope}` : ''} ORDER BY inserted`
-    }),
-    upsert: once(`upsert:${collection}`, () => {
-      const values = columns.map((_, i) => `$${i + 1}`).join(', ')
-      const sets = columns
-        .filter((column) => !key.includes(column.name))
-        .map((column) => `${column.sql} = EXCLUDED.${column.sql}`)
-        .join(', ')
-      const conflict = `ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${sets} RETURNING 1 AS put`
-      if (!tables[collection].tenant)
-        return `INSERT INTO ${collection} (${list}) VALUES (${values}) ${conflict}`
-      // A tenant row stays with its partner: under its key (partner_id, id) a row moved to
-      // another partner would be a second row, so none is written (the engine refuses it).
-      const at = (name: string) => `$${columns.findIndex((column) => column.name === name) + 1}`
-      return (
-        `INSERT INTO ${collection} (${list}) SELECT ${values} WHERE NOT EXISTS ` +
-        `(SELECT 1 FROM ${collection} WHERE id = ${at('id')} AND partner_id <> ${at('partner_id')}) ${conflict}`
-      )
-    }),
-    remove: once(
-      `remove:${name}`,
-      () => `DELETE FROM ${collection} WHERE id = $1${scopeOf(collection, scoped, 2)}`,
-    ),
-  }
+  const sets = columns.filter((column) => !key.includes(column.name))
+  const set = sets.map((column) => `${column.sql} = EXCLUDED.${column.sql}`).join(', ')
+  return `ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set}`
 }
+
+/** get, all and remove take the id ($1) and then the partner; upsert takes the row's columns. */
+export const tableStatements = memo((collection: CollectionName, scoped: boolean) => {
+  const { columns, tenant } = tables[collection]
+  const list = columnList(collection)
+  const values = columns.map((_, i) => `$${i + 1}`).join(', ')
+  const at = (name: string) => `$${columns.findIndex((column) => column.name === name) + 1}`
+  const scopeAll = scopeOf(collection, scoped, 1)
+  return {
+    get: `SELECT ${list} FROM ${collection} WHERE id = $1${scopeOf(collection, scoped, 2)}`,
+    all: `SELECT ${list} FROM ${collection}${scopeAll ? ` WHERE true${scopeAll}` : ''} ORDER BY inserted`,
+    // A tenant row stays with its partner: under its key (partner_id, id) a row moved to
+    // another partner would be a second row, so none is written (the engine refuses it).
+    upsert: tenant
+      ? `INSERT INTO ${collection} (${list}) SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM ` +
+        `${collection} WHERE id = ${at('id')} AND partner_id <> ${at('partner_id')}) ${upsertTail(collection)}`
+      : `INSERT INTO ${collection} (${list}) VALUES (${values}) ${upsertTail(collection)}`,
+    remove: `DELETE FROM ${collection} WHERE id = $1${scopeOf(collection, scoped, 2)}`,
+  }
+})
 
 /** INSERT of `count` rows at once (a replace, the request journal's rows), or upsert. */
 export function insertMany(collection: CollectionName, count: number, upsert: boolean): string {
-  const { columns, key } = tables[collection]
-  const width = columns.length
-  const rows = Array.from(
-    { length: count },
-    (_, r) => `(${columns.map((_, c) => `$${r * width + c + 1}`).join(', ')})`,
-  )
-  const sets = columns
-    .filter((column) => !key.includes(column.name))
-    .map((column) => `${column.sql} = EXCLUDED.${column.sql}`)
-    .join(', ')
-  const conflict = upsert ? ` ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${sets}` : ''
-  return `INSERT INTO ${collection} (${columnList(collection)}) VALUES ${rows.join(', ')}${conflict}`
+  const width = tables[collection].columns.length
+  const row = (r: number) =>
+    `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`
+  const rows = Array.from({ length: count }, (_, r) => row(r)).join(', ')
+  const tail = upsert ? ` ${upsertTail(collection)}` : ''
+  return `INSERT INTO ${collection} (${columnList(collection)}) VALUES ${rows}${tail}`
 }
 
-export interface IndexStatements {
-  lookup: string
-  lookupOne: string
-  /** $1 key, $2 limit (null: all), then the partner. */
-  forward: string
-  reverse: string
-  /** $1 key, $2 the row after which the page starts, $3 limit, then the partner. */
-  forwardAfter: string
-  reverseAfter: string
-  count: string
-  has: string
-  keys: string
-  /** $1 key, $2 the latest order value due, $3 limit, then the partner. */
-  due: string
-}
-
-export function indexStatements(index: IndexName, scoped: boolean): IndexStatements {
+/**
+ * An index's statements: $1 the key, then (forward, reverse: $2 limit, null for all;
+ * …After: $2 the row the page starts after, $3 limit; has: $2 the id; due: $2 the latest order
+ * value due, $3 limit), then the partner when scoped.
+ */
+export const indexStatements = memo((index: IndexName, scoped: boolean) => {
   const collection = tableOf(index)
   const { key, where, order } = indexSql[index]
-  const list = columnList(collection)
   const under = `(${key}) = $1${where ? ` AND ${where}` : ''}`
   const by = order ? `${order}, inserted` : 'inserted'
   const byDesc = order ? `${order} DESC, inserted DESC` : 'inserted DESC'
-  const name = `${index}:${scoped}`
   const select = (more: string, scopeAt: number) =>
-    `SELECT ${list} FROM ${collection} WHERE ${under}${more}${scopeOf(collection, scoped, scopeAt)}`
+    `SELECT ${columnList(collection)} FROM ${collection} WHERE ${under}${more}${scopeOf(collection, scoped, scopeAt)}`
   // The cursor row (its columns, unqualified, are the subquery's own), under the same key and
   // partner, and the rows past it in the list's order: none when it is not under the key.
   const cursor = `(SELECT ${order ? `${order}, ` : ''}inserted FROM ${collection} WHERE id = $2 AND ${under}${scopeOf(collection, scoped, 4)})`
-  const past = (dir: '>' | '<') =>
-    order ? ` AND (${order}, inserted) ${dir} ${cursor}` : ` AND inserted ${dir} ${cursor}`
+  const past = (dir: '>' | '<') => ` AND (${order ? `${order}, ` : ''}inserted) ${dir} ${cursor}`
   return {
-    lookup: once(`lookup:${name}`, () => `${select('', 2)} ORDER BY ${by}`),
-    lookupOne: once(`lookupOne:${name}`, () => `${select('', 2)} ORDER BY ${by} LIMIT 1`),
-    forward: once(`forward:${name}`, () => `${select('', 3)} ORDER BY ${by} LIMIT $2`),
-    reverse: once(`reverse:${name}`, () => `${select('', 3)} ORDER BY ${byDesc} LIMIT $2`),
-    forwardAfter: once(
-      `forwardAfter:${name}`,
-      () => `${select(past('>'), 4)} ORDER BY ${by} LIMIT $3`,
-    ),
-    reverseAfter: once(
-      `reverseAfter:${name}`,
-      () => `${select(past('<'), 4)} ORDER BY ${byDesc} LIMIT $3`,
-    ),
-    count: once(
-      `count:${name}`,
-      () =>
-        `SELECT count(*) AS n FROM ${collection} WHERE ${under}${scopeOf(collection, scoped, 2)}`,
-    ),
-    has: once(
-      `has:${name}`,
-      () =>
-        `SELECT 1 FROM ${collection} WHERE ${under} AND id = $2${scopeOf(collection, scoped, 3)}`,
-    ),
-    keys: once(
-      `keys:${index}`,
-      () =>
-        `SELECT (${key}) AS k FROM ${collection} WHERE (${key}) IS NOT NULL${where ? ` AND ${where}` : ''} ` +
-        'GROUP BY 1 ORDER BY min(inserted)',
-    ),
-    due: once(
-      `due:${name}`,
-      () =>
-        `${select(` AND ${order ?? 'inserted'} <= $2`, 4)} ORDER BY ${by} LIMIT $3 FOR UPDATE SKIP LOCKED`,
-    ),
+    lookup: `${select('', 2)} ORDER BY ${by}`,
+    lookupOne: `${select('', 2)} ORDER BY ${by} LIMIT 1`,
+    forward: `${select('', 3)} ORDER BY ${by} LIMIT $2`,
+    reverse: `${select('', 3)} ORDER BY ${byDesc} LIMIT $2`,
+    forwardAfter: `${select(past('>'), 4)} ORDER BY ${by} LIMIT $3`,
+    reverseAfter: `${select(past('<'), 4)} ORDER BY ${byDesc} LIMIT $3`,
+    count: `SELECT count(*) AS n FROM ${collection} WHERE ${under}${scopeOf(collection, scoped, 2)}`,
+    has: `${select(' AND id = $2', 3)}`,
+    keys:
+      `SELECT (${key}) AS k FROM ${collection} WHERE (${key}) IS NOT NULL${where ? ` AND ${where}` : ''} ` +
+      'GROUP BY 1 ORDER BY min(inserted)',
+    due: `${select(` AND ${order ?? 'inserted'} <= $2`, 4)} ORDER BY ${by} LIMIT $3 FOR UPDATE SKIP LOCKED`,
   }
-}
+})

@@ -1,6 +1,6 @@
 import { type CollectionName, collectionNames, ephemeralCollections } from '../../store/records.js'
 import { tenantCollections } from '../../store/tenants.js'
-import { type Column, ddlTypes, tableColumns } from './columns.js'
+import { type Column, tableColumns } from './columns.js'
 
 /**
  * One table per collection (the collection's name), its columns from the zod row schema
@@ -73,33 +73,3 @@ function specOf(collection: CollectionName): TableSpec {
 export const tables = Object.fromEntries(
   collectionNames.map((name) => [name, specOf(name)]),
 ) as Record<CollectionName, TableSpec>
-
-const quote = (value: string) => `'${value.replaceAll("'", "''")}'`
-
-/** A column's line of CREATE TABLE. */
-function columnDdl(column: Column): string {
-  const notNull = column.nullable ? '' : ' NOT NULL'
-  const check = column.values
-    ? ` CHECK (${column.sql} IN (${column.values.map(quote).join(', ')}))`
-    : ''
-  return `${column.sql} ${ddlTypes[column.kind]}${notNull}${check}`
-}
-
-/** CREATE TABLE of one collection, with its key, its row order and its foreign keys. */
-export function createTableDdl(spec: TableSpec): string {
-  const lines = [
-    ...spec.columns.map(columnDdl),
-    'inserted bigint GENERATED ALWAYS AS IDENTITY',
-    `PRIMARY KEY (${spec.key.join(', ')})`,
-    ...spec.references.map(
-      (fk) =>
-        `FOREIGN KEY (${fk.columns.join(', ')}) REFERENCES ${fk.table} (${fk.to.join(', ')}) ` +
-        'ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED',
-    ),
-  ]
-  const unlogged = spec.unlogged ? 'UNLOGGED ' : ''
-  const byId = spec.tenant
-    ? `\nCREATE INDEX ${spec.collection}_by_id ON ${spec.collection} (id);`
-    : ''
-  return `CREATE ${unlogged}TABLE ${spec.collection} (\n  ${lines.join(',\n  ')}\n);${byId}`
-}

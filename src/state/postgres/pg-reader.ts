@@ -1,0 +1,106 @@
+import type { CollectionName, Collections } from '../../store/records.js'
+import { type IndexName, type IndexRow, indexDefs } from '../indexes.js'
+import type { RangeOptions, StateReader } from '../seam.js'
+import { tableOf } from './index-sql.js'
+import { recordOf } from './rows.js'
+import { indexStatements, partnerColumn, tableStatements } from './statements.js'
+
+export type Row = Record<string, unknown>
+export type Query = (text: string, params?: unknown[]) => Promise<Row[]>
+
+const noRows: Promise<Row[]> = Promise.resolve([])
+
+/**
+ * The reads, over any connection: the pool's, or a transaction's. With `partner` (State.tenant,
+ * a transaction's scope), a read of one of the partner's tables asks for its rows only.
+ */
+export class PgReader implements StateReader {
+  constructor(
+    private readonly send: Query,
+    readonly partner?: string,
+  ) {}
+
+  /**
+   * A text column cannot hold NUL, so no row has an id or key with one (a token sent as %00):
+   * nothing is found, as in memory, where PostgreSQL would refuse the parameter.
+   */
+  protected run(text: string, params: unknown[]): Promise<Row[]> {
+    if (params.some((p) => typeof p === 'string' && p.includes('\0'))) return noRows
+    return this.send(text, params)
+  }
+
+  /** Whether reads of `collection` name this reader's partner (a partner's table, scoped). */
+  protected scopes(collection: CollectionName): boolean {
+    return this.partner !== undefined && partnerColumn(collection) !== undefined
+  }
+
+  /** The partner as the last parameter, when `scoped`. */
+  protected tail(scoped: boolean): unknown[] {
+    return scoped ? [this.partner] : []
+  }
+
+  protected rowsOf<I extends IndexName>(index: I, found: Row[]): IndexRow<I>[] {
+    return found.map((row) => recordOf(tableOf(index), row) as IndexRow<I>)
+  }
+
+  /** The rows of an index's statement, with the key first and the partner last. */
+  private async indexRows<I extends IndexName>(
+    index: I,
+    statement: Exclude<keyof ReturnType<typeof indexStatements>, 'count' | 'keys'>,
+    params: unknown[],
+  ): Promise<IndexRow<I>[]> {
+    const scoped = this.scopes(tableOf(index))
+    const text = indexStatements(index, scoped)[statement]
+    return this.rowsOf(index, await this.run(text, [...params, ...this.tail(scoped)]))
+  }
+
+  async get<K extends CollectionName>(collection: K, id: string) {
+    const scoped = this.scopes(collection)
+    const text = tableStatements(collection, scoped).get
+    const [found] = await this.run(text, [id, ...this.tail(scoped)])
+    return found ? (recordOf(collection, found) as Collections[K]) : undefined
+  }
+
+  lookup<I extends IndexName>(index: I, key: string) {
+    return this.indexRows(index, 'lookup', [key])
+  }
+
+  async lookupOne<I extends IndexName>(index: I, key: string) {
+    return (await this.indexRows(index, 'lookupOne', [key]))[0]
+  }
+
+  async range<I extends IndexName>(index: I, key: string, options: RangeOptions = {}) {
+    const limit = options.limit ?? null
+    if (limit !== null && limit <= 0) return []
+    if (options.after === undefined)
+      return this.indexRows(index, options.reverse ? 'reverse' : 'forward', [key, limit])
+    const statement = options.reverse ? 'reverseAfter' : 'forwardAfter'
+    return this.indexRows(index, statement, [key, options.after, limit])
+  }
+
+  /**
+   * The rows under a key (the partner's, when scoped); a counted index's count is its key's
+   * whole count, scoped or not (the caps' keys are partners already).
+   */
+  async count(index: IndexName, key: string) {
+    const def = indexDefs[index]
+    const scoped = this.scopes(tableOf(index)) && !('counted' in def && def.counted)
+    const text = indexStatements(index, scoped).count
+    const [found] = await this.run(text, [key, ...this.tail(scoped)])
+    return Number(found?.n ?? 0)
+  }
+
+  async has(index: IndexName, key: string, id: string) {
+    return (await this.indexRows(index, 'has', [key, id])).length > 0
+  }
+
+  async keys(index: IndexName) {
+    return (await this.run(indexStatements(index, false).keys, [])).map((row) => row.k as string)
+  }
+
+  async all<K extends CollectionName>(collection: K) {
+    const scoped = this.scopes(collection)
+    const found = await this.run(tableStatements(collection, scoped).all, this.tail(scoped))
+    return found.map((row) => recordOf(collection, row) as Collections[K])
+  }
+}
