@@ -204,20 +204,23 @@ export function freePort() {
 
 /**
  * One autocannon run; every target gets the same settings. `requests` (autocannon's own
- * option) lets a write benchmark build a fresh body per request. `url` may be several URLs
- * (replicas of one sandbox): connection i goes to url[i % n], as a round-robin load balancer
- * would spread them. Returns the figures we print.
+ * option) lets a write benchmark build a fresh body per request, and `setupClient` (also
+ * autocannon's) gives each connection headers of its own, such as its own user's session.
+ * `url` may be several URLs (replicas of one sandbox): connection i goes to url[i % n], as a
+ * round-robin load balancer would spread them. Returns the figures we print.
  */
 export async function loadTest(
   url,
-  { headers = {}, connections = 50, duration = 5, method = 'GET', requests },
+  { headers = {}, connections = 50, duration = 5, method = 'GET', body, requests, setupClient },
 ) {
   for (const one of [url].flat()) assertLoopback(one)
   const r = await autocannon({
     url,
     headers,
     method,
+    body,
     requests,
+    setupClient,
     connections,
     duration,
     pipelining: 1,

@@ -7,10 +7,17 @@
 // connections alternate between them, and the flows' and events' requests go to each in turn.
 // Reads are measured in interleaved rounds (every target once a round, the order rotating) so
 // machine drift favours none. Every non-2xx answer is counted and printed; a 5xx is a MISS.
+// Then committed writes beside pgbench (issue 38): pgbench's simple-update script on a database
+// of its own on the same server, and the one replica's POST /cards/simulate-fund (each 2xx one
+// committed transaction), the same client count and duration, in interleaved rounds; the
+// sandbox's write tx/s as a fraction of pgbench's tps.
+
+import { cpus } from 'node:os'
 import { flow } from './flow.mjs'
 import { flowsAgainst, fmtFailed } from './happy-path.mjs'
 import {
   fmt,
+  fmtRatio,
   isMain,
   killAllChildren,
   killChild,
@@ -18,10 +25,12 @@ import {
   median,
   partnerHeaders,
   printTable,
+  spread,
   startBenchServer,
   startSandboxCli,
   verdict,
 } from './lib.mjs'
+import { initPgbench, PGBENCH_DATABASE, pgbenchMissing, psql, runPgbench } from './pgbench.mjs'
 import { SKIP_NO_POSTGRES, startBenchPostgres } from './postgres-server.mjs'
 import {
   FAN_OUT_HEADER,
@@ -38,9 +47,15 @@ const ROUNDS = Math.max(3, Number(process.env.BENCH_PG_ROUNDS ?? 3))
 const ROUND_WARMUP = Number(process.env.BENCH_ROUND_WARMUP ?? 1)
 const EVENT_RATE = Number(process.env.BENCH_PG_EVENT_RATE ?? 440)
 const EVENT_SECONDS = Number(process.env.BENCH_PG_EVENT_SECONDS ?? 4)
+/** Clients of both pgbench and the sandbox's writes: as many as the flows run at once. */
+const WRITE_CLIENTS = Number(process.env.BENCH_PG_WRITE_CLIENTS ?? 16)
+const WRITE_SECONDS = Number(process.env.BENCH_PG_WRITE_SECONDS ?? 5) // each, per round
 /** Issue 21's targets for one replica on this machine, PostgreSQL on it too. */
 export const READS_TARGET = 3000
 export const FLOWS_TARGET = 100
+/** Issue 38's: one replica's committed write tx/s at least this fraction of pgbench's tps. */
+export const WRITES_TARGET = 0.25
+const FUNDING = JSON.stringify({ amount: 0.01 })
 
 const ROUTES = [
   { key: 'me', path: '/api/v1/partner/me', label: 'GET /partner/me' },
@@ -67,9 +82,12 @@ async function startConfig(config, database) {
   return { ...config, children: started.map((s) => s.child), urls: started.map((s) => s.url) }
 }
 
-/** A load test whose every answer but a 2xx is tallied into `tally` (warm-ups too). */
-async function counted(tally, urls, headers, duration) {
-  const r = await loadTest(urls, { headers, connections: CONNECTIONS, duration })
+/**
+ * A load test whose every answer but a 2xx is tallied into `tally` (warm-ups too); `options`
+ * replaces the GET of CONNECTIONS connections (the writes' POSTs).
+ */
+async function counted(tally, urls, headers, duration, options) {
+  const r = await loadTest(urls, options ?? { headers, connections: CONNECTIONS, duration })
   tally.non2xx += r.non2xx
   tally.status5xx += r.status5xx
   tally.errors += r.errors + r.timeouts
@@ -130,6 +148,141 @@ async function reads(clusters) {
   )
 }
 
+/** Funding rows committed in a sandbox's schema so far (what a 2xx of simulate-fund adds). */
+const fundings = async (server, schema) =>
+  Number(
+    await psql(
+      server,
+      'postgres',
+      `SELECT count(*) FROM ${schema}.transactions WHERE type = 'funding'`,
+    ),
+  )
+
+/**
+ * Committed write transactions of one replica beside pgbench's simple-update on the same server,
+ * in interleaved rounds (who goes first alternates): WRITE_CLIENTS pgbench clients on its own
+ * database, then WRITE_CLIENTS autocannon connections each funding its own user's card by $0.01
+ * (one user a connection, so no two writes wait on one card), every sandbox run after a warm-up.
+ * The sandbox's figure is its 2xx answers a second; the funding rows the database gained in the
+ * measured run are counted beside it. Answers the figures, or `{ skipped }` without pgbench.
+ */
+async function writes(server, cluster) {
+  const missing = pgbenchMissing(server)
+  if (missing) {
+    console.log(`\nCommitted writes against pgbench: ${missing}`)
+    return { skipped: missing }
+  }
+  const threads = Math.min(WRITE_CLIENTS, cpus().length)
+  await initPgbench(server)
+  const bearers = await Promise.all(
+    Array.from({ length: WRITE_CLIENTS }, (_, i) =>
+      flow(cluster.urls, `pg-writes.${i}.${process.pid}`),
+    ),
+  )
+  let connection = 0
+  const options = (duration) => ({
+    method: 'POST',
+    headers: { ...partnerHeaders, 'content-type': 'application/json' },
+    body: FUNDING,
+    connections: WRITE_CLIENTS,
+    duration,
+    // Connection i is user i's (autocannon calls this once a connection, in order).
+    setupClient: (client) =>
+      client.setHeaders({
+        ...partnerHeaders,
+        'content-type': 'application/json',
+        ...bearers[connection++ % bearers.length],
+      }),
+  })
+  const url = cluster.urls.map((base) => `${base}/api/v1/partner/cards/simulate-fund`)
+  const rounds = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const tally = { non2xx: 0, status5xx: 0, errors: 0 }
+    const sandbox = async () => {
+      if (ROUND_WARMUP > 0) await counted(tally, url, {}, ROUND_WARMUP, options(ROUND_WARMUP))
+      const before = await fundings(server, cluster.schema)
+      const r = await counted(tally, url, {}, WRITE_SECONDS, options(WRITE_SECONDS))
+      const committed = (await fundings(server, cluster.schema)) - before
+      return { tps: (r.total - r.non2xx) / r.duration, ok: r.total - r.non2xx, committed }
+    }
+    const pgbench = () =>
+      runPgbench(server, { clients: WRITE_CLIENTS, threads, seconds: WRITE_SECONDS })
+    const [first, second] = round % 2 ? [sandbox, pgbench] : [pgbench, sandbox]
+    const a = await first()
+    const b = await second()
+    const [pg, own] = round % 2 ? [b, a] : [a, b]
+    rounds.push({
+      pgbench: pg.tps,
+      pgbenchFailed: pg.failed,
+      sandbox: own.tps,
+      answered2xx: own.ok,
+      committed: own.committed,
+      fraction: own.tps / pg.tps,
+      ...tally,
+    })
+  }
+  const sum = (key) => rounds.reduce((n, r) => n + r[key], 0)
+  const result = {
+    clients: WRITE_CLIENTS,
+    seconds: WRITE_SECONDS,
+    pgbench: median(rounds.map((r) => r.pgbench)),
+    sandbox: median(rounds.map((r) => r.sandbox)),
+    fraction: spread(rounds.map((r) => r.fraction)),
+    non2xx: sum('non2xx'),
+    status5xx: sum('status5xx'),
+    errors: sum('errors'),
+    pgbenchFailed: sum('pgbenchFailed'),
+    target: WRITES_TARGET,
+    rounds,
+  }
+  result.pass = result.fraction.median >= WRITES_TARGET && result.status5xx === 0
+  printTable(
+    `Committed writes against pgbench (PostgreSQL ${server.version}, one server): ${WRITE_CLIENTS} clients each, ${ROUNDS} interleaved rounds of ${WRITE_SECONDS} s each; pgbench -b simple-update -c ${WRITE_CLIENTS} -j ${threads} -T ${WRITE_SECONDS} -n on database ${PGBENCH_DATABASE} (scale 1); the sandbox: PostgreSQL, 1 replica, POST /cards/simulate-fund $0.01, one user a connection, autocannon in this process after a ${ROUND_WARMUP} s warm-up`,
+    [
+      'round',
+      'pgbench tps',
+      'sandbox write tx/s',
+      'fraction',
+      '2xx',
+      'funding rows committed',
+      'non-2xx',
+      '5xx',
+      'errors',
+    ],
+    [
+      ...rounds.map((r, i) => [
+        `round ${i + 1}`,
+        fmt(r.pgbench),
+        fmt(r.sandbox),
+        `${fmt(r.fraction, 2)}x`,
+        fmt(r.answered2xx),
+        fmt(r.committed),
+        fmt(r.non2xx),
+        fmt(r.status5xx),
+        fmt(r.errors),
+      ]),
+      [
+        'median (counts: sum)',
+        fmt(result.pgbench),
+        fmt(result.sandbox),
+        fmtRatio(result.fraction),
+        fmt(sum('answered2xx')),
+        fmt(sum('committed')),
+        fmt(result.non2xx),
+        fmt(result.status5xx),
+        fmt(result.errors),
+      ],
+    ],
+    [
+      'sandbox write tx/s: 2xx answers a second, each one committed transaction (the card, its funding row, its events); funding rows committed: what the schema gained in the measured run',
+      'non-2xx, 5xx and errors count every run, warm-ups included; pgbench failed transactions: ' +
+        fmt(result.pgbenchFailed),
+      `fraction ${fmtRatio(result.fraction)} (per-round median, min-max; target >= ${WRITES_TARGET}x, no 5xx)   ${verdict(result.pass)}`,
+    ],
+  )
+  return result
+}
+
 /**
  * Measures every configuration on one throwaway PostgreSQL server; answers the figures, or
  * `{ skipped }` when PostgreSQL is not installed.
@@ -151,6 +304,10 @@ export async function run() {
       flows[c.key] = { rate, flows: result.flows, failed: result.failed, failed5xx }
       flows[c.key].firstFailures = result.firstFailures
     }
+    const written = await writes(
+      server,
+      clusters.find((c) => c.key === 'pg1'),
+    )
     receiver = await startBenchServer('receiver')
     const webhooks = {}
     for (const c of clusters) {
@@ -205,7 +362,7 @@ export async function run() {
         ),
       ],
     )
-    return { postgres: server.version, figures }
+    return { postgres: server.version, figures, writes: written }
   } finally {
     for (const c of clusters) for (const child of c.children) await killChild(child)
     if (receiver) await killChild(receiver.child)
@@ -225,16 +382,17 @@ export function summaryRows(result) {
     { key: 'pg2', label: 'PostgreSQL, 2 replicas' },
   ]
   if (result.skipped) {
-    return pg.flatMap(({ label }) =>
-      ['authenticated reads/s', 'happy-path flows/s', 'webhook deliveries/s'].map((what) => [
-        `${label}: ${what}`,
-        result.skipped,
-        '-',
-        'SKIP',
-      ]),
+    return pg.flatMap(({ key, label }) =>
+      [
+        'authenticated reads/s',
+        'happy-path flows/s',
+        'webhook deliveries/s',
+        ...(key === 'pg1' ? [WRITES_FIGURE] : []),
+      ].map((what) => [`${label}: ${what}`, result.skipped, '-', 'SKIP']),
     )
   }
   return pg.flatMap(({ key, label }) => {
+    const written = key === 'pg1' ? [writesRow(label, result.writes)] : []
     const f = result.figures.find((x) => x.key === key)
     const one = f.replicas === 1
     const reads = (r) => r.rps >= READS_TARGET || !one
@@ -260,8 +418,22 @@ export function summaryRows(result) {
         'each once, no 5xx',
         verdict(fanOutClean(f.webhooks)),
       ],
+      ...written,
     ]
   })
+}
+
+const WRITES_FIGURE = 'committed write tx/s / pgbench simple-update tps (5xx in brackets)'
+
+/** The summary row of the writes beside pgbench (SKIP without pgbench). */
+function writesRow(label, w) {
+  if (!w || w.skipped) return [`${label}: ${WRITES_FIGURE}`, w?.skipped ?? 'not run', '-', 'SKIP']
+  return [
+    `${label}: ${WRITES_FIGURE}`,
+    `${fmtRatio(w.fraction)}: ${fmt(w.sandbox)} / ${fmt(w.pgbench)} (${fmt(w.status5xx)})`,
+    `>= ${WRITES_TARGET}x, no 5xx`,
+    verdict(w.pass),
+  ]
 }
 
 if (isMain(import.meta.url)) {

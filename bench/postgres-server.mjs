@@ -7,7 +7,7 @@ import { tsImport } from 'tsx/esm/api'
 
 export const SKIP_NO_POSTGRES = 'SKIP (PostgreSQL not installed: apt-get install -y postgresql)'
 
-/** { url, version, stop() }, or undefined without PostgreSQL. */
+/** { url, version, bin, stop() }, or undefined without PostgreSQL. */
 export async function startBenchPostgres() {
   const { startPostgres, postgresBin } = await tsImport(
     '../test/postgres-server.ts',
@@ -15,7 +15,9 @@ export async function startBenchPostgres() {
   )
   const server = await startPostgres()
   if (!server) return undefined
-  // The bin folder is /usr/lib/postgresql/<major>/bin (or PG_BIN): its major names the server.
-  const version = /postgresql\/(\d+)\//.exec(postgresBin() ?? '')?.[1] ?? 'unknown'
-  return { ...server, version }
+  // The bin folder is /usr/lib/postgresql/<major>/bin (or PG_BIN): its major names the server,
+  // and its psql and pgbench are the server's own.
+  const bin = postgresBin()
+  const version = /postgresql\/(\d+)\//.exec(bin ?? '')?.[1] ?? 'unknown'
+  return { ...server, version, bin }
 }
