@@ -122,7 +122,10 @@ export class Retention {
     mayGo: (row: IndexRow<I>) => boolean | Promise<boolean> = () => true,
   ): Promise<number> {
     const ids: string[] = []
-    for (const key of await tx.keys(index)) {
+    // The keys are read outside the transaction: a read of every key would tie the transaction
+    // to every row of the table (PostgreSQL's SERIALIZABLE then fails the requests writing any
+    // of them), and the rows of a due bucket are read again in it anyway.
+    for (const key of await this.parts.state.keys(index)) {
       if (ids.length >= BATCH) break
       const bar = key.indexOf('|')
       const partnerId = key.slice(0, bar)

@@ -84,7 +84,8 @@ export function insertMany(collection: CollectionName, count: number, upsert: bo
 export const indexStatements = memo((index: IndexName, scoped: boolean) => {
   const collection = tableOf(index)
   const { key, where, order } = indexSql[index]
-  const under = `(${key}) = $1${where ? ` AND ${where}` : ''}`
+  const also = where ? ` AND ${where}` : ''
+  const under = `(${key}) = $1${also}`
   const by = order ? `${order}, inserted` : 'inserted'
   const byDesc = order ? `${order} DESC, inserted DESC` : 'inserted DESC'
   const select = (more: string, scopeAt: number) =>
@@ -102,9 +103,13 @@ export const indexStatements = memo((index: IndexName, scoped: boolean) => {
     reverseAfter: `${select(past('<'), 4)} ORDER BY ${byDesc} LIMIT $3`,
     count: `SELECT count(*) AS n FROM ${collection} WHERE ${under}${scopeOf(collection, scoped, 2)}`,
     has: `${select(' AND id = $2', 3)}`,
+    // Walked from key to key down the index (one short descent each), not grouped from every
+    // row, then put in the order each key first appeared: the cost is the keys', not the rows'.
     keys:
-      `SELECT (${key}) AS k FROM ${collection} WHERE (${key}) IS NOT NULL${where ? ` AND ${where}` : ''} ` +
-      'GROUP BY 1 ORDER BY min(inserted)',
+      `WITH RECURSIVE walk(k) AS ((SELECT (${key}) FROM ${collection} WHERE (${key}) IS NOT NULL${also} ` +
+      `ORDER BY 1 LIMIT 1) UNION ALL SELECT (SELECT (${key}) FROM ${collection} WHERE (${key}) > walk.k${also} ` +
+      `ORDER BY 1 LIMIT 1) FROM walk WHERE walk.k IS NOT NULL) SELECT k FROM walk WHERE k IS NOT NULL ` +
+      `ORDER BY (SELECT min(inserted) FROM ${collection} WHERE (${key}) = walk.k${also})`,
     due: `${select(` AND ${order ?? 'inserted'} <= $2`, 4)} ORDER BY ${by} LIMIT $3 FOR UPDATE SKIP LOCKED`,
   }
 })
