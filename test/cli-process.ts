@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { envNames } from '../src/config.js'
+import { type Call, httpCall } from './helpers.js'
 
 /** Runs the CLI from the sources, as tests of the command line and of crashes need it. */
 
@@ -70,4 +71,29 @@ export async function stopCliProcesses(): Promise<void> {
       return gone
     }),
   )
+}
+
+/** A CLI process serving, with its API's base URL and a client of it. */
+export interface ServingCli extends CliProcess {
+  url: string
+  call: Call
+}
+
+/**
+ * Starts `partner-sandbox` with `args` (and `env`) and waits for its banner's API line: the URL
+ * it serves on, or an error with what it printed when it exits or prints none within 60 s.
+ */
+export async function serveCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ServingCli> {
+  const cli = spawnCli(args, env)
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const match = /^ {2}API\s+(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(cli.output.stdout)
+    if (match?.[1]) return { ...cli, url: match[1], call: httpCall(match[1]) }
+    if (Date.now() > deadline || cli.child.exitCode !== null)
+      throw new Error(`no banner\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
 }

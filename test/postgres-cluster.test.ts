@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
-import { type CliProcess, spawnCli, stopCliProcesses } from './cli-process.js'
-import { type Call, httpCall, onboardedUser, type Receiver, startReceiver } from './helpers.js'
+import { type ServingCli, serveCli, stopCliProcesses } from './cli-process.js'
+import { onboardedUser, type Receiver, startReceiver } from './helpers.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
 
 /**
@@ -9,10 +9,7 @@ import { describePostgres, freshDatabaseUrl } from './postgres.js'
  * others, and the webhook deliveries it had under way are made by the others, once each.
  */
 
-interface Replica extends CliProcess {
-  url: string
-  call: Call
-}
+type Replica = ServingCli
 
 const closing: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -20,16 +17,8 @@ afterEach(async () => {
   for (const close of closing.splice(0)) await close()
 })
 
-async function startReplica(database: string): Promise<Replica> {
-  const cli = spawnCli(['--port', '0', '--log-level', 'warn'], { SANDBOX_DATABASE_URL: database })
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const match = /^ {2}API {7}(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(cli.output.stdout)
-    if (match?.[1]) return { ...cli, url: match[1], call: httpCall(match[1]) }
-    if (Date.now() > deadline || cli.child.exitCode !== null)
-      throw new Error(`no banner\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
+function startReplica(database: string): Promise<Replica> {
+  return serveCli(['--port', '0', '--log-level', 'warn'], { SANDBOX_DATABASE_URL: database })
 }
 
 describePostgres('a cluster of three sandbox processes on one database', () => {

@@ -1,11 +1,9 @@
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { type CliProcess, spawnCli, stopCliProcesses } from './cli-process.js'
+import { type ServingCli, serveCli, stopCliProcesses } from './cli-process.js'
 import {
   acme,
   bearer,
-  type Call,
-  httpCall,
   newUser,
   orgHeaders,
   type Receiver,
@@ -22,10 +20,7 @@ import { type PostgresServer, startPostgres } from './postgres-server.js'
  * database is back, no acknowledged write is lost, and every event reaches its endpoint.
  */
 
-interface Replica extends CliProcess {
-  url: string
-  call: Call
-}
+type Replica = ServingCli
 
 let server: PostgresServer | undefined
 let database = ''
@@ -42,16 +37,8 @@ afterAll(async () => {
   server?.stop()
 })
 
-async function startReplica(): Promise<Replica> {
-  const cli = spawnCli(['--port', '0', '--log-level', 'warn'], { SANDBOX_DATABASE_URL: database })
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const match = /^ {2}API {7}(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(cli.output.stdout)
-    if (match?.[1]) return { ...cli, url: match[1], call: httpCall(match[1]) }
-    if (Date.now() > deadline || cli.child.exitCode !== null)
-      throw new Error(`no banner\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
+function startReplica(): Promise<Replica> {
+  return serveCli(['--port', '0', '--log-level', 'warn'], { SANDBOX_DATABASE_URL: database })
 }
 
 /** Statements of the test's own on the server (not through a replica). */

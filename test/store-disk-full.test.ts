@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import { StorageError } from '../src/store/storage-error.js'
 import { Store } from '../src/store/store.js'
-import { type CliProcess, spawnCli, stopCliProcesses } from './cli-process.js'
-import { type Call, httpCall, newUser } from './helpers.js'
+import { type ServingCli, serveCli, stopCliProcesses } from './cli-process.js'
+import { type Call, newUser } from './helpers.js'
 
 /**
  * A full disk under the CLI with a data file (issue 40, item 1): a small tmpfs is mounted
@@ -48,29 +48,9 @@ afterAll(async () => {
   for (const copy of copies) rmSync(copy, { recursive: true, force: true })
 })
 
-async function start(): Promise<CliProcess & { call: Call }> {
-  const cli = spawnCli([
-    '--port',
-    '0',
-    '--data',
-    join(dir, 'state.json'),
-    '--rate-limit',
-    'off',
-    '--log-level',
-    'warn',
-  ])
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner: ${cli.output.stderr}`)), 30_000)
-    cli.child.stdout?.on('data', () => {
-      const match = /API\s+(http:\/\/127\.0\.0\.1:\d+)\/api\/v1/.exec(cli.output.stdout)
-      if (match?.[1]) {
-        clearTimeout(timer)
-        resolve(match[1])
-      }
-    })
-    void cli.exited.then(() => reject(new Error(`exited early: ${cli.output.stderr}`)))
-  })
-  return { ...cli, call: httpCall(url) }
+function start(): Promise<ServingCli> {
+  const data = join(dir, 'state.json')
+  return serveCli(['--port', '0', '--data', data, '--rate-limit', 'off', '--log-level', 'warn'])
 }
 
 /** Takes all but `leave` bytes of what the file system has free, in a file of the test's own. */

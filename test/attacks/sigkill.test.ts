@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { type CliProcess, spawnCli, stopCliProcesses } from '../cli-process.js'
-import { type Call, httpCall, onboardedUser } from '../helpers.js'
+import { type ServingCli, serveCli, stopCliProcesses } from '../cli-process.js'
+import { type Call, onboardedUser } from '../helpers.js'
 
 /**
  * The SIGKILL loop: a CLI with a data file under concurrent money writes is killed without
@@ -20,29 +20,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function start(): Promise<CliProcess & { call: Call }> {
-  const cli = spawnCli([
-    '--port',
-    '0',
-    '--data',
-    join(dir, 'state.json'),
-    '--rate-limit',
-    'off',
-    '--log-level',
-    'warn',
-  ])
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner: ${cli.output.stderr}`)), 30_000)
-    cli.child.stdout?.on('data', () => {
-      const match = /API\s+(http:\/\/127\.0\.0\.1:\d+)\/api\/v1/.exec(cli.output.stdout)
-      if (match?.[1]) {
-        clearTimeout(timer)
-        resolve(match[1])
-      }
-    })
-    void cli.exited.then(() => reject(new Error(`exited early: ${cli.output.stderr}`)))
-  })
-  return { ...cli, call: httpCall(url) }
+function start(): Promise<ServingCli> {
+  const data = join(dir, 'state.json')
+  return serveCli(['--port', '0', '--data', data, '--rate-limit', 'off', '--log-level', 'warn'])
 }
 
 interface Txn {
