@@ -23,8 +23,9 @@ const notAPartnersRequest = [
   /^SELECT .* FROM inbox_messages WHERE \(\$2\) = \$1( |$)/,
   // The sweeps: due work (every row under 'waiting')...
   /^SELECT .* FROM (onboardings|deposits|disputes) WHERE \(\$2\) = \$1 AND status = \$3 /,
-  // ...the retention's time buckets (an index's keys)...
-  /^SELECT \(.*\) AS k FROM \w+ WHERE .* GROUP BY 1 ORDER BY min\(inserted\)$/,
+  // ...the retention's time buckets and the dispatcher's endpoints with due work (an index's
+  // keys, walked from key to key)...
+  /^WITH RECURSIVE walk\(k\) AS \(\(SELECT \(.*\) FROM \w+ WHERE .* ORDER BY \(SELECT min\(inserted\) FROM \w+ WHERE .*\)$/,
   // ...and every partner (their clocks).
   /^SELECT .* FROM partners ORDER BY inserted$/,
 ]
