@@ -257,8 +257,10 @@ export class Dispatcher {
       const { started, waiting } = await this.runPass(partnerId)
       attempted += started
       if (!this.busy(partnerId) && !waiting) {
-        // Done, unless what it started has ended already (its retry may be due): look again.
-        if (started === 0) return attempted
+        // Done, unless what it started has ended already (its retry may be due), or an attempt
+        // that ended while this pass ran queued a pass of its own (its retry may be due, and
+        // that pass would start it after this returned): look again.
+        if (started === 0 && !this.wakeQueued) return attempted
         continue
       }
       await new Promise<void>((resolve) => {
