@@ -10,13 +10,17 @@ export type Query = (text: string, params?: unknown[]) => Promise<Row[]>
 
 const noRows: Promise<Row[]> = Promise.resolve([])
 
+/** Whether a parameter holds NUL, which no text column can (so no row has it). */
+export const holdsNul = (params: unknown[]) =>
+  params.some((p) => typeof p === 'string' && p.includes('\0'))
+
 /**
  * The reads, over any connection: the pool's, or a transaction's. With `partner` (State.tenant,
  * a transaction's scope), a read of one of the partner's tables asks for its rows only.
  */
 export class PgReader implements StateReader {
   constructor(
-    private readonly send: Query,
+    protected readonly send: Query,
     readonly partner?: string,
   ) {}
 
@@ -25,7 +29,7 @@ export class PgReader implements StateReader {
    * nothing is found, as in memory, where PostgreSQL would refuse the parameter.
    */
   protected run(text: string, params: unknown[]): Promise<Row[]> {
-    if (params.some((p) => typeof p === 'string' && p.includes('\0'))) return noRows
+    if (holdsNul(params)) return noRows
     return this.send(text, params)
   }
 
@@ -46,7 +50,7 @@ export class PgReader implements StateReader {
   /** The rows of an index's statement, with the key first and the partner last. */
   private async indexRows<I extends IndexName>(
     index: I,
-    statement: Exclude<keyof ReturnType<typeof indexStatements>, 'count' | 'keys'>,
+    statement: Exclude<keyof ReturnType<typeof indexStatements>, 'count' | 'keys' | 'has'>,
     params: unknown[],
   ): Promise<IndexRow<I>[]> {
     const scoped = this.scopes(tableOf(index))
@@ -91,7 +95,9 @@ export class PgReader implements StateReader {
   }
 
   async has(index: IndexName, key: string, id: string) {
-    return (await this.indexRows(index, 'has', [key, id])).length > 0
+    const scoped = this.scopes(tableOf(index))
+    const text = indexStatements(index, scoped).has
+    return (await this.run(text, [key, id, ...this.tail(scoped)])).length > 0
   }
 
   async keys(index: IndexName) {

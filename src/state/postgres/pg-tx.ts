@@ -5,7 +5,7 @@ import { outageOf } from '../database-error.js'
 import type { IndexName } from '../indexes.js'
 import type { Change, StateTx } from '../seam.js'
 import { tableOf } from './index-sql.js'
-import { PgReader, type Row } from './pg-reader.js'
+import { holdsNul, PgReader, type Row } from './pg-reader.js'
 import { paramsOf } from './rows.js'
 import { indexStatements, tableStatements } from './statements.js'
 import { tables } from './tables.js'
@@ -80,8 +80,7 @@ export class PgTx extends PgReader implements StateTx {
   /** Sends a write in turn; `refused` says why when it wrote no row (a guarded upsert). */
   private write(text: string, params: unknown[], refused?: () => void): void {
     if (!this.open) throw new Error('write after the transaction ended')
-    if (params.some((p) => typeof p === 'string' && p.includes('\0')))
-      throw new Error('a row cannot hold a NUL character')
+    if (holdsNul(params)) throw new Error('a row cannot hold a NUL character')
     const sent = this.inTurn(async () => {
       if (this.failure !== undefined) return
       const { rowCount } = await this.client.query(text, params)

@@ -89,7 +89,7 @@ export class PostgresState extends PgReader implements State {
   }
 
   tenant(partnerId: string): StateReader {
-    return new PgReader((text, params) => this.run(text, params ?? []), partnerId)
+    return new PgReader(this.send, partnerId)
   }
 
   async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {

@@ -102,7 +102,7 @@ export const indexStatements = memo((index: IndexName, scoped: boolean) => {
     forwardAfter: `${select(past('>'), 4)} ORDER BY ${by} LIMIT $3`,
     reverseAfter: `${select(past('<'), 4)} ORDER BY ${byDesc} LIMIT $3`,
     count: `SELECT count(*) AS n FROM ${collection} WHERE ${under}${scopeOf(collection, scoped, 2)}`,
-    has: `${select(' AND id = $2', 3)}`,
+    has: `SELECT 1 FROM ${collection} WHERE ${under} AND id = $2${scopeOf(collection, scoped, 3)}`,
     // Walked from key to key down the index (one short descent each), not grouped from every
     // row, then put in the order each key first appeared: the cost is the keys', not the rows'.
     keys:
