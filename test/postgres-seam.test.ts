@@ -303,6 +303,40 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(Object.keys((await state.get('users', 'u-7')) ?? {})).toEqual(Object.keys(rows.user))
   })
 
+  it('reads started together answer as each would alone: rows, types and misses, another partner unseen', async () => {
+    const state = await open()
+    const rows = {
+      partner: { ...partner('p3'), clock: { offset_ms: -5, frozen_at: null } },
+      user: { ...user(7, 'p3'), metadata: { nested: [1, 'two', { three: null }] } },
+      delivery: delivery(1, '2026-03-04T05:06:07.089Z', 'p3'),
+    }
+    await state.transaction(async (tx) => {
+      tx.put('partners', rows.partner)
+      tx.put('users', rows.user)
+      tx.put('webhook_deliveries', rows.delivery)
+    })
+    const own = state.tenant('p3')
+    const found = await Promise.all([
+      state.get('partners', 'p3'),
+      own.get('users', 'u-7'),
+      own.get('users', 'u-404'),
+      state.tenant('p1').get('users', 'u-7'),
+      own.get('webhook_deliveries', 'dlv_1'),
+      own.lookupOne('users_by_email', 'user7@example.com'),
+      own.get('users', 'u-\0'),
+    ])
+    expect(found).toEqual([
+      rows.partner,
+      rows.user,
+      undefined,
+      undefined,
+      rows.delivery,
+      rows.user,
+      undefined,
+    ])
+    expect(Object.keys(found[1] ?? {})).toEqual(Object.keys(rows.user))
+  })
+
   it('pages an ordered index as the memory engine does: time order, ties as added, cursors, reverse', async () => {
     const engines = [await open(), await memoryState()]
     const answers = []

@@ -67,13 +67,29 @@ export const tableStatements = memo((collection: CollectionName, scoped: boolean
 })
 
 /** INSERT of `count` rows at once (a replace, the request journal's rows), or upsert. */
-export function insertMany(collection: CollectionName, count: number, upsert: boolean): string {
+export function insertMany(collection: CollectionName, count: number, upsert: boolean, from = 0) {
   const width = tables[collection].columns.length
   const row = (r: number) =>
-    `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`
+    `(${Array.from({ length: width }, (_, c) => `$${from + r * width + c + 1}`).join(', ')})`
   const rows = Array.from({ length: count }, (_, r) => row(r)).join(', ')
   const tail = upsert ? ` ${upsertTail(collection)}` : ''
   return `INSERT INTO ${collection} (${columnList(collection)}) VALUES ${rows}${tail}`
+}
+
+/**
+ * Upserts of several collections' rows as one statement (the parameters of each group after
+ * the previous group's): every INSERT but the last in a WITH, which PostgreSQL runs once each.
+ */
+export function upsertGroups(groups: readonly (readonly [CollectionName, number])[]): string {
+  let from = 0
+  const inserts = groups.map(([collection, count]) => {
+    const text = insertMany(collection, count, true, from)
+    from += count * tables[collection].columns.length
+    return text
+  })
+  const last = inserts.pop() as string
+  if (inserts.length === 0) return last
+  return `WITH ${inserts.map((text, i) => `w${i} AS (${text})`).join(', ')} ${last}`
 }
 
 /**
