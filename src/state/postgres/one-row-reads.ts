@@ -5,11 +5,14 @@ import { tables } from './tables.js'
 /** Sends a statement; answers its rows, each as its values in column order. */
 export type SendArrays = (text: string, params: unknown[]) => Promise<unknown[][]>
 
+/** Reads a statement takes at most: few enough that the texts stay few (each is prepared). */
+const MAX_READS = 4
+
 type Read = [CollectionName, string, unknown[], (row: Row | undefined, error?: unknown) => void]
 
 /**
  * The one-row reads (by id, or the first under a key) started in one tick, such as a session
- * and its user, sent as one statement: each a subquery LEFT JOINed to a single row, so one
+ * and its user, sent as one statement (or one per MAX_READS): each a subquery LEFT JOINed to a single row, so one
  * that finds nothing leaves its columns NULL. Outside transactions only.
  */
 export class OneRowReads {
@@ -21,7 +24,11 @@ export class OneRowReads {
     return new Promise((resolve, reject) => {
       const done = (row: Row | undefined, error?: unknown) => (error ? reject(error) : resolve(row))
       if (this.waiting.push([collection, text, params, done]) === 1)
-        queueMicrotask(() => this.flush(this.waiting.splice(0)))
+        queueMicrotask(() => {
+          const reads = this.waiting.splice(0)
+          for (let at = 0; at < reads.length; at += MAX_READS)
+            void this.flush(reads.slice(at, at + MAX_READS))
+        })
     })
   }
 
