@@ -78,34 +78,40 @@ try {
   await killAllChildren()
 }
 
-/** The rows of what a partner's suite meets (the figures of issue 39). */
-const vsBareRows = (http) =>
-  http.routes.map((r) => [
+// The rows of what a partner's suite meets (the figures of issue 39). Function declarations:
+// the top-level await above calls them before a `const` below would be initialised.
+function vsBareRows(http) {
+  return http.routes.map((r) => [
     `${r.route} vs bare Hono sending the same bytes (CLI, default flags)`,
     fmtRatio(r.vsBare),
     `>= ${r.vsBareTarget}x`,
     verdict(r.vsBarePass),
   ])
-const flowRows = (flows) => [
-  [
-    'Happy-path flows/s over HTTP, 16 clients (load generator in its own process)',
-    fmt(flows.rate),
-    `>= ${fmt(flows.target)}, no 5xx`,
-    verdict(flows.pass),
-  ],
-  ...flows.requests.map((r) => [
-    `${r.step}: p50 / p99 ms at ${flows.clients.map((c) => `${c}`).join(' and ')} client(s)`,
-    flows.clients.map((c) => `${fmt(r.at[c].p50, 1)} / ${fmt(r.at[c].p99, 1)}`).join(' and '),
-    `p99 <= ${flows.clients.map((c) => r.at[c].target).join(' and ')}`,
-    verdict(r.pass),
-  ]),
-]
-const coldRow = (start) => [
-  'Cold start to first 200 (sandbox / Prism time in brackets)',
-  `${fmt(start.median)} ms (${fmtRatio(start.vsPrism)})`,
-  '< 400 ms',
-  verdict(start.pass),
-]
+}
+function flowRows(flows) {
+  return [
+    [
+      'Happy-path flows/s over HTTP, 16 clients (load generator in its own process)',
+      fmt(flows.rate),
+      `>= ${fmt(flows.target)}, no 5xx`,
+      verdict(flows.pass),
+    ],
+    ...flows.requests.map((r) => [
+      `${r.step}: p50 / p99 ms at ${flows.clients.map((c) => `${c}`).join(' and ')} client(s)`,
+      flows.clients.map((c) => `${fmt(r.at[c].p50, 1)} / ${fmt(r.at[c].p99, 1)}`).join(' and '),
+      `p99 <= ${flows.clients.map((c) => r.at[c].target).join(' and ')}`,
+      verdict(r.pass),
+    ]),
+  ]
+}
+function coldRow(start) {
+  return [
+    'Cold start to first 200 (sandbox / Prism time in brackets)',
+    `${fmt(start.median)} ms (${fmtRatio(start.vsPrism)})`,
+    '< 400 ms',
+    verdict(start.pass),
+  ]
+}
 
 async function partner() {
   const http = await httpThroughput()
