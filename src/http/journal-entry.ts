@@ -48,13 +48,6 @@ export interface ShownCapture {
   response: ShownMessage | null
 }
 
-/** A plain JSON answer as fast-path.ts builds it: its headers and its text. */
-export interface PlainAnswer {
-  response: Response
-  headers: Record<string, string>
-  text: string
-}
-
 export type RawHeaders = Headers | Record<string, string | string[] | undefined>
 
 /**
@@ -67,11 +60,6 @@ export interface Capture {
   response: Response
   /** `response` is the one the server sends (on a socket), not a copy. */
   served?: boolean
-  /**
-   * What `response` was made of, when the sandbox made it as plain JSON (fast-path.ts): its
-   * view is taken from these, without reading (or copying) the Response.
-   */
-  plain?: PlainAnswer
   /** Filled on the first read: a response body can be read only once. */
   shown?: Promise<ShownMessage | null>
 }

@@ -4,7 +4,6 @@ import type { AppEnv } from './app-env.js'
 import type {
   Capture,
   JournalEntry,
-  PlainAnswer,
   RawHeaders,
   ShownCapture,
   ShownMessage,
@@ -34,9 +33,6 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
   if (c.req.path.startsWith('/_sandbox')) return undefined
   const incoming = (c.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
   const length = Number(requestHeader(c, 'content-length') ?? 0)
-  // A plain answer built and then replaced (an error's) is not the answer.
-  const answered = c.get('plainAnswer')
-  const plain = answered?.response === c.res ? answered : undefined
   return {
     requestHeaders: incoming?.headers ?? c.req.raw.headers,
     requestBody:
@@ -44,11 +40,9 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
         ? 'too_large'
         : (c.req.bodyCache as Record<string, Promise<unknown>>),
     // @hono/node-server's responses keep their body string and can be read again later;
-    // a plain Response (app.request) is read by the caller, so the journal needs a copy,
-    // unless it shows the answer from what it was made of (`plain`).
-    response: incoming || plain ? c.res : c.res.clone(),
+    // a plain Response (app.request) is read by the caller, so the journal needs a copy.
+    response: incoming ? c.res : c.res.clone(),
     served: incoming !== undefined,
-    plain,
   }
 }
 
@@ -80,15 +74,6 @@ async function requestBody(cache: Capture['requestBody'], type: string): Promise
   }
   if (cache.formData || cache.arrayBuffer || cache.blob) return '(binary or multipart: not kept)'
   return null
-}
-
-/** A plain answer's view, from what it was made of: the Response is neither read nor copied. */
-function plainView(plain: PlainAnswer): JournalView['response'] {
-  // Named as a Headers object names them: lower case, in order.
-  const named = redactHeaders(plain.headers)
-  const headers: Record<string, string> = {}
-  for (const name of Object.keys(named).sort()) headers[name] = named[name] as string
-  return { headers, ...bodyView(plain.text, headers['content-type'] ?? '') }
 }
 
 async function responseView(res: Response): Promise<JournalView['response']> {
@@ -123,7 +108,7 @@ export async function showCapture(kept: Capture): Promise<ShownCapture> {
     ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
   }
   // A response body can be read once: the first view is kept with the capture it shows.
-  kept.shown ??= kept.plain ? Promise.resolve(plainView(kept.plain)) : responseView(kept.response)
+  kept.shown ??= responseView(kept.response)
   return { request, response: await kept.shown }
 }
 

@@ -1,12 +1,11 @@
 import type { Context } from 'hono'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { compareRequest, pathMatches, queryOf } from '../domain/request-match.js'
 import type { Overrides } from '../services/overrides.js'
 import type { PartnerRow } from '../store/records.js'
 import type { OverrideRow } from '../store/records-overrides.js'
 import type { AppEnv } from './app-env.js'
-import { carriedHeaders } from './fast-path.js'
 import { requestHeader } from './request-headers.js'
-import { REQUEST_ID_HEADER } from './request-id.js'
 
 /**
  * Serving response overrides (domain/overrides.ts) on the partner API. They apply only to a
@@ -78,16 +77,14 @@ export async function serveOverride(c: Context<AppEnv>, override: OverrideRow): 
   // Read (and cached) as the route would have: the journal shows the body it was sent.
   await jsonText(c)?.catch(() => undefined)
   if (respond.delay_ms) await new Promise((resolve) => setTimeout(resolve, respond.delay_ms))
-  const headers: Record<string, string> = {
-    ...carriedHeaders(c),
-    [REQUEST_ID_HEADER]: c.get('requestId'),
-    ...respond.headers,
-  }
+  // Added to the headers the answer already carries (X-Request-Id, the rate limit's).
+  const headers: Record<string, string> = { ...respond.headers }
   const hasType = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')
   let body: string | null = null
   if (respond.body !== undefined && respond.status !== 204 && respond.status !== 304) {
     body = typeof respond.body === 'string' && hasType ? respond.body : JSON.stringify(respond.body)
     if (!hasType) headers['content-type'] = 'application/json'
   }
-  c.res = new Response(body, { status: respond.status, headers })
+  // Typed as hono types a body (its null form takes only the statuses without one).
+  c.res = c.body(body as string, respond.status as ContentfulStatusCode, headers)
 }
