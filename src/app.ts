@@ -61,7 +61,7 @@ export function createApp(deps: SandboxParts) {
   if (deps.logger.enabled('info')) app.use(requestLog(deps.logger))
   // Links made anywhere in the request use its Host.
   app.use(originsOf(deps.origins))
-  app.use(sandboxClockFirst(deps.clockRow))
+  app.use(sandboxClockFirst(deps.clockRow, '/api/v1/'))
   // The API's body limit before its gate: 413 before 401.
   app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
   app.use('/api/v1/*', apiGate(deps, access))

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from 'hono'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
+import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { Partners } from '../services/partners.js'
@@ -28,6 +29,7 @@ export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
   Parameters<typeof attachSession>[0] &
   Parameters<typeof requestedScenario>[0] & {
     partners: Pick<Partners, 'authenticate'>
+    clockRow: Pick<SandboxClockRow, 'refresh'>
     scenarios: Pick<ScenarioRegistry, 'requireOwnScenario' | 'withRequestScenario'>
     clocks: Pick<PartnerClocks, 'take' | 'refreshAll'>
     loadedScenarios: Pick<LoadedScenarios, 'refresh' | 'refreshAll'>
@@ -64,13 +66,22 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
     // A public page (bank connect) finds its partner later: every partner's clock and
     // scenario is read first.
     if (needs === 'public') {
-      await Promise.all([deps.clocks.refreshAll(), deps.loadedScenarios.refreshAll()])
+      await Promise.all([
+        deps.clockRow.refresh(),
+        deps.clocks.refreshAll(),
+        deps.loadedScenarios.refreshAll(),
+      ])
       return next()
     }
-    const partner = await deps.partners.authenticate(
-      requestHeader(c, 'x-partner-key'),
-      requestHeader(c, 'x-partner-secret'),
-    )
+    // The sandbox clock's row and the partner's, read at once (one statement on PostgreSQL):
+    // the credentials check reads no time.
+    const [, partner] = await Promise.all([
+      deps.clockRow.refresh(),
+      deps.partners.authenticate(
+        requestHeader(c, 'x-partner-key'),
+        requestHeader(c, 'x-partner-secret'),
+      ),
+    ])
     await named(c, partner)
     c.set('partner', partner)
     // The partner's clock as its row read for this request says, before any time is read.
