@@ -5,30 +5,27 @@ import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { Partners } from '../services/partners.js'
 import type { PartnerRow } from '../store/records.js'
-import type { OverrideRow } from '../store/records-overrides.js'
 import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
 import { carryHeaders, finishCarriedHeaders, type Step } from './fast-path.js'
-import { applyFault } from './faults.js'
 import { after, type Maybe } from './maybe-promise.js'
-import { pickOverride, serveOverride } from './overrides.js'
 import { createRateLimiter } from './rate-limit.js'
 import { requestHeader } from './request-headers.js'
 import { requestedScenario } from './request-scenario.js'
+import { followRules, meetRules, type Outcome } from './rules.js'
 import { attachSession } from './user-session.js'
 
 /**
  * Everything a request under /api/v1 goes through before its route, in order: the
  * organization credentials (spec section 5, layer 1), the request's own scenario
- * (X-Sandbox-Scenario), the partner's rate limit, injected faults, response overrides, and
+ * (X-Sandbox-Scenario), the partner's rate limit, the rules it meets (http/rules.ts), and
  * the user session on Org + User routes (layer 2), as the route's declared access asks
  * (http/access.ts). One middleware calling plain functions rather than six middlewares: each
  * hono layer costs a promise and a dispatch on every request.
  */
 /** What the gate runs on: the parts each of its steps takes. */
 export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
-  Parameters<typeof applyFault>[0] &
-  Parameters<typeof pickOverride>[0] &
+  Parameters<typeof meetRules>[0] &
   Parameters<typeof attachSession>[0] &
   Parameters<typeof requestedScenario>[0] & {
     partners: Pick<Partners, 'authenticate'>
@@ -53,20 +50,17 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): Step {
         ? counted.then((headers) => proceedCounted(c, next, headers, partner, session))
         : proceedCounted(c, next, counted, partner, session)
     }
-    const fault = applyFault(deps, c)
-    if (fault) return fault.then(() => overridden(c, next, partner, session))
-    return overridden(c, next, partner, session)
+    return meetRules(deps, c, partner).then((outcome) =>
+      outcome?.answer
+        ? followRules(deps, c, outcome, next)
+        : withSession(c, next, session, outcome),
+    )
   }
-  /** A response override (http/overrides.ts) answers in place of the session check and route. */
-  const overridden = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
-    const picked = pickOverride(deps, c, partner)
-    if (picked instanceof Promise)
-      return picked.then((o) => (o ? serveOverride(c, o) : withSession(c, next, session)))
-    return picked ? serveOverride(c, picked) : withSession(c, next, session)
-  }
-  const withSession = (c: Context<AppEnv>, next: Next, session: boolean) => {
+  /** A rule's answer comes in place of the session check and the route. */
+  const withSession = (c: Context<AppEnv>, next: Next, session: boolean, outcome?: Outcome) => {
+    const run = () => (outcome ? followRules(deps, c, outcome, next) : next())
     const attached = session ? attachSession(deps, c) : undefined
-    return attached ? attached.then(() => next()) : next()
+    return attached ? attached.then(run) : run()
   }
   /** With a rate limit: its headers go on the answer, and on a refusal too. */
   const proceedCounted = (
@@ -76,7 +70,7 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): Step {
     partner: PartnerRow,
     session: boolean,
   ) => {
-    let checked: Maybe<OverrideRow | undefined>
+    let checked: Maybe<Outcome | undefined>
     try {
       checked = checks(c, partner, session)
     } catch (error) {
@@ -84,31 +78,26 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): Step {
     }
     if (checked instanceof Promise)
       return checked.then(
-        (override) => answer(c, next, limitHeaders, override),
+        (outcome) => answer(c, next, limitHeaders, outcome),
         (error) => refused(error, limitHeaders),
       )
     return answer(c, next, limitHeaders, checked)
   }
-  /** Fault, override, session, in turn: each waits only when it has something to wait for. */
-  const checks = (c: Context<AppEnv>, partner: PartnerRow, session: boolean) => {
-    const fault = applyFault(deps, c)
-    if (fault) return fault.then(() => overrideChecked(c, partner, session))
-    return overrideChecked(c, partner, session)
-  }
-  const overrideChecked = (c: Context<AppEnv>, partner: PartnerRow, session: boolean) =>
-    after(pickOverride(deps, c, partner), (override) => {
-      const attached = override || !session ? undefined : attachSession(deps, c)
-      return attached ? attached.then(() => override) : override
+  /** The rules, then the session unless a rule answers. */
+  const checks = (c: Context<AppEnv>, partner: PartnerRow, session: boolean) =>
+    after(meetRules(deps, c, partner), (outcome) => {
+      const attached = outcome?.answer || !session ? undefined : attachSession(deps, c)
+      return attached ? attached.then(() => outcome) : outcome
     })
   /** On the answer whatever it is, cheaply when it is a plain JSON one (see fast-path.ts). */
   const answer = (
     c: Context<AppEnv>,
     next: Next,
     limitHeaders: Record<string, string>,
-    override: OverrideRow | undefined,
+    outcome: Outcome | undefined,
   ) => {
     carryHeaders(c, limitHeaders)
-    const answered: unknown = override ? serveOverride(c, override) : next()
+    const answered: unknown = outcome ? followRules(deps, c, outcome, next) : next()
     if (answered instanceof Promise)
       return answered.then(() => finishCarriedHeaders(c, limitHeaders))
     finishCarriedHeaders(c, limitHeaders)

@@ -1,0 +1,180 @@
+import type { Context } from 'hono'
+import { compareRequest, pathMatches, queryOf } from '../domain/request-match.js'
+import { ApiError, codeForStatus } from '../errors.js'
+import type { Random } from '../random.js'
+import { type Decisions, decidedScenario } from '../rules/decisions.js'
+import type { RuleRow } from '../rules/rule-schema.js'
+import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { Rules } from '../services/rules.js'
+import type { PartnerRow } from '../store/records.js'
+import type { AppEnv } from './app-env.js'
+import { carriedHeaders } from './fast-path.js'
+import type { MetRule } from './journal-entry.js'
+import { preferredRule } from './prefer.js'
+import { requestHeader } from './request-headers.js'
+import { REQUEST_ID_HEADER } from './request-id.js'
+
+/** What meeting rules takes: the rules, the scenarios (theirs and decisions), the dice. */
+export interface RuleGate {
+  rules: Pick<Rules, 'candidates' | 'use'>
+  random: Random
+  scenarios: Pick<ScenarioRegistry, 'forPartner' | 'withRequestScenario'>
+}
+
+/** What the rules a request met do to it: a delay, then an answer, or decisions for the route. */
+export interface Outcome {
+  latency: number
+  answer?: RuleRow
+  decide?: Decisions
+}
+
+/**
+ * The rules a partner API request meets (services/rules.ts lists them, in order): each that
+ * matches, has uses left and passes its `rate`, and adds something the rules before it did
+ * not (an answer, a decision not yet taken, a delay). A counted one is met only if its use is
+ * taken (two requests at once never both take the last). Every rule met goes in the journal.
+ */
+export async function meetRules(
+  gate: RuleGate,
+  c: Context<AppEnv>,
+  partner: PartnerRow,
+): Promise<Outcome | undefined> {
+  const preferred = preferredRule(c, partner)
+  const scenario = gate.scenarios.forPartner(partner)
+  const all = await gate.rules.candidates(partner.id, scenario)
+  const method = c.req.method
+  const path = c.req.path
+  const fitting = all.filter(
+    (r) => (!r.match.method || r.match.method === method) && pathMatches(r.match.path, path),
+  )
+  if (preferred) fitting.unshift(preferred)
+  if (fitting.length === 0) return undefined
+  const url = c.req.url
+  const query = queryOf(url.includes('?') ? url.slice(url.indexOf('?')) : '')
+  // A Headers object lists its names in lower case already.
+  const headers = Object.fromEntries(c.req.raw.headers)
+  const body = fitting.some((r) => r.match.body !== undefined) ? await readJson(c) : undefined
+  const outcome: Outcome = { latency: 0 }
+  const met: MetRule[] = []
+  for (const rule of fitting) {
+    if (compareRequest(rule.match, { method, path, query, headers, body }).differences.length > 0)
+      continue
+    const answers = rule.respond !== null || rule.drop_connection
+    const decides = Object.keys(rule.decide ?? {}).filter(
+      (k) => outcome.decide?.[k as keyof Decisions] === undefined,
+    )
+    // After an answer, only a delay still does something; a decision taken is not taken again.
+    if (outcome.answer && (answers || rule.decide)) continue
+    if (rule.decide && decides.length === 0) continue
+    if (rule.rate !== null && gate.random.int(0, 999_999) / 1_000_000 >= rule.rate) continue
+    if (rule.times !== null && rule !== preferred && !(await gate.rules.use(rule))) continue
+    const latency = delayOf(gate.random, rule.latency_ms)
+    outcome.latency += latency ?? 0
+    if (answers) outcome.answer = rule
+    if (rule.decide) outcome.decide = { ...rule.decide, ...outcome.decide }
+    met.push(journalOf(rule, latency))
+  }
+  if (met.length === 0) return undefined
+  c.set('rules', met)
+  return outcome
+}
+
+function delayOf(random: Random, latency: RuleRow['latency_ms']): number | undefined {
+  if (latency === null) return undefined
+  if (!Array.isArray(latency)) return latency
+  return random.int(Math.min(...latency), Math.max(...latency))
+}
+
+function journalOf(rule: RuleRow, latency: number | undefined): MetRule {
+  const effect = rule.respond
+    ? 'respond'
+    : rule.drop_connection
+      ? 'drop_connection'
+      : rule.decide
+        ? 'decide'
+        : 'latency'
+  return {
+    id: rule.id,
+    ...(rule.scenario ? { scenario: rule.scenario } : {}),
+    effect,
+    ...(rule.respond ? { status: rule.respond.status, off_contract: rule.off_contract } : {}),
+    ...(rule.decide ? { decide: rule.decide } : {}),
+    ...(latency !== undefined ? { latency_ms: latency } : {}),
+  }
+}
+
+/**
+ * Runs what the rules decided: the delay, then the rule's answer, a dropped connection, or
+ * the route (`next`) under the scenario the rules' decisions make.
+ */
+export async function followRules(
+  gate: RuleGate,
+  c: Context<AppEnv>,
+  outcome: Outcome,
+  next: () => Promise<void> | void,
+): Promise<void> {
+  if (outcome.latency > 0) await new Promise((resolve) => setTimeout(resolve, outcome.latency))
+  const { answer, decide } = outcome
+  if (answer?.drop_connection) {
+    const socket = (c.env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming
+      ?.socket
+    socket?.destroy()
+    throw new ApiError('service_unavailable', `Rule ${answer.id}: the connection was dropped.`)
+  }
+  if (answer?.respond) return serve(c, answer)
+  if (!decide) return next()
+  const partner = c.get('partner')
+  const scenario = decidedScenario(gate.scenarios.forPartner(partner), decide)
+  return gate.scenarios.withRequestScenario(scenario, next)
+}
+
+/** Answers with the rule's status, headers and body (or the sandbox's error envelope). */
+async function serve(c: Context<AppEnv>, rule: RuleRow): Promise<void> {
+  const respond = rule.respond as NonNullable<RuleRow['respond']>
+  // Read (and cached) as the route would have: the journal shows the body it was sent.
+  await jsonText(c)?.catch(() => undefined)
+  const requestId = c.get('requestId')
+  const headers: Record<string, string> = {
+    ...carriedHeaders(c),
+    [REQUEST_ID_HEADER]: requestId,
+    ...(respond.status === 429 || respond.status === 503 ? { 'Retry-After': '1' } : {}),
+    ...respond.headers,
+  }
+  const envelope = respond.body === undefined && respond.status >= 400
+  const content = envelope
+    ? {
+        success: false,
+        error: {
+          code: codeForStatus(respond.status),
+          message: `Rule ${rule.id}${rule.scenario ? ` (${rule.scenario})` : ''} answered ${respond.status} on purpose.`,
+        },
+        requestId,
+      }
+    : respond.body
+  const hasType = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')
+  let text: string | null = null
+  if (content !== undefined && respond.status !== 204 && respond.status !== 304) {
+    text = typeof content === 'string' && hasType ? content : JSON.stringify(content)
+    if (!hasType) headers['content-type'] = 'application/json'
+  }
+  c.res = new Response(text, { status: respond.status, headers })
+}
+
+/**
+ * The JSON body, read once and cached for the route as hono does. Only a JSON body: a
+ * multipart one read as text here could not be parsed as a form by the route afterwards.
+ */
+async function readJson(c: Context<AppEnv>): Promise<unknown> {
+  try {
+    const text = await jsonText(c)
+    return text ? JSON.parse(text) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The text of a JSON body, read once and cached (hono's `c.req.text()`); else undefined. */
+function jsonText(c: Context<AppEnv>): Promise<string> | undefined {
+  if (!/json/i.test(requestHeader(c, 'content-type') ?? '')) return undefined
+  return c.req.text()
+}
