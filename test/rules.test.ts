@@ -475,6 +475,33 @@ describe('rules that take scenario decisions: the route runs, deciding as the ru
     expect(bakery.rules).toEqual([{ id: slow.json.rule.id, effect: 'latency', latency_ms: 1 }])
   })
 
+  it('a decision is not used up by a request whose session is refused', async () => {
+    const { add, call } = await setup()
+    const u = await onboardedUser(call)
+    const purchase = '/api/v1/partner/cards/simulate-purchase'
+    await call('POST', '/api/v1/partner/cards/simulate-fund', {
+      headers: u.bearer,
+      body: { amount: 50 },
+    })
+    await add({
+      match: { method: 'POST', path: purchase },
+      decide: { purchase_decline: 'insufficient_funds' },
+      once: true,
+    })
+    const body = { amount: 5, merchant: { name: 'Bakery' } }
+    const refused = await call('POST', purchase, {
+      headers: { authorization: 'Bearer not-a-session' },
+      body,
+    })
+    expect(refused.status).toBe(401)
+    const [entry] = await journalOf(call, { method: 'POST', path: purchase })
+    expect(entry.rules).toEqual([])
+    expect((await call('POST', purchase, { headers: u.bearer, body })).json.data).toMatchObject({
+      status: 'declined',
+      decline_reason: 'insufficient_funds',
+    })
+  })
+
   it('refuses a decision nobody takes and two effects at once, naming the field', async () => {
     const { add } = await setup()
     const empty = await add({ match: { path: '/api/v1/*' }, decide: {} })

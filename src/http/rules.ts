@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { compareRequest, pathMatches, queryOf } from '../domain/request-match.js'
+import { compareRequest, pathMatches, queryOf, type RequestFacts } from '../domain/request-match.js'
 import { ApiError, codeForStatus } from '../errors.js'
 import type { Random } from '../random.js'
 import { type Decisions, decidedScenario } from '../rules/decisions.js'
@@ -21,18 +21,19 @@ export interface RuleGate {
   scenarios: Pick<ScenarioRegistry, 'forPartner' | 'withRequestScenario'>
 }
 
-/** What the rules a request met do to it: a delay, then an answer, or decisions for the route. */
+/** The rules a request can meet, and the one that answers it (taken before the session check). */
 export interface Outcome {
-  latency: number
   answer?: RuleRow
-  decide?: Decisions
+  /** The rules that fit the request, in order, and what they compare it with. */
+  fitting: RuleRow[]
+  facts: RequestFacts
 }
 
 /**
- * The rules a partner API request meets (services/rules.ts lists them, in order): each that
- * matches, has uses left and passes its `rate`, and adds something the rules before it did
- * not (an answer, a decision not yet taken, a delay). A counted one is met only if its use is
- * taken (two requests at once never both take the last). Every rule met goes in the journal.
+ * The rules a partner API request can meet (services/rules.ts lists them, in order) and, of
+ * those that answer (`respond`, `drop_connection`), the first that matches, passes its `rate`
+ * and has a use left: it answers in place of the session check and the route, alone. A counted
+ * rule is met only if its use is taken (two requests at once never both take the last).
  */
 export async function meetRules(
   gate: RuleGate,
@@ -54,29 +55,72 @@ export async function meetRules(
   // A Headers object lists its names in lower case already.
   const headers = Object.fromEntries(c.req.raw.headers)
   const body = fitting.some((r) => r.match.body !== undefined) ? await readJson(c) : undefined
-  const outcome: Outcome = { latency: 0 }
-  const met: MetRule[] = []
-  for (const rule of fitting) {
-    if (compareRequest(rule.match, { method, path, query, headers, body }).differences.length > 0)
-      continue
-    const answers = rule.respond !== null || rule.drop_connection
-    const decides = Object.keys(rule.decide ?? {}).filter(
-      (k) => outcome.decide?.[k as keyof Decisions] === undefined,
-    )
-    // After an answer, only a delay still does something; a decision taken is not taken again.
-    if (outcome.answer && (answers || rule.decide)) continue
-    if (rule.decide && decides.length === 0) continue
-    if (rule.rate !== null && gate.random.int(0, 999_999) / 1_000_000 >= rule.rate) continue
-    if (rule.times !== null && rule !== preferred && !(await gate.rules.use(rule))) continue
-    const latency = delayOf(gate.random, rule.latency_ms)
-    outcome.latency += latency ?? 0
-    if (answers) outcome.answer = rule
-    if (rule.decide) outcome.decide = { ...rule.decide, ...outcome.decide }
-    met.push(journalOf(rule, latency))
+  const facts: RequestFacts = { method, path, query, headers, body }
+  const outcome: Outcome = {
+    fitting: fitting.filter((r) => compareRequest(r.match, facts).differences.length === 0),
+    facts,
   }
-  if (met.length === 0) return undefined
-  c.set('rules', met)
-  return outcome
+  for (const rule of outcome.fitting) {
+    if (rule.respond === null && !rule.drop_connection) continue
+    if (await met(gate, rule, preferred)) {
+      outcome.answer = rule
+      break
+    }
+  }
+  return outcome.fitting.length > 0 ? outcome : undefined
+}
+
+/** Whether a fitting rule is met: it passes its `rate`, and a counted one's use is taken. */
+async function met(gate: RuleGate, rule: RuleRow, preferred: RuleRow | undefined) {
+  if (rule.rate !== null && gate.random.int(0, 999_999) / 1_000_000 >= rule.rate) return false
+  return rule.times === null || rule === preferred || gate.rules.use(rule)
+}
+
+/**
+ * Runs the request as the rules say, once its session (if its route takes one) was checked:
+ * the answering rule's delay and answer or dropped connection; else every other rule it meets
+ * (each adds its delay, and its decisions not taken by one before it), then the route under
+ * the scenario those decisions make. Every rule met goes in the journal.
+ */
+export async function followRules(
+  gate: RuleGate,
+  c: Context<AppEnv>,
+  outcome: Outcome,
+  next: () => Promise<void> | void,
+): Promise<void> {
+  const { answer } = outcome
+  if (answer) {
+    const latency = delayOf(gate.random, answer.latency_ms)
+    c.set('rules', [journalOf(answer, latency)])
+    if (latency) await new Promise((resolve) => setTimeout(resolve, latency))
+    if (answer.respond) return serve(c, answer)
+    const socket = (c.env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming
+      ?.socket
+    socket?.destroy()
+    throw new ApiError('service_unavailable', `Rule ${answer.id}: the connection was dropped.`)
+  }
+  let decide: Decisions | undefined
+  let wait = 0
+  const journaled: MetRule[] = []
+  for (const rule of outcome.fitting) {
+    const fresh = Object.keys(rule.decide ?? {}).filter(
+      (k) => decide?.[k as keyof Decisions] === undefined,
+    )
+    // A decision already taken is not taken again: such a rule would add nothing.
+    if (rule.decide && fresh.length === 0) continue
+    if (rule.respond !== null || rule.drop_connection || !(await met(gate, rule, undefined)))
+      continue
+    const latency = delayOf(gate.random, rule.latency_ms)
+    wait += latency ?? 0
+    if (rule.decide) decide = { ...rule.decide, ...decide }
+    journaled.push(journalOf(rule, latency))
+  }
+  if (journaled.length > 0) c.set('rules', journaled)
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+  if (!decide) return next()
+  const partner = c.get('partner')
+  const scenario = decidedScenario(gate.scenarios.forPartner(partner), decide)
+  return gate.scenarios.withRequestScenario(scenario, next)
 }
 
 function delayOf(random: Random, latency: RuleRow['latency_ms']): number | undefined {
@@ -101,31 +145,6 @@ function journalOf(rule: RuleRow, latency: number | undefined): MetRule {
     ...(rule.decide ? { decide: rule.decide } : {}),
     ...(latency !== undefined ? { latency_ms: latency } : {}),
   }
-}
-
-/**
- * Runs what the rules decided: the delay, then the rule's answer, a dropped connection, or
- * the route (`next`) under the scenario the rules' decisions make.
- */
-export async function followRules(
-  gate: RuleGate,
-  c: Context<AppEnv>,
-  outcome: Outcome,
-  next: () => Promise<void> | void,
-): Promise<void> {
-  if (outcome.latency > 0) await new Promise((resolve) => setTimeout(resolve, outcome.latency))
-  const { answer, decide } = outcome
-  if (answer?.drop_connection) {
-    const socket = (c.env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming
-      ?.socket
-    socket?.destroy()
-    throw new ApiError('service_unavailable', `Rule ${answer.id}: the connection was dropped.`)
-  }
-  if (answer?.respond) return serve(c, answer)
-  if (!decide) return next()
-  const partner = c.get('partner')
-  const scenario = decidedScenario(gate.scenarios.forPartner(partner), decide)
-  return gate.scenarios.withRequestScenario(scenario, next)
 }
 
 /** Answers with the rule's status, headers and body (or the sandbox's error envelope). */
