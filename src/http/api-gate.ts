@@ -7,25 +7,23 @@ import type { Partners } from '../services/partners.js'
 import type { PartnerRow } from '../store/records.js'
 import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
-import { applyFault } from './faults.js'
-import { pickOverride, serveOverride } from './overrides.js'
 import { createRateLimiter } from './rate-limit.js'
 import { requestHeader } from './request-headers.js'
 import { requestedScenario } from './request-scenario.js'
+import { followRules, meetRules } from './rules.js'
 import { attachSession } from './user-session.js'
 
 /**
  * Everything a request under /api/v1 goes through before its route, in order: the
  * organization credentials (spec section 5, layer 1), the request's own scenario
- * (X-Sandbox-Scenario), the partner's rate limit, injected faults, response overrides, and
+ * (X-Sandbox-Scenario), the partner's rate limit, the rules it meets (http/rules.ts), and
  * the user session on Org + User routes (layer 2), as the route's declared access asks
  * (http/access.ts). One middleware, since the steps run in this order and each reads what the
  * one before it found (the partner, its scenario).
  */
 /** What the gate runs on: the parts each of its steps takes. */
 export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
-  Parameters<typeof applyFault>[0] &
-  Parameters<typeof pickOverride>[0] &
+  Parameters<typeof meetRules>[0] &
   Parameters<typeof attachSession>[0] &
   Parameters<typeof requestedScenario>[0] & {
     partners: Pick<Partners, 'authenticate'>
@@ -38,18 +36,18 @@ export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
 /** The gate, as a middleware in front of every route under /api/v1. */
 export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHandler<AppEnv> {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
-  /** Past the credentials: the rate limit, faults, an override or the session, then the route. */
+  /** Past the credentials: the rate limit, the rules and the session, then the route. */
   const proceed = async (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
     if (limit) {
       // Its headers go on every answer from here on, a refusal's too (hono keeps them).
       for (const [name, value] of Object.entries(await limit(partner))) c.header(name, value)
     }
-    await applyFault(deps, c)
-    // A response override (http/overrides.ts) answers in place of the session check and route.
-    const override = await pickOverride(deps, c, partner)
-    if (override) return serveOverride(c, override)
+    const outcome = await meetRules(deps, c, partner)
+    // A rule's answer comes in place of the session check and the route.
+    if (outcome?.answer) return followRules(deps, c, outcome, next)
     if (session) await attachSession(deps, c)
-    await next()
+    // The other rules it meets are counted once the session is accepted.
+    return outcome ? followRules(deps, c, outcome, next) : next()
   }
   /** The scenarios the request names, read from their rows when loaded ones (LoadedScenarios). */
   const named = (c: Context<AppEnv>, partner: PartnerRow) => {

@@ -1,4 +1,5 @@
 import type { PartnerRow, SessionRow, UserRow } from '../store/records.js'
+import type { MetRule } from './journal-entry.js'
 
 /** Typed context variables set by our middleware. */
 export interface AppEnv {
@@ -10,14 +11,7 @@ export interface AppEnv {
     session: SessionRow
     /** The request's own scenario (X-Sandbox-Scenario), for the request journal. */
     scenario: string
-    /** The response override that answered, for the request journal. */
-    override: { id: string; off_contract: boolean }
-    /** An injected fault, for the request journal. */
-    fault: {
-      type: 'latency' | 'error' | 'drop_connection'
-      latency_ms?: number
-      status?: number
-      rule: string
-    }
+    /** The rules the request met (http/rules.ts), for the request journal. */
+    rules: MetRule[]
   }
 }

@@ -14,19 +14,30 @@ export interface JournalEntry {
   duration_ms: number
   partner_id: string | null
   scenario: string | null
-  fault: {
-    type: 'latency' | 'error' | 'drop_connection'
-    latency_ms?: number
-    status?: number
-    rule: string
-  } | null
-  /** The response override that answered the request (its answer was not the API's). */
-  override?: { id: string; off_contract: boolean } | null
+  /** Every rule the request met (http/rules.ts), in the order they were tried. */
+  rules?: MetRule[]
   /**
    * Headers and bodies. The journal takes them out of the entry when it adds it, and keeps
    * them apart for the newest BODY_WINDOW requests only.
    */
   capture: Capture | undefined
+}
+
+/** A rule a request met, as its journal entry says. */
+export interface MetRule {
+  /** The rule's id (`rul_…`), or `Prefer: code=503` for the header's one-request rule. */
+  id: string
+  /** `<scenario> rules[<n>]` for a rule of the scenario in force. */
+  scenario?: string
+  /** What it did. */
+  effect: 'respond' | 'drop_connection' | 'decide' | 'latency'
+  /** The status it answered, and whether that answer was off the API's contract. */
+  status?: number
+  off_contract?: boolean
+  /** The decisions it took. */
+  decide?: Record<string, string>
+  /** The delay it added. */
+  latency_ms?: number
 }
 
 /** An entry as the journal keeps it: its capture is kept apart. */

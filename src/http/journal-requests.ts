@@ -44,8 +44,7 @@ function journal(deps: JournalParts, c: Context<AppEnv>, started: number) {
     partner_id: partner?.id ?? null,
     // The request's own scenario, when it had one: the journal runs outside its context.
     scenario: partner ? (c.get('scenario') ?? deps.scenarios.forPartner(partner).name) : null,
-    fault: c.get('fault') ?? null,
-    override: c.get('override') ?? null,
+    rules: c.get('rules'),
     capture: capture(c),
   })
 }

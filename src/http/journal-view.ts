@@ -17,10 +17,10 @@ const KEEP_REQUEST_BYTES = 64 * 1024
 /** A body shown by the journal is cut at this many characters of JSON or text. */
 export const SHOWN_BODY_CHARS = 16 * 1024
 
-export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'override'> & {
+export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'rules'> & {
   at: string
   query: Record<string, string>
-  override: NonNullable<JournalEntry['override']> | null
+  rules: NonNullable<JournalEntry['rules']>
   request: ShownMessage | null
   response: ShownMessage | null
 }
@@ -120,7 +120,7 @@ export function viewOf(entry: StoredEntry, shown: ShownCapture | undefined): Jou
     ...rest,
     at: new Date(at).toISOString(),
     query: redactValue(queryOf(query ?? '')) as Record<string, string>,
-    override: entry.override ?? null,
+    rules: entry.rules ?? [],
     request: shown?.request ?? null,
     response: shown?.response ?? null,
   }

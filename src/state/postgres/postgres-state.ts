@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import type { RuleRow } from '../../rules/rule-schema.js'
 import {
   type CollectionName,
   type Collections,
@@ -10,6 +11,7 @@ import {
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import { outageOf } from '../database-error.js'
 import { parseDatabaseUrl } from '../database-url.js'
+import type { IndexName } from '../indexes.js'
 import type {
   Change,
   EphemeralPut,
@@ -26,7 +28,13 @@ import { PgTx } from './pg-tx.js'
 import { createPool, prepared, transact, within } from './pool.js'
 import { withRetries } from './retries.js'
 import { paramsOf, recordOf } from './rows.js'
-import { insertMany, tableStatements, upsertGroups } from './statements.js'
+import {
+  indexStatements,
+  insertMany,
+  tableStatements,
+  USE_RULE,
+  upsertGroups,
+} from './statements.js'
 import { tables } from './tables.js'
 
 export interface PostgresStateOptions {
@@ -143,6 +151,15 @@ export class PostgresState extends PgReader implements State {
         [...rows.values()].flatMap((row) => paramsOf(collection, row)),
       ),
     )
+  }
+
+  async lookupMany<I extends IndexName>(index: I, keys: readonly string[]) {
+    return this.rowsOf(index, await this.run(indexStatements(index, false).lookupAny, [keys]))
+  }
+
+  async useRule(row: RuleRow): Promise<boolean> {
+    const taken = await this.run(USE_RULE, paramsOf('rules', { ...row, used: 1 }))
+    return taken.length > 0
   }
 
   async increment(name: string, window: number): Promise<number> {

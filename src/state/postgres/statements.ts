@@ -113,6 +113,8 @@ export const indexStatements = memo((index: IndexName, scoped: boolean) => {
   return {
     lookup: `${select('', 2)} ORDER BY ${by}`,
     lookupOne: `${select('', 2)} ORDER BY ${by} LIMIT 1`,
+    // $1 an array of keys: the rows under any of them, in one statement.
+    lookupAny: `SELECT ${columnList(collection)} FROM ${collection} WHERE (${key}) = ANY($1)${also}${scopeOf(collection, scoped, 2)} ORDER BY ${by}`,
     forward: `${select('', 3)} ORDER BY ${by} LIMIT $2`,
     reverse: `${select('', 3)} ORDER BY ${byDesc} LIMIT $2`,
     forwardAfter: `${select(past('>'), 4)} ORDER BY ${by} LIMIT $3`,
@@ -129,3 +131,9 @@ export const indexStatements = memo((index: IndexName, scoped: boolean) => {
     due: `${select(` AND ${order ?? 'inserted'} <= $2`, 4)} ORDER BY ${by} LIMIT $3 FOR UPDATE SKIP LOCKED`,
   }
 })
+
+/**
+ * A rule's use (State.useRule): the row is written with used 1 when absent, else one is added
+ * to its `used` while it has uses left; a row comes back only when a use was taken.
+ */
+export const USE_RULE = `${insertMany('rules', 1, false)} ON CONFLICT (id) DO UPDATE SET used = rules.used + 1 WHERE rules.times IS NULL OR rules.used < rules.times RETURNING used`
