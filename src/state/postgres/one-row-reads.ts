@@ -1,5 +1,7 @@
 import type { CollectionName } from '../../store/records.js'
-import type { Row } from './pg-reader.js'
+
+type Row = Record<string, unknown>
+
 import { tables } from './tables.js'
 
 /** Sends a statement; answers its rows, each as its values in column order. */
