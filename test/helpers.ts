@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { onTestFinished } from 'vitest'
 import type { InternalOptions } from '../src/compose.js'
-import { createSandbox, type SandboxOptions } from '../src/index.js'
+import { createSandbox, type Sandbox, type SandboxOptions } from '../src/index.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
 import { freshDatabaseUrl } from './postgres.js'
 
@@ -22,12 +23,30 @@ export interface CallOptions {
   headers?: Record<string, string>
 }
 
+/** An answer as the tests' client reads it: status, headers, the body's JSON and its text. */
+export interface Answer {
+  status: number
+  headers: Headers
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely and assert each one
+  json: any
+  text: string
+}
+
+/** The tests' client (see `client`). */
+export type Call = (method: string, path: string, opts?: CallOptions) => Promise<Answer>
+
+/** A test's sandbox and its client. */
+export interface TestSandbox {
+  sandbox: Sandbox
+  call: Call
+}
+
 /**
  * The tests' client: org headers (unless `creds: null`), a JSON body, and the answer with
  * its JSON read, over whatever sends the request (app.request, or fetch on a socket).
  */
-function client(send: (path: string, init: RequestInit) => Response | Promise<Response>) {
-  return async (method: string, path: string, opts: CallOptions = {}) => {
+function client(send: (path: string, init: RequestInit) => Response | Promise<Response>): Call {
+  return async (method, path, opts = {}) => {
     const headers: Record<string, string> = {
       ...(opts.creds === null ? {} : orgHeaders(opts.creds ?? acme)),
     }
@@ -55,13 +74,37 @@ function client(send: (path: string, init: RequestInit) => Response | Promise<Re
  * PostgreSQL engine (vitest project `postgres`), on a new schema of the test server. `internal`
  * shortens real-time waits a test would otherwise sit through (compose.ts InternalOptions).
  */
-export async function testSandbox(options: SandboxOptions = {}, internal: InternalOptions = {}) {
+export async function testSandbox(
+  options: SandboxOptions = {},
+  internal: InternalOptions = {},
+): Promise<TestSandbox> {
   const sandbox = await createSandbox(
     { logLevel: 'silent', ...engineOptions(options), ...options },
     internal,
   )
   const call = client((path, init) => sandbox.app.request(path, init))
   return { sandbox, call }
+}
+
+export interface TestSetup {
+  /** Freeze the sandbox clock: at this instant, or now with `true`. */
+  frozenAt?: number | true
+  /** Real-time waits shortened (compose.ts InternalOptions). */
+  internal?: InternalOptions
+}
+
+/**
+ * The one setup of a test: a fresh sandbox and its client (testSandbox), closed when the test
+ * ends, its clock frozen if asked. Call it inside the test that uses it.
+ */
+export async function setup(
+  options: SandboxOptions = {},
+  { frozenAt, internal }: TestSetup = {},
+): Promise<TestSandbox> {
+  const t = await testSandbox(options, internal)
+  onTestFinished(() => t.sandbox.close())
+  if (frozenAt !== undefined) t.sandbox.clock.freeze(frozenAt === true ? undefined : frozenAt)
+  return t
 }
 
 /** The engine of this run: the `postgres` project sets PARTNER_SANDBOX_TEST_ENGINE. */
@@ -76,8 +119,6 @@ export function engineOptions(options: SandboxOptions = {}): SandboxOptions {
 
 /** The password of every fixture user (fixtures/default.json). */
 export const FIXTURE_PASSWORD = 'Sandbox-Passw0rd!'
-
-export type Call = Awaited<ReturnType<typeof testSandbox>>['call']
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
@@ -232,6 +273,13 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
         server.closeAllConnections()
       }),
   }
+  return receiver
+}
+
+/** A receiver (startReceiver) closed when the test ends. */
+export async function receiverForTest(...replies: Reply[]): Promise<Receiver> {
+  const receiver = await startReceiver(...replies)
+  onTestFinished(() => receiver.close())
   return receiver
 }
 

@@ -5,7 +5,7 @@ import {
   offeredBankAccounts,
   onboardingApplicant,
   registerAndLogin,
-  testSandbox,
+  setup,
 } from './helpers.js'
 
 /**
@@ -14,8 +14,8 @@ import {
  * rather than credentials, and must refuse a non-active partner too, changing nothing.
  */
 
-async function setup() {
-  const { sandbox, call } = await testSandbox({ seed: 7 })
+async function startedFlows() {
+  const { sandbox, call } = await setup({ seed: 7 })
   const partner = await createPartner(call, { name: 'pausable' })
   const u = await registerAndLogin(call, {}, partner.creds)
   const start = await call('POST', '/api/v1/partner/cards/onboarding', {
@@ -47,7 +47,7 @@ async function setup() {
 
 describe.each(['suspended', 'revoked'])('a %s partner', (status) => {
   it('gets 403 on its hosted pages, step routes and public enrollment, and nothing changes', async () => {
-    const s = await setup()
+    const s = await startedFlows()
     const { call } = s
     const patched = await call('PATCH', `/_sandbox/partners/${s.partner.id}`, {
       creds: null,
@@ -91,7 +91,7 @@ describe.each(['suspended', 'revoked'])('a %s partner', (status) => {
 })
 
 it('a reactivated partner gets its pages and routes back, with the same links', async () => {
-  const s = await setup()
+  const s = await startedFlows()
   const { call } = s
   for (const status of ['suspended', 'active']) {
     await call('PATCH', `/_sandbox/partners/${s.partner.id}`, { creds: null, body: { status } })

@@ -5,7 +5,7 @@ import {
   newUser,
   onboardingApplicant,
   registerAndLogin,
-  testSandbox,
+  setup,
 } from '../helpers.js'
 
 /**
@@ -31,8 +31,8 @@ interface Case {
   multiLine?: boolean
 }
 
-async function setup() {
-  const { sandbox, call } = await testSandbox({ rateLimit: 'off' })
+async function loggedIn() {
+  const { sandbox, call } = await setup({ rateLimit: 'off' })
   const u = await registerAndLogin(call)
   const auth = (extra: Body) => ({ headers: u.bearer, ...extra })
   return { sandbox, call, u, auth }
@@ -150,7 +150,7 @@ const cases = (email: string, phone: string): Case[] => [
 
 describe('control characters in a person’s text', () => {
   it('are refused with a 400 naming the field, and change nothing', async () => {
-    const { sandbox, call, u, auth } = await setup()
+    const { sandbox, call, u, auth } = await loggedIn()
     for (const c of cases(u.user.email, u.user.phone_number)) {
       for (const bad of CONTROLS) {
         const allowed = c.multiLine && /[\t\n]/.test(bad)
@@ -174,7 +174,7 @@ describe('control characters in a person’s text', () => {
   })
 
   it('a password padded with NULs does not log in as the password', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', `${API}/auth/login`, {
       body: { email: FIXTURE_EMAIL, password: `${FIXTURE_PASSWORD}\u0000\u0000` },
     })
@@ -187,7 +187,7 @@ describe('control characters in a person’s text', () => {
   })
 
   it('tab and line breaks stay allowed in free text such as a webhook description', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', `${API}/webhooks`, {
       body: { url: 'https://example.test/hooks', events: [], description: 'line one\n\tline two' },
     })
@@ -196,7 +196,7 @@ describe('control characters in a person’s text', () => {
   })
 
   it('a name without controls is stored as sent', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await registerAndLogin(call, { first_name: 'Zoë', last_name: "O'Brien-Łukasz" })
     const me = await call('GET', `${API}/users/me`, { headers: bearer(u.token) })
     expect(me.json).toMatchObject({ first_name: 'Zoë', last_name: "O'Brien-Łukasz" })

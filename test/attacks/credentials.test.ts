@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { type Creds, createPartner, orgHeaders, registerAndLogin, testSandbox } from '../helpers.js'
+import { type Creds, createPartner, orgHeaders, registerAndLogin, setup } from '../helpers.js'
 
 /**
  * The credential and session attack table: every row is an attempt a hostile or careless
@@ -19,8 +19,8 @@ interface Attack {
   message?: RegExp
 }
 
-async function setup() {
-  const { sandbox, call } = await testSandbox({ seed: 11 })
+async function attackers() {
+  const { sandbox, call } = await setup({ seed: 11 })
   const a = await createPartner(call, { name: 'attack-a' })
   const b = await createPartner(call, { name: 'attack-b' })
   const suspended = await createPartner(call, { name: 'attack-suspended' })
@@ -47,7 +47,7 @@ const org = (creds: Creds) => orgHeaders(creds)
 
 describe('credential and session attacks', () => {
   it('are refused with 401/403 in the envelope, and change nothing', async () => {
-    const s = await setup()
+    const s = await attackers()
     const token = s.userA.token
     const [header, payload, signature] = token.split('.') as [string, string, string]
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
