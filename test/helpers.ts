@@ -82,8 +82,26 @@ export async function testSandbox(
     { logLevel: 'silent', ...engineOptions(options), ...options },
     internal,
   )
+  open.add(sandbox)
+  const close = sandbox.close
+  sandbox.close = () => {
+    open.delete(sandbox)
+    return close()
+  }
   const call = client((path, init) => sandbox.app.request(path, init))
   return { sandbox, call }
+}
+
+/** Test sandboxes not closed yet: what a test file leaves open is closed when it ends. */
+const open = new Set<Sandbox>()
+
+/**
+ * Closes every test sandbox still open (test/file-setup.ts, after each file): test files share
+ * their worker (isolate: false), and a sandbox left open would sweep and deliver on its timers
+ * through every file after it.
+ */
+export async function closeOpenSandboxes(): Promise<void> {
+  await Promise.all([...open].map((sandbox) => sandbox.close()))
 }
 
 export interface TestSetup {
@@ -467,4 +485,22 @@ export async function journalOf(call: Call, query: Record<string, string> = {}) 
   if (res.status !== 200) throw new Error(`journal: ${res.status} ${res.text}`)
   // biome-ignore lint/suspicious/noExplicitAny: journal entries are read field by field
   return res.json.data as any[]
+}
+
+/**
+ * Everything a snapshot holds (GET /_sandbox/snapshot, secrets included), as one string: what
+ * "changes nothing" compares before and after. The inbox, the journal, sinks and clocks are
+ * not in a snapshot; a test that means them reads them through their own routes (inboxOf).
+ */
+export async function snapshotOf(call: Call): Promise<string> {
+  const res = await call('GET', '/_sandbox/snapshot?include_secrets=true', { creds: null })
+  if (res.status !== 200) throw new Error(`snapshot: ${res.status} ${res.text}`)
+  return JSON.stringify(res.json.collections)
+}
+
+/** The sandbox inbox (GET /_sandbox/inbox), newest first, as one string. */
+export async function inboxOf(call: Call): Promise<string> {
+  const res = await call('GET', '/_sandbox/inbox?limit=500', { creds: null })
+  if (res.status !== 200) throw new Error(`inbox: ${res.status} ${res.text}`)
+  return JSON.stringify(res.json.data)
 }

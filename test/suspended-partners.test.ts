@@ -6,6 +6,7 @@ import {
   onboardingApplicant,
   registerAndLogin,
   setup,
+  snapshotOf,
 } from './helpers.js'
 
 /**
@@ -54,7 +55,7 @@ describe.each(['suspended', 'revoked'])('a %s partner', (status) => {
       body: { status },
     })
     expect(patched.status).toBe(200)
-    const before = JSON.stringify((await s.sandbox.services.state.export()).collections)
+    const before = await snapshotOf(s.call)
 
     for (const path of [s.embedPath, s.connectPath]) {
       const page = await call('GET', path, { creds: null })
@@ -86,7 +87,7 @@ describe.each(['suspended', 'revoked'])('a %s partner', (status) => {
     expect(enrolled.json).toMatchObject({ success: false, error: { code: 'forbidden' } })
 
     // No bank account, no onboarding step, no used token, no event.
-    expect(JSON.stringify((await s.sandbox.services.state.export()).collections)).toBe(before)
+    expect(await snapshotOf(s.call)).toBe(before)
   })
 })
 

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest'
 import {
   bearer,
   FIXTURE_PASSWORD,
+  inboxOf,
   newUser,
   onboardingApplicant,
   registerAndLogin,
   setup,
+  snapshotOf,
 } from '../helpers.js'
 
 /**
@@ -150,14 +152,14 @@ const cases = (email: string, phone: string): Case[] => [
 
 describe('control characters in a person’s text', () => {
   it('are refused with a 400 naming the field, and change nothing', async () => {
-    const { sandbox, call, u, auth } = await loggedIn()
+    const { call, u, auth } = await loggedIn()
     for (const c of cases(u.user.email, u.user.phone_number)) {
       for (const bad of CONTROLS) {
         const allowed = c.multiLine && /[\t\n]/.test(bad)
         if (allowed) continue
         const label = `${c.name} with U+${bad.charCodeAt(0).toString(16).padStart(4, '0')}`
-        const before = JSON.stringify((await sandbox.services.state.export()).collections)
-        const inboxBefore = await sandbox.services.inbox.size()
+        const before = await snapshotOf(call)
+        const inboxBefore = await inboxOf(call)
         const res = await call(c.method, c.path, { ...auth({ body: c.body(bad) }), creds: c.creds })
         expect(res.status, `${label}: ${res.text}`).toBe(400)
         expect(res.json.error.code, label).toBe('validation_error')
@@ -165,10 +167,8 @@ describe('control characters in a person’s text', () => {
           .filter((d: { field: string }) => d.field === c.field)
           .map((d: { message: string }) => d.message)
         expect(messages.join('; '), label).toMatch(/control characters/)
-        expect(JSON.stringify((await sandbox.services.state.export()).collections), label).toBe(
-          before,
-        )
-        expect(await sandbox.services.inbox.size(), label).toBe(inboxBefore)
+        expect(await snapshotOf(call), label).toBe(before)
+        expect(await inboxOf(call), label).toBe(inboxBefore)
       }
     }
   })

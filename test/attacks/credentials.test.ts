@@ -1,6 +1,13 @@
 import { SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { type Creds, createPartner, orgHeaders, registerAndLogin, setup } from '../helpers.js'
+import {
+  type Creds,
+  createPartner,
+  orgHeaders,
+  registerAndLogin,
+  setup,
+  snapshotOf,
+} from '../helpers.js'
 
 /**
  * The credential and session attack table: every row is an attempt a hostile or careless
@@ -193,7 +200,7 @@ describe('credential and session attacks', () => {
         status: 403,
       },
     ]
-    const before = JSON.stringify((await s.sandbox.services.state.export()).collections)
+    const before = await snapshotOf(s.call)
     for (const attack of attacks) {
       for (const [method, path] of [
         [attack.method ?? 'GET', attack.path ?? '/api/v1/partner/me'],
@@ -218,7 +225,7 @@ describe('credential and session attacks', () => {
         }
       }
     }
-    expect(JSON.stringify((await s.sandbox.services.state.export()).collections)).toBe(before)
+    expect(await snapshotOf(s.call)).toBe(before)
     // The real credentials and token still work: no attack disturbed them.
     const ok = await s.call('GET', USERS_ME, { creds: s.a.creds, headers: s.userA.bearer })
     expect(ok.status).toBe(200)
