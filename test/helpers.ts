@@ -498,6 +498,21 @@ export async function snapshotOf(call: Call): Promise<string> {
   return JSON.stringify(res.json.collections)
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a stored row is read field by field
+type StoredRow = Record<string, any>
+
+/** A collection's rows as a snapshot holds them (GET /_sandbox/snapshot, secrets included). */
+export async function storedRows(call: Call, collection: string): Promise<StoredRow[]> {
+  const res = await call('GET', '/_sandbox/snapshot?include_secrets=true', { creds: null })
+  if (res.status !== 200) throw new Error(`snapshot: ${res.status} ${res.text}`)
+  return Object.values(res.json.collections[collection] ?? {})
+}
+
+/** One stored row as a snapshot holds it (see storedRows). */
+export async function storedRow(call: Call, collection: string, id: string) {
+  return (await storedRows(call, collection)).find((row) => row.id === id)
+}
+
 /** The sandbox inbox (GET /_sandbox/inbox), newest first, as one string. */
 export async function inboxOf(call: Call): Promise<string> {
   const res = await call('GET', '/_sandbox/inbox?limit=500', { creds: null })
