@@ -35,10 +35,12 @@ const shared = {
 
 const everyTest = ['test/**/*.test.ts']
 /**
- * What `npm run test:quick` (`--mode quick`) leaves out of the `memory` project: the browser
- * suites and the PostgreSQL engine's own (a CLI `--exclude` does not reach inline projects).
+ * What `npm run test:quick` (`--mode quick`) leaves to `npm test`: the browser suites, the
+ * PostgreSQL engine's own, and the package's (it builds, packs and installs the package, then
+ * type-checks a suite against it: minutes of the compiler, and no engine in it). A CLI
+ * `--exclude` does not reach inline projects, hence the mode.
  */
-const notQuick = ['test/*-browser.test.ts', 'test/postgres-*.test.ts']
+const notQuick = ['test/*-browser.test.ts', 'test/postgres-*.test.ts', 'test/package.test.ts']
 // examples/ run with `npm run test:examples` (their own configs; Playwright for the browser).
 const notTests = ['examples/**', 'node_modules/**']
 
