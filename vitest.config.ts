@@ -99,8 +99,9 @@ export default defineConfig(({ mode }) => ({
     // The default reporter, and a line every 30 s that says the run is alive (how far it is).
     reporters: ['default', './test/heartbeat-reporter.ts'],
     // Once for the run, whichever projects run: browser suites skipped for want of a browser
-    // are reported in one line (test/browser.ts), and the run's PostgreSQL server is started.
-    globalSetup: ['test/browser-setup.ts', 'test/postgres-setup.ts'],
+    // are reported in one line (test/browser.ts), the run's PostgreSQL server is started, and
+    // the CLI the tests start is bundled from the sources (test/cli-build.ts).
+    globalSetup: ['test/browser-setup.ts', 'test/postgres-setup.ts', 'test/cli-build.ts'],
     projects: [
       {
         ...shared,

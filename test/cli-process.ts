@@ -2,9 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { envNames } from '../src/config.js'
+import { TEST_CLI } from './cli-build.js'
 import { type Call, httpCall } from './helpers.js'
 
-/** Runs the CLI from the sources, as tests of the command line and of crashes need it. */
+/** Runs the CLI as a process, as tests of the command line and of crashes need it. */
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -24,17 +25,20 @@ export interface CliProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** `node …nodeArgs --import tsx bin/partner-sandbox.ts …args`, with its output collected. */
+/**
+ * `node …nodeArgs dist/test-cli/cli.js …args` (the CLI bundled for the run from the sources,
+ * test/cli-build.ts), with its output collected.
+ */
 export function spawnCli(
   args: string[],
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
 ): CliProcess {
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, '--import', 'tsx', 'bin/partner-sandbox.ts', ...args],
-    { cwd: repoRoot, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+  const child = spawn(process.execPath, [...nodeArgs, TEST_CLI, ...args], {
+    cwd: repoRoot,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   running.add(child)
   const output = { stdout: '', stderr: '' }
   child.stdout?.on('data', (chunk) => {
