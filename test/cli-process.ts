@@ -57,13 +57,26 @@ export function spawnCli(
 }
 
 /** Waits (at most 20 s) until the CLI's stdout passes `test`; else fails naming `what`. */
-export async function until(cli: CliProcess, test: (out: string) => boolean, what: string) {
-  const deadline = Date.now() + 20_000
-  while (!test(cli.output.stdout)) {
-    if (Date.now() > deadline)
-      throw new Error(`no ${what}\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
+export function until(cli: CliProcess, test: (out: string) => boolean, what: string) {
+  if (test(cli.output.stdout)) return Promise.resolve()
+  return new Promise<void>((resolve, reject) => {
+    const stdout = cli.child.stdout
+    // Checked as output arrives (after spawnCli's own listener has added it).
+    const check = () => {
+      if (!test(cli.output.stdout)) return
+      done()
+      resolve()
+    }
+    const timer = setTimeout(() => {
+      done()
+      reject(new Error(`no ${what}\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`))
+    }, 20_000)
+    const done = () => {
+      clearTimeout(timer)
+      stdout?.off('data', check)
+    }
+    stdout?.on('data', check)
+  })
 }
 
 /** Kills (SIGKILL) every CLI process still running and waits until each is gone. */

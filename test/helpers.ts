@@ -253,6 +253,8 @@ export interface Receiver {
 export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
   const queue = [...replies]
   const requests: ReceivedRequest[] = []
+  /** What waitFor waits on: each is called as a request arrives. */
+  const arrivals = new Set<() => void>()
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -264,6 +266,7 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
         body: Buffer.concat(chunks),
         at: Date.now(),
       })
+      for (const arrived of arrivals) arrived()
       const reply = queue.length > 0 ? (queue.shift() as Reply) : receiver.otherwise
       if (reply === 'hang') return
       res.writeHead(reply, reply >= 300 && reply < 400 ? { location: 'http://127.0.0.1:9/' } : {})
@@ -277,13 +280,24 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
     requests,
     otherwise: 200,
     script: (...next) => queue.splice(0, queue.length, ...next),
-    async waitFor(count, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs
-      while (requests.length < count) {
-        if (Date.now() > deadline)
-          throw new Error(`receiver got ${requests.length} requests, expected ${count}`)
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
+    waitFor(count, timeoutMs = 15_000) {
+      if (requests.length >= count) return Promise.resolve()
+      return new Promise<void>((resolve, reject) => {
+        const arrived = () => {
+          if (requests.length < count) return
+          done()
+          resolve()
+        }
+        const timer = setTimeout(() => {
+          done()
+          reject(new Error(`receiver got ${requests.length} requests, expected ${count}`))
+        }, timeoutMs)
+        const done = () => {
+          clearTimeout(timer)
+          arrivals.delete(arrived)
+        }
+        arrivals.add(arrived)
+      })
     },
     close: () =>
       new Promise<void>((resolve) => {
