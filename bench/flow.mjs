@@ -51,14 +51,24 @@ export function call(base, method, path, body, extra = {}) {
 
 let turn = 0
 
+/** A step's name: its method and path, without the query and with the onboarding id as {id}. */
+export const stepOf = (method, path) =>
+  `${method} ${path.split('?')[0].replace(/\/onboarding\/[^/]+\/complete$/, '/onboarding/{id}/complete')}`
+
 /**
  * Runs the whole flow for a new user `tag`; resolves with the user's Bearer header. `bases`
  * is one sandbox's URL, or several replicas' URLs: then each request goes to the next one in
  * turn, as through a round-robin load balancer, so a step often finds what another made.
+ * `timed(step, ms)`, when given, hears how long each answered request took (`stepOf`).
  */
-export async function flow(bases, tag) {
+export async function flow(bases, tag, timed) {
   const urls = [bases].flat()
-  const send = (...args) => call(urls[turn++ % urls.length], ...args)
+  const send = async (method, path, ...rest) => {
+    const t = performance.now()
+    const answer = await call(urls[turn++ % urls.length], method, path, ...rest)
+    timed?.(stepOf(method, path), performance.now() - t)
+    return answer
+  }
   const email = `flow.${tag}@example.com`
   const password = 'Bench-Passw0rd!'
   const applicant = {

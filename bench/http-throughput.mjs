@@ -40,19 +40,19 @@ const ROUND_WARMUP = Number(process.env.BENCH_ROUND_WARMUP ?? 1)
 const TRANSACTIONS = 20
 
 export const routes = [
-  { name: 'me', path: '/api/v1/partner/me', label: 'GET /partner/me (org auth)', vsBare: 0.6 },
+  { name: 'me', path: '/api/v1/partner/me', label: 'GET /partner/me (org auth)', vsBare: 0.5 },
   {
     name: 'usersMe',
     path: '/api/v1/partner/users/me',
     label: 'GET /partner/users/me (org + session)',
-    vsBare: 0.5,
+    vsBare: 0.45,
     session: true,
   },
   {
     name: 'transactions',
     path: '/api/v1/partner/cards/transactions',
     label: `GET /partner/cards/transactions (${TRANSACTIONS} rows)`,
-    vsBare: 0.5,
+    vsBare: 0.45,
     session: true,
   },
 ]

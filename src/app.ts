@@ -1,6 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
-import type { ErrorHandler, Handler, NotFoundHandler } from 'hono'
-import type { RouterRoute } from 'hono/types'
+import type { ErrorHandler, NotFoundHandler } from 'hono'
 import type { SandboxParts } from './compose.js'
 import { adminGuard } from './control/admin-guard.js'
 import { controlPlane } from './control/index.js'
@@ -14,10 +13,11 @@ import { apiGate } from './http/api-gate.js'
 import type { AppEnv } from './http/app-env.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
-import { CachedRouter, frontDoor, gateOf } from './http/fast-path.js'
-import { collapseHandlers } from './http/handler-chain.js'
-import { partnerSettingsFirst, withSandboxClock } from './http/read-first.js'
+import { journalRequests } from './http/journal-requests.js'
+import { partnerSettingsFirst, sandboxClockFirst } from './http/read-first.js'
+import { requestIds } from './http/request-id.js'
 import { requestLog } from './http/request-log.js'
+import { originsOf } from './http/request-origin.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
 import { operationIndex } from './openapi/operations.js'
@@ -46,30 +46,25 @@ const description = [
 
 /** Composes middleware and routers. Never listens: `startSandbox` or the CLI binds a port. */
 export function createApp(deps: SandboxParts) {
-  const router = new CachedRouter<RouterEntry>()
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, router })
-  // Request ids: a per-run random prefix and a counter, cheap on the hot path. The prefix
-  // comes from its own stream so that --seed keeps entity ids independent of request counts.
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  // Request ids: a per-run random prefix and a counter. The prefix comes from its own stream
+  // so that --seed keeps entity ids independent of request counts.
   const prefix = createRandom(
     deps.config.seed === undefined ? undefined : deps.config.seed + 1,
   ).token(10)
   let requests = 0
-  // The API's body limit and gate, run by the first layer itself (see fast-path.ts).
-  const apiLimit = bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024)
   // Each route's declared access, filled in once every router is mounted (below).
   const access = new AccessTable()
-  const gate = apiGate(deps, access)
-  // Origin tracking runs around everything after the first layer, so links made anywhere in
-  // the request use its Host.
-  app.use(
-    '*',
-    frontDoor(deps, () => `req_${prefix}${(requests++).toString(36)}`, {
-      origins: deps.origins,
-      log: deps.logger.enabled('info') ? requestLog(deps.logger) : undefined,
-      gate: withSandboxClock(deps.clockRow, gateOf(apiLimit, gate)),
-      onError: (error, c) => renderError(error, c, deps.logger),
-    }),
-  )
+  app.use(requestIds(() => `req_${prefix}${(requests++).toString(36)}`))
+  // Outside everything else, so what they see is the answer the client gets.
+  app.use(journalRequests(deps))
+  if (deps.logger.enabled('info')) app.use(requestLog(deps.logger))
+  // Links made anywhere in the request use its Host.
+  app.use(originsOf(deps.origins))
+  app.use(sandboxClockFirst(deps.clockRow, '/api/v1/'))
+  // The API's body limit before its gate: 413 before 401.
+  app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
+  app.use('/api/v1/*', apiGate(deps, access))
   app.use('/embed/*', bodyLimit(64 * 1024))
   app.use('/embed/*', partnerSettingsFirst(deps))
   // The control plane takes the API's limit; only a snapshot restore, a whole state, more.
@@ -172,13 +167,8 @@ export function createApp(deps: SandboxParts) {
   const onError: ErrorHandler<AppEnv> = (error, c) => renderError(error, c, deps.logger)
   app.notFound(notFound)
   app.onError(onError)
-  // Every route's handlers as one (Trick 6, http/handler-chain.ts), with the same two ends.
-  router.finishWith((result) => collapseHandlers(result, onError as never, notFound as never))
   return app
 }
-
-/** What hono's router holds per route: a handler and the route it was added for. */
-type RouterEntry = [Handler, RouterRoute]
 
 /** This sandbox as the document's server; `x-internal` says it is meant for partners. */
 const serverOf = (origins: { baseUrl(): string }) => ({

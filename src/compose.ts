@@ -18,13 +18,12 @@ import { loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
 import { Accounts } from './services/accounts.js'
 import { BankConnect } from './services/bank-connect.js'
-import { Faults } from './services/faults.js'
 import { RequestJournal } from './services/journal.js'
 import { Money } from './services/money.js'
 import { Onboarding } from './services/onboarding.js'
-import { Overrides } from './services/overrides.js'
 import { Partners } from './services/partners.js'
 import { Platform } from './services/platform.js'
+import { Rules } from './services/rules.js'
 import { Webhooks } from './services/webhooks.js'
 import { openState } from './state/open-state.js'
 import { fixtureSeed } from './store/fixture-seed.js'
@@ -124,8 +123,7 @@ export async function compose(
     state,
     onError: (error) => logger.warn(`the request journal lost a request: ${error}`),
   })
-  const faults = new Faults({ state, random, scenarios })
-  const overrides = new Overrides({ state, random, clock, clocks })
+  const rules = new Rules({ state, random, clock, clocks })
   const retention = new Retention({ state, logger })
   events.subscribe((event) => void retention.capPartner(event.partner_id))
   // Built before the dispatcher, so it hears a clock advance first: the events its rules
@@ -221,8 +219,7 @@ export async function compose(
     sessions,
     dispatcher,
     journal,
-    faults,
-    overrides,
+    rules,
     sweeper,
     retention,
     sinks,

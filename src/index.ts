@@ -78,7 +78,7 @@ export async function createSandbox(
     clock,
     store: store ?? noStore,
     // Promise-wrapped for the public type; the server's bindings (the node request and
-    // response, which injected faults use to drop a connection) pass through.
+    // response, which a rule uses to drop a connection) pass through.
     fetch: async (request: Request, ...bindings: unknown[]) =>
       (app.fetch as (request: Request, ...rest: unknown[]) => Response | Promise<Response>)(
         request,

@@ -149,7 +149,10 @@ describe('createControlClient against a running sandbox (admin token, real socke
     expect(await partner.requests.count({ path: '/api/v1/partner/me' })).toBe(2)
     expect(await partner.requests.count({ status: 503 })).toBe(1)
     const [latest] = await partner.requests.find({ limit: 1 })
-    expect(latest).toMatchObject({ status: 503, fault: { rule: 'Prefer: code=503' } })
+    expect(latest).toMatchObject({
+      status: 503,
+      rules: [{ id: 'Prefer: code=503', effect: 'respond', status: 503 }],
+    })
     expect(latest?.request?.headers['x-partner-secret']).toBe('[redacted]')
     const switched = await partner.scenario.use('kyc-fail')
     expect(switched.scenario).toBe('kyc-fail')
@@ -239,26 +242,25 @@ describe('createControlClient against a running sandbox (admin token, real socke
     expect((await api(a, 'GET', '/partner/me')).status).toBe(401)
   })
 
-  it('covers the sandbox-wide helpers: clock, faults, scenarios, journal, inbox', async () => {
+  it('covers the sandbox-wide helpers: clock, rules, scenarios, journal, inbox', async () => {
     const clock = await control.clock.get()
     expect(typeof clock.frozen).toBe('boolean')
     const partner = await control.createPartner({ name: 'Client Wide' })
-    const fault = await control.faults.add({
-      route: 'GET /api/v1/partner/usage',
-      error_status: 502,
-      next: 1,
-      partner_id: partner.id,
+    const rule = await partner.rules.add({
+      match: { method: 'GET', path: '/api/v1/partner/usage' },
+      respond: { status: 502 },
+      once: true,
     })
-    expect(fault).toMatchObject({
-      partner_id: partner.id,
-      remaining: 1,
-      rule: { error_status: 502 },
-    })
+    expect(rule).toMatchObject({ partner_id: partner.id, times: 1, respond: { status: 502 } })
     expect((await api(partner, 'GET', '/partner/usage')).status).toBe(502)
     expect((await api(partner, 'GET', '/partner/usage')).status).toBe(200)
-    expect((await control.faults.list()).data.map((f) => f.id)).toContain(fault.id)
-    await control.faults.clear()
-    expect((await control.faults.list()).data).toEqual([])
+    const global = await control.rules.add({
+      match: { method: 'GET', path: '/api/v1/partner/usage' },
+      latency_ms: 1,
+    })
+    expect((await control.rules.list()).map((r) => r.id)).toContain(global.id)
+    await control.rules.clear()
+    expect(await control.rules.list()).toEqual([])
     const scenarios = await control.scenarios.list()
     expect(scenarios.data.map((s) => s.name)).toContain('kyc-fail')
     const loaded = await control.scenarios.load({

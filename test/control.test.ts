@@ -190,25 +190,25 @@ describe('control plane /_sandbox', () => {
 
   it('a value no form of a union takes is refused with the forms it could have been', async () => {
     const { call } = await testSandbox()
-    const fault = await call('POST', '/_sandbox/faults', {
+    const rule = await call('POST', '/_sandbox/rules', {
       creds: null,
-      body: { route: '/api/v1/*', error_status: 422 },
+      body: { match: { path: '/api/v1/*' }, decide: { kyc: 'maybe' } },
     })
-    expect(fault.status, fault.text).toBe(400)
-    expect(fault.json.error.details).toEqual([
+    expect(rule.status, rule.text).toBe(400)
+    expect(rule.json.error.details).toEqual([
       {
-        field: 'error_status',
-        message: 'must be one of 429, 500, 502, 503, 504 (got 422)',
+        field: 'decide.kyc',
+        message: 'must be one of "pass", "kyc_fail", "underwriting_decline", "manual_review"',
         location: 'body',
       },
     ])
-    expect(fault.json.error.message).toContain(
-      'error_status: must be one of 429, 500, 502, 503, 504 (got 422)',
+    expect(rule.json.error.message).toContain(
+      'decide.kyc must be one of "pass", "kyc_fail", "underwriting_decline", "manual_review"',
     )
-    expect((await call('GET', '/_sandbox/faults', { creds: null })).json.data).toEqual([])
-    const latency = await call('POST', '/_sandbox/faults', {
+    expect((await call('GET', '/_sandbox/rules', { creds: null })).json.data).toEqual([])
+    const latency = await call('POST', '/_sandbox/rules', {
       creds: null,
-      body: { route: '/api/v1/*', latency_ms: 'slow' },
+      body: { match: { path: '/api/v1/*' }, latency_ms: 'slow' },
     })
     expect(latency.json.error.details[0]).toMatchObject({
       field: 'latency_ms',

@@ -157,7 +157,7 @@ describeWithBrowser('/_sandbox dashboard in a real browser', () => {
     await page.close()
   }, 90_000)
 
-  it('opens a request (redacted), names faults, lists hosted-page requests, origins and endpoints, and completes a finished hosted flow', async () => {
+  it('opens a request (redacted), names the rules met, lists hosted-page requests, origins and endpoints, and completes a finished hosted flow', async () => {
     if (!browser || !sandbox || !receiver) throw new Error('setup failed')
     // A user whose hosted flow ended (the page's steps), not yet completed by the partner.
     const { user, bearer: auth } = await registerAndLogin(call)
@@ -184,12 +184,16 @@ describeWithBrowser('/_sandbox dashboard in a real browser', () => {
       })
       expect(res.status, res.text).toBe(200)
     }
-    // A fault on one request: the journal says what it was, not only "error".
-    const fault = await call('POST', '/_sandbox/faults', {
+    // A rule met by one request: the journal says what it did, not only "error".
+    const rule = await call('POST', '/_sandbox/rules', {
       creds: null,
-      body: { route: 'GET /api/v1/partner/usage', error_status: 503, next: 1 },
+      body: {
+        match: { method: 'GET', path: '/api/v1/partner/usage' },
+        respond: { status: 503 },
+        once: true,
+      },
     })
-    expect(fault.status, fault.text).toBe(201)
+    expect(rule.status, rule.text).toBe(201)
     expect((await call('GET', '/api/v1/partner/usage')).status).toBe(503)
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })
@@ -209,7 +213,7 @@ describeWithBrowser('/_sandbox dashboard in a real browser', () => {
       receiver.url,
     )
 
-    // The fault column says what the fault did.
+    // The rules column says what the rule did.
     // The newest journal row whose Path cell is exactly `path`.
     const rowOf = (path: string) =>
       page
@@ -218,7 +222,7 @@ describeWithBrowser('/_sandbox dashboard in a real browser', () => {
         .first()
     await rowOf('/api/v1/partner/usage').waitFor({ timeout: 10_000 })
     expect(await rowOf('/api/v1/partner/usage').locator('td').nth(5).textContent()).toMatch(
-      /^error 503 \(flt_/,
+      /^answered 503 \(rul_/,
     )
     // The hosted page and its step calls are listed with the partner's requests.
     await rowOf('/embed/onboarding').waitFor({ timeout: 10_000 })

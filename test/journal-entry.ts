@@ -17,7 +17,6 @@ export const journalEntry = (n: number, partnerId: string | null = null): Journa
   duration_ms: 1,
   partner_id: partnerId,
   scenario: null,
-  fault: null,
   capture: undefined,
 })
 

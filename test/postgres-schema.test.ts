@@ -327,10 +327,11 @@ describePostgres('the relational schema, held to the zod row schemas', () => {
           password: reviewed.user.password,
         },
       )
-      // Another partner's user and card, a global override, a fault and a sink's request.
+      // Another partner's user and card, a global rule, a partner's counted rule, a scenario
+      // rule's count and a sink's request.
       const other = await createPartner(call, { name: 'Globex' })
       await onboardedUser(call, {}, other.creds)
-      const override = await call('POST', '/_sandbox/overrides', {
+      const global = await call('POST', '/_sandbox/rules', {
         creds: null,
         body: {
           match: { method: 'POST', path: '/api/v1/partner/auth/register' },
@@ -339,18 +340,35 @@ describePostgres('the relational schema, held to the zod row schemas', () => {
             body: {
               success: false,
               error: { code: 'conflict', message: 'Taken.' },
-              requestId: 'req_override',
+              requestId: 'req_rule',
             },
           },
           times: 5,
         },
       })
-      expect(override.status, override.text).toBe(201)
-      const fault = await call('POST', '/_sandbox/faults', {
+      expect(global.status, global.text).toBe(201)
+      const counted = await call('POST', `/_sandbox/partners/${other.id}/rules`, {
         creds: null,
-        body: { route: 'GET /api/v1/partner/usage', error_status: 503, next: 1 },
+        body: {
+          match: { method: 'GET', path: '/api/v1/partner/usage' },
+          respond: { status: 503 },
+          latency_ms: [1, 2],
+          times: 2,
+        },
       })
-      expect(fault.status, fault.text).toBe(201)
+      expect(counted.status, counted.text).toBe(201)
+      expect((await call('GET', '/api/v1/partner/usage', { creds: other.creds })).status).toBe(503)
+      const flaky = await call('POST', '/_sandbox/scenarios', {
+        creds: null,
+        body: {
+          name: 'flaky-me',
+          rules: [
+            { match: { path: '/api/v1/partner/me' }, decide: { otp_code: '123456' }, once: true },
+          ],
+        },
+      })
+      expect(flaky.status, flaky.text).toBe(201)
+      await call('GET', '/api/v1/partner/me', { headers: { 'x-sandbox-scenario': 'flaky-me' } })
       const sink = await call('POST', '/_sandbox/sink/inbox', { creds: null, body: { a: 1 } })
       expect(sink.status, sink.text).toBeLessThan(300)
       const shown = (await api('GET', '/cards/status', headers)).data.card.available_balance

@@ -25,6 +25,7 @@ import {
 import type { TransactionRow } from '../src/store/records-money.js'
 import { Store } from '../src/store/store.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
+import { ruleRow } from './rule-row.js'
 
 // The state seam's PostgreSQL engine, read through, against a real server: SERIALIZABLE
 // transactions run again on a conflict (so read-modify-writes are exact, across replicas too),
@@ -301,6 +302,40 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(await state.get('webhook_deliveries', 'dlv_1')).toEqual(rows.delivery)
     // Each row's fields come in its schema's order, as the memory engine keeps them.
     expect(Object.keys((await state.get('users', 'u-7')) ?? {})).toEqual(Object.keys(rows.user))
+  })
+
+  it('reads started together answer as each would alone: rows, types and misses, another partner unseen', async () => {
+    const state = await open()
+    const rows = {
+      partner: { ...partner('p3'), clock: { offset_ms: -5, frozen_at: null } },
+      user: { ...user(7, 'p3'), metadata: { nested: [1, 'two', { three: null }] } },
+      delivery: delivery(1, '2026-03-04T05:06:07.089Z', 'p3'),
+    }
+    await state.transaction(async (tx) => {
+      tx.put('partners', rows.partner)
+      tx.put('users', rows.user)
+      tx.put('webhook_deliveries', rows.delivery)
+    })
+    const own = state.tenant('p3')
+    const found = await Promise.all([
+      state.get('partners', 'p3'),
+      own.get('users', 'u-7'),
+      own.get('users', 'u-404'),
+      state.tenant('p1').get('users', 'u-7'),
+      own.get('webhook_deliveries', 'dlv_1'),
+      own.lookupOne('users_by_email', 'user7@example.com'),
+      own.get('users', 'u-\0'),
+    ])
+    expect(found).toEqual([
+      rows.partner,
+      rows.user,
+      undefined,
+      undefined,
+      rows.delivery,
+      rows.user,
+      undefined,
+    ])
+    expect(Object.keys(found[1] ?? {})).toEqual(Object.keys(rows.user))
   })
 
   it('pages an ordered index as the memory engine does: time order, ties as added, cursors, reverse', async () => {
@@ -587,6 +622,33 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(await a.increment('rate:p1', 8)).toBe(2)
   })
 
+  it('useRule: of replicas taking a counted rule at once, only `times` takes succeed', async () => {
+    const url = freshDatabaseUrl()
+    const [a, b] = [await open(url), await open(url)]
+    await a.transaction(async (tx) => tx.put('rules', ruleRow('rul_a', null, 3)))
+    const taken = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).useRule(ruleRow('rul_a', null, 3))),
+    )
+    expect(taken.filter(Boolean)).toHaveLength(3)
+    expect((await b.get('rules', 'rul_a'))?.used).toBe(3)
+    // A first use writes the row (a scenario rule's count), once among replicas.
+    const first = await Promise.all([a, b].map((s) => s.useRule(ruleRow('rul_s', 'p1', 1))))
+    expect(first.filter(Boolean)).toHaveLength(1)
+  })
+
+  it('lookupMany reads the rows under several keys in one statement, as the memory engine does', async () => {
+    const state = await open(freshDatabaseUrl())
+    await state.transaction(async (tx) => {
+      tx.put('partners', partner('p1'))
+      tx.put('rules', ruleRow('rul_global', null))
+      tx.put('rules', ruleRow('rul_mine', 'p1'))
+      tx.put('rules', ruleRow('rul_other', 'p2'))
+    })
+    const rows = await state.lookupMany('rules_by_partner', ['p1', '*'])
+    expect(rows.map((r) => r.id).sort()).toEqual(['rul_global', 'rul_mine'])
+    expect(rows.find((r) => r.id === 'rul_mine')).toEqual(ruleRow('rul_mine', 'p1'))
+  })
+
   it('replicas starting at once migrate once, and seed once', async () => {
     const url = freshDatabaseUrl()
     const { url: plain, schema } = parseDatabaseUrl(url)
@@ -600,7 +662,10 @@ describePostgres('state seam, PostgreSQL engine', () => {
     )
     const runs = await Promise.all(three.map((client) => migrate(client, schema)))
     expect(runs.flat()).toEqual(migrations.map((m) => m.version))
-    expect(migrations.map((m) => [m.version, m.name])).toEqual([[1, 'baseline']])
+    expect(migrations.map((m) => [m.version, m.name])).toEqual([
+      [1, 'baseline'],
+      [2, 'rules'],
+    ])
     // Three replicas opening the migrated schema at once: one seeds it.
     let seeded = 0
     const replicas = await Promise.all(
@@ -614,8 +679,13 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(seeded).toBe(1)
     expect(await replicas[2]?.count('users_by_partner', 'p1')).toBe(2)
     const { client } = await connect(url)
-    const applied = await client.query('SELECT version, name FROM schema_migrations')
-    expect(applied.rows).toEqual([{ version: 1, name: 'baseline' }])
+    const applied = await client.query(
+      'SELECT version, name FROM schema_migrations ORDER BY version',
+    )
+    expect(applied.rows).toEqual([
+      { version: 1, name: 'baseline' },
+      { version: 2, name: 'rules' },
+    ])
   })
 
   it('refuses a schema holding the key-value layout of an earlier build, and changes nothing there', async () => {

@@ -20,7 +20,7 @@ describe('the README and docs/ stay true', () => {
         'deposits',
         'description',
         'disputes',
-        'faults',
+        'rules',
         'funding',
         'name',
         'onboarding',

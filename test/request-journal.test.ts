@@ -144,7 +144,6 @@ describe('the request journal: headers, bodies and redaction', () => {
       duration_ms: 1,
       partner_id: null,
       scenario: null,
-      fault: null,
       capture: {
         requestHeaders: { 'x-n': String(n) },
         requestBody: {},
@@ -189,7 +188,9 @@ describe('Prefer: code= forces an error for one request', () => {
     expect(forced.json.error.message).toContain('Prefer: code=503')
     expect((await call('GET', `${API}/me`)).status).toBe(200)
     const [entry] = await journalOf(call, { status: '503' })
-    expect(entry.fault).toMatchObject({ type: 'error', status: 503, rule: 'Prefer: code=503' })
+    expect(entry.rules).toEqual([
+      { id: 'Prefer: code=503', effect: 'respond', status: 503, off_contract: false },
+    ])
   })
 
   it.each([429, 500])('forces %i, among other preferences', async (status) => {

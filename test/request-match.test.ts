@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { compareRequest, pathMatches, subsetDifferences } from '../src/domain/request-match.js'
 
-describe('request matching (overrides, journal filters, verification)', () => {
+describe('request matching (rules, journal filters, verification)', () => {
   it.each([
     ['/api/v1/partner/me', '/api/v1/partner/me', true],
     ['/api/v1/partner/me', '/api/v1/partner/me/', false],

@@ -2,7 +2,7 @@
  * A reset is whole (issue 40, item 8): POST /_sandbox/reset puts the sandbox clock back where
  * it started (the machine's time, or the start and freeze of the scenario the sandbox started
  * with) and every partner's clock back to what the fixtures say, on both engines; on
- * PostgreSQL every replica takes it. It keeps the request journal, faults and sinks.
+ * PostgreSQL every replica takes it. It keeps the request journal and sinks; rules go.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Sandbox } from '../src/index.js'
@@ -85,20 +85,21 @@ describe('POST /_sandbox/reset and the clocks', () => {
     expect(partner).toMatchObject({ now: start, frozen: true, offset_ms: 0 })
   })
 
-  it('keeps the request journal, faults and sinks, and nothing of the partners', async () => {
+  it('keeps the request journal and sinks, and nothing of the partners or the rules', async () => {
     const { call } = await sandbox()
     const sink = await call('POST', '/_sandbox/sink/kept', { creds: null, body: { hello: 1 } })
     expect(sink.status, sink.text).toBeLessThan(300)
-    const fault = await call('POST', '/_sandbox/faults', {
+    const rule = await call('POST', '/_sandbox/rules', {
       ...admin,
-      body: { route: 'GET /api/v1/partner/usage', error_status: 503 },
+      body: { match: { method: 'GET', path: '/api/v1/partner/usage' }, respond: { status: 503 } },
     })
-    expect(fault.status, fault.text).toBe(201)
+    expect(rule.status, rule.text).toBe(201)
     const created = await call('POST', '/_sandbox/partners', { ...admin, body: { name: 'Gone' } })
     expect(created.status, created.text).toBe(201)
     await reset(call)
     expect((await call('GET', '/_sandbox/sink/kept', admin)).json.data).toHaveLength(1)
-    expect((await call('GET', '/_sandbox/faults', admin)).json.data).toHaveLength(1)
+    // Rules are data, as the partners are: back to none.
+    expect((await call('GET', '/_sandbox/rules', admin)).json.data).toEqual([])
     const journal = await call('GET', '/_sandbox/requests?path=/_sandbox/partners', admin)
     expect(journal.json.data.length).toBeGreaterThan(0)
     const partners = (await call('GET', '/_sandbox/partners?limit=500', admin)).json.data

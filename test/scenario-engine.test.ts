@@ -25,7 +25,7 @@ import {
 
 /**
  * The scenario engine: scenarios per partner and per request, switched at run time; bad
- * scenarios refused with the path of the bad value; faults from the control plane; the
+ * scenarios refused with the path of the bad value; rules from the control plane; the
  * request journal; the CLI's scenario commands; and the control plane in the OpenAPI document.
  */
 
@@ -69,11 +69,16 @@ async function loadScenarioDoc(call: Call, doc: Record<string, unknown>) {
   return res.json
 }
 
-async function addFault(call: Call, body: Record<string, unknown>) {
-  const res = await call('POST', '/_sandbox/faults', { creds: null, body })
+/** A rule for one partner's requests, or (without `partnerId`) every partner's. */
+async function addRule(call: Call, body: Record<string, unknown>, partnerId?: string) {
+  const path = partnerId ? `/_sandbox/partners/${partnerId}/rules` : '/_sandbox/rules'
+  const res = await call('POST', path, { creds: null, body })
   expect(res.status, res.text).toBe(201)
-  return res.json.fault
+  return res.json.rule
 }
+
+/** Whether a journal entry shows a rule met. */
+const ruled = (entry: { rules: unknown[] }) => entry.rules.length > 0
 
 async function inboxMessages(call: Call, query: Record<string, string>): Promise<Json[]> {
   const res = await call('GET', `/_sandbox/inbox?${new URLSearchParams(query)}`, { creds: null })
@@ -143,7 +148,7 @@ function meetingPoint(parties: number): () => Promise<void> {
 }
 
 describe('two partners with different scenarios, at the same time', () => {
-  it('each sees only its own outcomes, codes, webhooks and faults', async () => {
+  it('each sees only its own outcomes, codes, webhooks and rules', async () => {
     const { call } = await setup()
     const hooksA = await receiver()
     const hooksB = await receiver()
@@ -163,14 +168,17 @@ describe('two partners with different scenarios, at the same time', () => {
       scenario: 'happy-path',
       webhook_url: hooksB.url,
     })
-    // Faults for A only: its first GET /partner/me answers 503, every other call is slower.
-    await addFault(call, {
-      route: 'GET /api/v1/partner/me',
-      error_status: 503,
-      next: 1,
-      partner_id: a.id,
-    })
-    await addFault(call, { route: '/api/v1/*', latency_ms: 5, partner_id: a.id })
+    // Rules for A only: its first GET /partner/me answers 503, every other call is slower.
+    await addRule(
+      call,
+      {
+        match: { method: 'GET', path: '/api/v1/partner/me' },
+        respond: { status: 503 },
+        once: true,
+      },
+      a.id,
+    )
+    await addRule(call, { match: { path: '/api/v1/*' }, latency_ms: 5 }, a.id)
 
     // The two flows meet before each phase, so their requests are in flight together.
     const together = meetingPoint(2)
@@ -259,21 +267,22 @@ describe('two partners with different scenarios, at the same time', () => {
     expect(await usedBy(a.id)).toEqual([{ to: ra.user.email, code: null, code_ended: 'used' }])
     expect(await usedBy(b.id)).toEqual([{ to: rb.user.email, code: null, code_ended: 'used' }])
 
-    // Faults: only A's requests were faulted.
+    // Rules: only A's requests met them.
     expect(ra.meStatuses).toEqual([503, 200])
     expect(rb.meStatuses).toEqual([200])
     const journalA = await journalOf(call, { partner_id: a.id })
     const journalB = await journalOf(call, { partner_id: b.id })
     expect(journalA.length).toBeGreaterThan(5)
     expect(journalB.length).toBeGreaterThan(5)
-    // Faults are the partner API's: the hosted pages A's user opened are A's entries too
-    // (attributed by their token), and never faulted.
+    // Rules are the partner API's: the hosted pages A's user opened are A's entries too
+    // (attributed by their token), and never met one.
     const api = (entry: { path: string }) => entry.path.startsWith('/api/v1/')
     expect(journalA.filter((e) => !api(e)).length).toBeGreaterThan(0)
-    for (const entry of journalA.filter(api)) expect(entry.fault, entry.path).not.toBeNull()
-    for (const entry of journalA.filter((e) => !api(e))) expect(entry.fault, entry.path).toBeNull()
-    for (const entry of journalB) expect(entry.fault, entry.path).toBeNull()
-    expect(await journalOf(call, { partner_id: b.id, faulted: 'true' })).toEqual([])
+    for (const entry of journalA.filter(api)) expect(ruled(entry), entry.path).toBe(true)
+    for (const entry of journalA.filter((e) => !api(e)))
+      expect(ruled(entry), entry.path).toBe(false)
+    for (const entry of journalB) expect(ruled(entry), entry.path).toBe(false)
+    expect(await journalOf(call, { partner_id: b.id, ruled: 'true' })).toEqual([])
     expect(new Set(journalA.map((e) => e.scenario))).toEqual(new Set(['qa-kyc-fail-random-otp']))
     expect(new Set(journalB.map((e) => e.scenario))).toEqual(new Set(['happy-path']))
 
@@ -598,43 +607,45 @@ describe('bad scenarios are refused with the path of the bad value', () => {
   })
 })
 
-describe('faults from the control plane', () => {
-  it('error_status on the next 2 calls: two 500s in the error envelope, then 200', async () => {
+describe('rules that fail requests (what faults did)', () => {
+  it('an error status on the next 2 calls: two 500s in the error envelope, then 200', async () => {
     const { call } = await setup()
-    const fault = await addFault(call, {
-      route: 'GET /api/v1/partner/me',
-      error_status: 500,
-      next: 2,
+    const rule = await addRule(call, {
+      match: { method: 'GET', path: ME },
+      respond: { status: 500 },
+      times: 2,
     })
-    expect(fault).toMatchObject({
-      id: expect.stringMatching(/^flt_/),
+    expect(rule).toMatchObject({
+      id: expect.stringMatching(/^rul_/),
       partner_id: null,
-      remaining: 2,
+      times: 2,
+      used: 0,
     })
     for (let n = 0; n < 2; n++) {
       const res = await call('GET', ME)
       expect(res.status).toBe(500)
       expect(res.json).toEqual({
         success: false,
-        error: { code: 'internal_error', message: expect.stringContaining('Injected fault') },
+        error: { code: 'internal_error', message: expect.stringContaining('on purpose') },
         requestId: expect.any(String),
       })
     }
     expect((await call('GET', ME)).status).toBe(200)
     // Other methods of the route are not matched.
     expect((await call('PATCH', ME, { body: { contact_name: 'Ada' } })).status).toBe(200)
-    const list = await call('GET', '/_sandbox/faults', { creds: null })
-    expect(list.json.data).toMatchObject([{ id: fault.id, remaining: 0 }])
-    const faulted = await journalOf(call, { faulted: 'true' })
-    expect(faulted.map((e) => [e.status, e.fault.type, e.fault.status, e.fault.rule])).toEqual([
-      [500, 'error', 500, fault.id],
-      [500, 'error', 500, fault.id],
+    // It met its 2 requests: it is gone.
+    const list = await call('GET', '/_sandbox/rules', { creds: null })
+    expect(list.json.data).toEqual([])
+    const met = await journalOf(call, { ruled: 'true' })
+    expect(met.map((e) => [e.status, e.rules])).toEqual([
+      [500, [{ id: rule.id, effect: 'respond', status: 500, off_contract: false }]],
+      [500, [{ id: rule.id, effect: 'respond', status: 500, off_contract: false }]],
     ])
   })
 
   it('latency_ms slows the matching route only', async () => {
     const { call } = await setup()
-    await addFault(call, { route: '/api/v1/partner/usage', latency_ms: 200 })
+    await addRule(call, { match: { path: USAGE }, latency_ms: 200 })
     const time = async (path: string) => {
       const started = performance.now()
       const res = await call('GET', path)
@@ -646,39 +657,40 @@ describe('faults from the control plane', () => {
     expect(await time(USAGE)).toBeGreaterThanOrEqual(195)
     await time(ME)
     const [me, usage] = await journalOf(call, { limit: '2' })
-    expect(me).toMatchObject({ path: ME, fault: null })
-    expect(usage).toMatchObject({ path: USAGE, fault: { type: 'latency', latency_ms: 200 } })
+    expect(me).toMatchObject({ path: ME, rules: [] })
+    expect(usage).toMatchObject({ path: USAGE, rules: [{ effect: 'latency', latency_ms: 200 }] })
   })
 
   it('rate 0 never fires, rate 1 always does', async () => {
     const { call } = await setup()
-    await addFault(call, { route: 'GET /api/v1/partner/me', error_status: 502, rate: 0 })
+    await addRule(call, { match: { method: 'GET', path: ME }, respond: { status: 502 }, rate: 0 })
     for (let n = 0; n < 20; n++) expect((await call('GET', ME)).status).toBe(200)
-    await addFault(call, { route: 'GET /api/v1/partner/usage', error_status: 504, rate: 1 })
+    await addRule(call, {
+      match: { method: 'GET', path: USAGE },
+      respond: { status: 504 },
+      rate: 1,
+    })
     for (let n = 0; n < 5; n++) {
       const res = await call('GET', USAGE)
       expect(res.status).toBe(504)
       expect(res.json.error.code).toBe('gateway_timeout')
     }
-    expect(await journalOf(call, { path: ME, faulted: 'true' })).toEqual([])
+    expect(await journalOf(call, { path: ME, ruled: 'true' })).toEqual([])
   })
 
-  it('a fault with partner_id affects that partner only; an unknown partner is a 404', async () => {
+  it("a partner's rule affects that partner only; an unknown partner is a 404", async () => {
     const { call } = await setup()
     const p = await createPartner(call, { name: 'Faulty' })
-    await addFault(call, { route: '/api/v1/*', error_status: 503, partner_id: p.id })
+    await addRule(call, { match: { path: '/api/v1/*' }, respond: { status: 503 } }, p.id)
     const theirs = await call('GET', ME, { creds: p.creds })
     expect(theirs.status).toBe(503)
     expect(theirs.headers.get('retry-after')).toBe('1')
     expect((await call('GET', ME)).status).toBe(200)
-    const unknown = await call('POST', '/_sandbox/faults', {
-      creds: null,
-      body: {
-        route: '/api/v1/*',
-        error_status: 503,
-        partner_id: '00000000-0000-4000-8000-000000000000',
-      },
-    })
+    const unknown = await call(
+      'POST',
+      '/_sandbox/partners/00000000-0000-4000-8000-000000000000/rules',
+      { creds: null, body: { match: { path: '/api/v1/*' }, respond: { status: 503 } } },
+    )
     expect(unknown.status, unknown.text).toBe(404)
   })
 
@@ -691,67 +703,79 @@ describe('faults from the control plane', () => {
         headers: { 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       })
-    const added = await admin('POST', '/_sandbox/faults', {
-      route: 'GET /api/v1/partner/me',
+    const added = await admin('POST', '/_sandbox/rules', {
+      match: { method: 'GET', path: ME },
       drop_connection: true,
-      next: 1,
+      once: true,
     })
     expect(added.status).toBe(201)
     const me = () => fetch(`${sandbox.url}${ME}`, { headers: orgHeaders(acme) })
     await expect(me()).rejects.toThrow(TypeError)
     expect((await me()).status).toBe(200)
-    const journal = (await (await admin('GET', '/_sandbox/requests?faulted=true')).json()) as Json
+    const journal = (await (await admin('GET', '/_sandbox/requests?ruled=true')).json()) as Json
     expect(journal.data).toHaveLength(1)
     expect(journal.data[0]).toMatchObject({
       path: ME,
       partner_id: DEFAULT_PARTNER.id,
-      fault: { type: 'drop_connection' },
+      rules: [{ effect: 'drop_connection' }],
     })
   })
 
   it.each([
+    ['no effect', { match: { path: '/api/v1/*' } }, 'body', 'give an effect'],
     [
-      'no effect',
-      { route: '/api/v1/*' },
-      '(root)',
-      'give latency_ms, error_status or drop_connection',
-    ],
-    ['a bad route', { route: 'api/v1/*', error_status: 500 }, 'route', 'route pattern'],
-    ['a bad method', { route: 'FETCH /api/v1/*', latency_ms: 5 }, 'route', 'route pattern'],
-    [
-      'both error_status and drop_connection',
-      { route: '/api/v1/*', error_status: 500, drop_connection: true },
-      '(root)',
-      'not both',
+      'a bad path',
+      { match: { path: 'api/v1/*' }, respond: { status: 500 } },
+      'match.path',
+      'partner API path',
     ],
     [
-      'an unsupported status',
-      { route: '/api/v1/*', error_status: 404 },
-      'error_status',
-      'error_status: must be one of 429, 500, 502, 503, 504 (got 404)',
+      'a bad method',
+      { match: { method: 'FETCH', path: '/api/v1/*' }, latency_ms: 5 },
+      'match.method',
+      '',
     ],
-    ['a rate above 1', { route: '/api/v1/*', error_status: 500, rate: 2 }, 'rate', ''],
-    ['an unknown field', { route: '/api/v1/*', error_status: 500, delay: 5 }, 'delay', 'delay'],
-  ])(
-    'refuses a fault with %s: 400 with details, nothing added',
-    async (_, body, field, message) => {
-      const { call } = await setup()
-      const res = await call('POST', '/_sandbox/faults', { creds: null, body })
-      expect(res.status, res.text).toBe(400)
-      expect(res.json.error.code).toBe('validation_error')
-      expect(fieldsOf(res)).toContain(field)
-      expect(res.json.error.message).toContain(message)
-      expect((await call('GET', '/_sandbox/faults', { creds: null })).json.data).toEqual([])
-    },
-  )
-
-  it('DELETE /_sandbox/faults clears them all', async () => {
+    [
+      'both an answer and a dropped connection',
+      { match: { path: '/api/v1/*' }, respond: { status: 500 }, drop_connection: true },
+      'drop_connection',
+      'not respond and drop_connection',
+    ],
+    [
+      'a status the route does not document',
+      { match: { path: '/api/v1/*' }, respond: { status: 404 } },
+      'match.method',
+      'names its operation',
+    ],
+    [
+      'a rate above 1',
+      { match: { path: '/api/v1/*' }, respond: { status: 500 }, rate: 2 },
+      'rate',
+      '',
+    ],
+    [
+      'an unknown field',
+      { match: { path: '/api/v1/*' }, respond: { status: 500 }, delay: 5 },
+      'delay',
+      'delay',
+    ],
+  ])('refuses a rule with %s: 400 with details, nothing added', async (_, body, field, message) => {
     const { call } = await setup()
-    await addFault(call, { route: '/api/v1/*', error_status: 503 })
+    const res = await call('POST', '/_sandbox/rules', { creds: null, body })
+    expect(res.status, res.text).toBe(400)
+    expect(res.json.error.code).toBe('validation_error')
+    expect(fieldsOf(res)).toContain(field)
+    expect(res.json.error.message).toContain(message)
+    expect((await call('GET', '/_sandbox/rules', { creds: null })).json.data).toEqual([])
+  })
+
+  it('DELETE /_sandbox/rules clears them all', async () => {
+    const { call } = await setup()
+    await addRule(call, { match: { path: '/api/v1/*' }, respond: { status: 503 } })
     expect((await call('GET', ME)).status).toBe(503)
-    const cleared = await call('DELETE', '/_sandbox/faults', { creds: null })
+    const cleared = await call('DELETE', '/_sandbox/rules', { creds: null })
     expect(cleared.status).toBe(200)
-    expect((await call('GET', '/_sandbox/faults', { creds: null })).json.data).toEqual([])
+    expect((await call('GET', '/_sandbox/rules', { creds: null })).json.data).toEqual([])
     expect((await call('GET', ME)).status).toBe(200)
   })
 })
@@ -783,15 +807,15 @@ describe('the request journal', () => {
       expect(e.duration_ms).toBeGreaterThanOrEqual(0)
       expect(e.id).toEqual(expect.any(String))
       expect(Number.isNaN(Date.parse(e.at))).toBe(false)
-      expect(e.fault).toBeNull()
+      expect(e.rules).toEqual([])
     }
     expect(entries[0].id).toBe(acmeCall.headers.get('x-request-id'))
   })
 
-  it('filters by partner_id, status, faulted and limit', async () => {
+  it('filters by partner_id, status, ruled and limit', async () => {
     const { call } = await setup()
     const p = await createPartner(call, { name: 'Filtered' })
-    await addFault(call, { route: `GET ${USAGE}`, error_status: 502, partner_id: p.id })
+    await addRule(call, { match: { method: 'GET', path: USAGE }, respond: { status: 502 } }, p.id)
     for (let n = 0; n < 3; n++) await call('GET', ME, { creds: p.creds })
     await call('GET', USAGE, { creds: p.creds })
     await call('GET', ME)
@@ -803,10 +827,14 @@ describe('the request journal', () => {
     ])
     const errors = await journalOf(call, { status: '502' })
     expect(errors).toHaveLength(1)
-    expect(errors[0]).toMatchObject({ partner_id: p.id, path: USAGE, fault: { type: 'error' } })
-    expect((await journalOf(call, { faulted: 'true' })).map((e) => e.path)).toEqual([USAGE])
-    const unfaulted = await journalOf(call, { faulted: 'false', partner_id: p.id })
-    expect(unfaulted.map((e) => e.path)).toEqual([ME, ME, ME])
+    expect(errors[0]).toMatchObject({
+      partner_id: p.id,
+      path: USAGE,
+      rules: [{ effect: 'respond', status: 502 }],
+    })
+    expect((await journalOf(call, { ruled: 'true' })).map((e) => e.path)).toEqual([USAGE])
+    const unmet = await journalOf(call, { ruled: 'false', partner_id: p.id })
+    expect(unmet.map((e) => e.path)).toEqual([ME, ME, ME])
     const bad = await call('GET', '/_sandbox/requests?limit=0', { creds: null })
     expect(bad.status).toBe(400)
     expect(fieldsOf(bad)).toContain('limit')
@@ -850,14 +878,14 @@ describe('the CLI and the OpenAPI document', () => {
     }
   })
 
-  it('/openapi.json documents the scenario, fault and journal control routes', async () => {
+  it('/openapi.json documents the scenario, rule and journal control routes', async () => {
     const { call } = await setup()
     const doc = (await call('GET', '/openapi.json', { creds: null })).json
     expect(Object.keys(doc.paths['/_sandbox/scenarios']).sort()).toEqual(['get', 'post'])
     expect(Object.keys(doc.paths['/_sandbox/scenario'])).toEqual(['put'])
     expect(Object.keys(doc.paths['/_sandbox/requests']).sort()).toEqual(['delete', 'get'])
-    expect(Object.keys(doc.paths['/_sandbox/faults']).sort()).toEqual(['delete', 'get', 'post'])
+    expect(Object.keys(doc.paths['/_sandbox/rules']).sort()).toEqual(['delete', 'get', 'post'])
     const params = doc.paths['/_sandbox/requests'].get.parameters.map((q: Json) => q.name)
-    expect(params).toEqual(expect.arrayContaining(['partner_id', 'status', 'faulted', 'limit']))
+    expect(params).toEqual(expect.arrayContaining(['partner_id', 'status', 'ruled', 'limit']))
   })
 })

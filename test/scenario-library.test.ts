@@ -343,10 +343,12 @@ const plays: Record<string, () => Promise<void>> = {
     expect(took).toBeGreaterThanOrEqual(150)
     const [entry] = await journalOf(p.call, { partner_id: p.partnerId })
     expect(entry).toMatchObject({ path: `${API}/me`, status: 200, scenario: 'slow-network' })
-    expect(entry.fault).toMatchObject({ type: 'latency', rule: 'scenario slow-network faults[0]' })
-    expect(entry.fault.latency_ms).toBeGreaterThanOrEqual(150)
-    expect(entry.fault.latency_ms).toBeLessThanOrEqual(400)
-    expect(entry.duration_ms).toBeGreaterThanOrEqual(entry.fault.latency_ms)
+    const [met] = entry.rules
+    expect(entry.rules).toHaveLength(1)
+    expect(met).toMatchObject({ effect: 'latency', scenario: 'slow-network rules[0]' })
+    expect(met.latency_ms).toBeGreaterThanOrEqual(150)
+    expect(met.latency_ms).toBeLessThanOrEqual(400)
+    expect(entry.duration_ms).toBeGreaterThanOrEqual(met.latency_ms)
   },
 
   async 'rate-limited'() {

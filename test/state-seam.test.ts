@@ -7,6 +7,7 @@ import { defineIndexes } from '../src/store/indexes.js'
 import { type DeliveryRow, emptyCollections, type UserRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
 import { Store } from '../src/store/store.js'
+import { ruleRow } from './rule-row.js'
 
 // The state seam's memory engine: transactions that serialize writers, commit all of their
 // writes or none, and survive a restart when committed (and only then).
@@ -79,6 +80,31 @@ describe('state seam, memory engine', () => {
     // The sandbox's own collections have rows of no partner.
     await state.transaction(async (tx) => tx.put('meta', { id: 'sandbox' } as never))
     expect(await state.get('meta', 'sandbox')).toEqual({ id: 'sandbox' })
+  })
+
+  it('useRule takes each use of a counted rule once, and writes a first use when there is no row', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => tx.put('rules', ruleRow('rul_a', null, 2)))
+    const taken = await Promise.all(
+      Array.from({ length: 5 }, () => state.useRule(ruleRow('rul_a', null, 2))),
+    )
+    expect(taken.filter(Boolean)).toHaveLength(2)
+    expect((await state.get('rules', 'rul_a'))?.used).toBe(2)
+    // A scenario rule's first use: its row is written with one use.
+    expect(await state.useRule(ruleRow('rul_s', null, 1))).toBe(true)
+    expect(await state.useRule(ruleRow('rul_s', null, 1))).toBe(false)
+    expect((await state.get('rules', 'rul_s'))?.used).toBe(1)
+  })
+
+  it('lookupMany reads the rows under several keys at once', async () => {
+    const state = await open()
+    await state.transaction(async (tx) => {
+      tx.put('rules', ruleRow('rul_global', null))
+      tx.put('rules', ruleRow('rul_mine', 'p1'))
+      tx.put('rules', ruleRow('rul_theirs', 'p2'))
+    })
+    const rows = await state.lookupMany('rules_by_partner', ['p1', '*'])
+    expect(rows.map((r) => r.id).sort()).toEqual(['rul_global', 'rul_mine'])
   })
 
   it('serializes writers: 200 read-modify-writes with awaits between are all counted', async () => {

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import { journalOf, testSandbox } from './helpers.js'
 
-// The request journal and the faults are state behind the seam (ephemeral collections): a
-// counted fault is taken exactly as often as it says under concurrent requests, and a reset
-// or restore, which replace the data, leave the sandbox's traffic as it was.
+// The request journal is state behind the seam (an ephemeral collection), and so are rules: a
+// counted rule is met exactly as often as it says under concurrent requests, and a reset or
+// restore, which replace the data, leave the sandbox's traffic as it was.
 
 const ME = '/api/v1/partner/me'
 
-describe('faults and the journal as state', () => {
-  it('a fault with next: 3 answers exactly 3 of 30 requests sent at once', async () => {
+describe('rules and the journal as state', () => {
+  it('a rule with times: 3 answers exactly 3 of 30 requests sent at once', async () => {
     const { sandbox, call } = await testSandbox()
-    const added = await call('POST', '/_sandbox/faults', {
+    const added = await call('POST', '/_sandbox/rules', {
       creds: null,
-      body: { route: `GET ${ME}`, error_status: 503, next: 3 },
+      body: { match: { method: 'GET', path: ME }, respond: { status: 503 }, times: 3 },
     })
     expect(added.status, added.text).toBe(201)
     const statuses = await Promise.all(
@@ -20,35 +20,40 @@ describe('faults and the journal as state', () => {
     )
     expect(statuses.filter((s) => s === 503)).toHaveLength(3)
     expect(statuses.filter((s) => s === 200)).toHaveLength(27)
-    const listed = await call('GET', '/_sandbox/faults', { creds: null })
-    expect(listed.json.data[0].remaining).toBe(0)
-    expect(await journalOf(call, { faulted: 'true', limit: '100' })).toHaveLength(3)
+    const listed = await call('GET', '/_sandbox/rules', { creds: null })
+    expect(listed.json.data).toEqual([])
+    expect(await journalOf(call, { ruled: 'true', limit: '100' })).toHaveLength(3)
     await sandbox.close()
   })
 
-  it("a scenario rule with next counts each partner's requests, also when sent at once", async () => {
+  it("a scenario rule with times counts each partner's requests, also when sent at once", async () => {
     const { sandbox, call } = await testSandbox({
-      scenario: { name: 'flaky-me', faults: [{ route: `GET ${ME}`, error_status: 500, next: 2 }] },
+      scenario: {
+        name: 'flaky-me',
+        rules: [{ match: { method: 'GET', path: ME }, respond: { status: 500 }, times: 2 }],
+      },
     })
     const statuses = await Promise.all(
       Array.from({ length: 12 }, async () => (await call('GET', ME)).status),
     )
     expect(statuses.filter((s) => s === 500)).toHaveLength(2)
-    // Cleared with the runtime faults: the next two are faulted again.
-    expect((await call('DELETE', '/_sandbox/faults', { creds: null })).status).toBe(200)
+    // Cleared with the partner's rules: the next two are met again.
+    const me = (await call('GET', ME)).json.partner.id
+    const cleared = await call('DELETE', `/_sandbox/partners/${me}/rules`, { creds: null })
+    expect(cleared.status).toBe(200)
     expect((await call('GET', ME)).status).toBe(500)
     expect((await call('GET', ME)).status).toBe(500)
     expect((await call('GET', ME)).status).toBe(200)
     await sandbox.close()
   })
 
-  it('a reset and a restore keep the journal and the runtime faults', async () => {
+  it('a reset and a restore keep the journal; the restore brings back the rules it held', async () => {
     const { sandbox, call } = await testSandbox()
     const marked = await call('GET', ME, { headers: { 'x-request-id': 'before-reset' } })
     expect(marked.status).toBe(200)
-    await call('POST', '/_sandbox/faults', {
+    await call('POST', '/_sandbox/rules', {
       creds: null,
-      body: { route: 'GET /api/v1/partner/usage', latency_ms: 1 },
+      body: { match: { method: 'GET', path: '/api/v1/partner/usage' }, latency_ms: 1 },
     })
     const snapshot = await call('GET', '/_sandbox/snapshot', { creds: null })
     expect(snapshot.status).toBe(200)
@@ -61,8 +66,8 @@ describe('faults and the journal as state', () => {
     // With its headers and body still kept.
     expect(entry.json.response.headers['x-request-id']).toBe('before-reset')
     expect(entry.json.response.body).toEqual(marked.json)
-    const faults = await call('GET', '/_sandbox/faults', { creds: null })
-    expect(faults.json.data).toHaveLength(1)
+    const rules = await call('GET', '/_sandbox/rules', { creds: null })
+    expect(rules.json.data).toHaveLength(1)
     await sandbox.close()
   })
 

@@ -5,7 +5,7 @@ import { afterEach, expect, it } from 'vitest'
 
 /**
  * A backend's sign-up handler, as an app would write it: the card service's 409 becomes a
- * message for the user. A response override makes register answer 409 on demand; a
+ * message for the user. A rule makes register answer 409 on demand; a
  * verification proves what the handler sent.
  */
 type Api = ReturnType<typeof createClient<paths>>
@@ -45,7 +45,7 @@ it('tells the user to log in when register answers 409', async () => {
     headers: partner.headers,
     fetch: async (request) => sandbox.fetch(request),
   })
-  await partner.overrides.create({
+  await partner.rules.add({
     match: { method: 'POST', path: '/api/v1/partner/auth/register' },
     respond: {
       status: 409,
@@ -55,7 +55,7 @@ it('tells the user to log in when register answers 409', async () => {
         requestId: 'req_unit',
       },
     },
-    times: 1,
+    once: true,
   })
 
   expect(await signUp(api, 'uma@example.test')).toEqual({
@@ -68,6 +68,6 @@ it('tells the user to log in when register answers 409', async () => {
   )
   expect(sent.near_misses).toEqual([])
   expect(sent.matched).toBe(true)
-  // The override answered once; the same sign-up now reaches the real service.
+  // The rule answered once; the same sign-up now reaches the real service.
   expect(await signUp(api, 'uma@example.test')).toEqual({ ok: true })
 })

@@ -5,12 +5,12 @@ import { controlDeliveryRoutes } from './delivery-routes.js'
 import { journalRoutes } from './journal-routes.js'
 import { controlMoneyRoutes } from './money-routes.js'
 import { controlOnboardingRoutes } from './onboarding-routes.js'
-import { overrideRoutes } from './override-routes.js'
 import { dashboardRoutes } from './pages/routes.js'
 import { partnerClockRoutes } from './partner-clock-routes.js'
 import { partnerRoutes } from './partner-routes.js'
 import { partnerStateRoutes } from './partner-state-routes.js'
 import { controlRouter } from './router.js'
+import { ruleRoutes } from './rule-routes.js'
 import { controlScenarioRoutes } from './scenario-routes.js'
 import { stateRoutes } from './state-routes.js'
 import { controlUserRoutes } from './user-routes.js'
@@ -40,7 +40,7 @@ export function controlPlane(deps: SandboxParts, operations: OperationIndex) {
   app.route('/', controlScenarioRoutes(deps))
   app.route('/', journalRoutes(deps))
   app.route('/', verifyRoutes(deps))
-  app.route('/', overrideRoutes(deps, operations))
+  app.route('/', ruleRoutes(deps, operations))
   app.route('/', waitRoutes(deps))
   return app
 }

@@ -23,6 +23,27 @@ const Message = z.object({
   truncated: z.boolean().openapi({ description: 'The body was cut at 16 KiB of JSON or text.' }),
 })
 
+/** A rule a request met, as its journal entry shows it. */
+export const MetRuleView = z
+  .object({
+    id: z.string().openapi({
+      description: 'The rule (`rul_…`), or `Prefer: code=503` for that header.',
+      example: 'rul_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M',
+    }),
+    scenario: z
+      .string()
+      .optional()
+      .openapi({ description: "For a scenario's rule: `<scenario> rules[<n>]`." }),
+    effect: z.enum(['respond', 'drop_connection', 'decide', 'latency']),
+    status: z.number().int().optional().openapi({ description: 'The status it answered.' }),
+    off_contract: z.boolean().optional().openapi({
+      description: "Its answer was off the API's contract (the rule said off_contract).",
+    }),
+    decide: z.record(z.string(), z.string()).optional(),
+    latency_ms: z.number().optional().openapi({ description: 'The delay it added.' }),
+  })
+  .openapi('SandboxMetRule')
+
 export const JournalEntryView = z
   .object({
     id: z.string().openapi({ description: 'The request id (X-Request-Id).' }),
@@ -33,27 +54,13 @@ export const JournalEntryView = z
     duration_ms: z.number(),
     partner_id: z.string().nullable(),
     scenario: z.string().nullable(),
-    fault: z
-      .object({
-        type: z.enum(['latency', 'error', 'drop_connection']),
-        latency_ms: z.number().optional(),
-        status: z.number().optional(),
-        rule: z.string(),
-      })
-      .nullable(),
     query: z
       .record(z.string(), z.string())
       .openapi({ description: 'The query string, parsed (first value of each name), redacted.' }),
-    override: z
-      .object({
-        id: z.string().openapi({ example: 'ovr_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M' }),
-        off_contract: z.boolean().openapi({
-          description:
-            "The answer was off the API's contract (served because the override said off_contract).",
-        }),
-      })
-      .nullable()
-      .openapi({ description: 'The response override that answered instead of the API.' }),
+    rules: z.array(MetRuleView).openapi({
+      description:
+        'Every rule the request met (docs/rules.md), in the order they were tried: empty when none.',
+    }),
     request: Message.nullable().openapi({
       description: `Null for control-plane requests and beyond the newest ${BODY_WINDOW} requests.`,
     }),
@@ -69,9 +76,8 @@ export const JournalEntryView = z
       duration_ms: 3,
       partner_id: '6f1c2b1e-6c8a-4d3e-9a51-2d7f0c9b8e10',
       scenario: 'default',
-      fault: null,
       query: {},
-      override: null,
+      rules: [],
       request: null,
       response: null,
     },
@@ -86,13 +92,16 @@ const Filters = z.object({
     .optional()
     .openapi({ description: 'Exact path; `*` matches any run of characters.' }),
   status: z.coerce.number().int().min(100).max(599).optional(),
-  faulted: z.enum(['true', 'false']).optional(),
+  ruled: z
+    .enum(['true', 'false'])
+    .optional()
+    .openapi({ description: 'Only requests a rule met (true), or none met (false).' }),
   ...ContentFilters.shape,
 })
 
 const filterOf = (q: z.infer<typeof Filters>) => ({
   ...q,
-  faulted: q.faulted === undefined ? undefined : q.faulted === 'true',
+  ruled: q.ruled === undefined ? undefined : q.ruled === 'true',
 })
 
 /** The request journal: list, count (for "exactly one deposit was created"), empty. */

@@ -37,7 +37,7 @@ export function stateRoutes(s: { platform: Platform }) {
       operationId: 'resetSandbox',
       summary: 'Reset all state to the fixtures',
       description:
-        "Every partner's rows and clock as the fixtures hold them, the inbox emptied, and the sandbox clock back where it started (the machine's time, or the start scenario's clock). Keeps the request journal, faults added at run time, sinks and loaded scenarios.",
+        "Every partner's rows and clock as the fixtures hold them, the inbox emptied, and the sandbox clock back where it started (the machine's time, or the start scenario's clock). Removes every rule; keeps the request journal, sinks and loaded scenarios.",
       responses: {
         200: jsonResponse(Ok, 'State replaced by the fixtures.'),
         ...errorResponses(401),

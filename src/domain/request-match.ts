@@ -1,5 +1,5 @@
 /**
- * How a request is compared with criteria, for response overrides and for the journal's
+ * How a request is compared with criteria, for rules and for the journal's
  * filters and verification: the same rules everywhere, and each miss said in words
  * ("body.email: expected "a@example.test", got "b@example.test"") so a failing assertion
  * says why.

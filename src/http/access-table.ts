@@ -1,8 +1,4 @@
 import { type Access, declaredAccess, handlerDeclaredAccess } from './access.js'
-import { MethodPathCache } from './method-path-cache.js'
-
-/** A cached "no access known" (Map.get answers undefined for a path never looked up). */
-const UNKNOWN = 'unknown'
 
 /** What every declared route under a node asks for, public ones left out (see `fallback`). */
 type Needs = Access | 'none' | 'mixed'
@@ -41,16 +37,11 @@ const segmentsOf = (path: string) => {
 /**
  * Every route's declared access by method and path, and what a request no route matches
  * needs. Built once the app's routers are mounted (`load`), from the routes' own
- * declarations; looked up by the gates on every request, so each path's answer is kept
- * (bounded, in a MethodPathCache as the router's matches are) and the usual request costs two
- * map reads.
+ * declarations; looked up by the gates on every request: a walk down a tree of segments.
  */
 export class AccessTable {
   private readonly root = node()
   private readonly routes: { method: string; path: string; access: Access }[] = []
-  private readonly cache = new MethodPathCache<Access | typeof UNKNOWN>(
-    (method, path) => this.find(method, path) ?? UNKNOWN,
-  )
 
   /** The routes of `app` (its OpenAPI registry and its plain routes) with their access. */
   load(app: {
@@ -94,7 +85,6 @@ export class AccessTable {
     }
     at.methods.set(method, access)
     this.routes.push({ method, path, access })
-    this.cache.clear()
   }
 
   /** Every declared route with its access, in the order declared. */
@@ -110,13 +100,11 @@ export class AccessTable {
    */
   of(method: string, path: string): Access | undefined {
     // hono answers HEAD with the GET route.
-    const found = this.cache.get(method === 'HEAD' ? 'GET' : method, path)
-    return found === UNKNOWN ? undefined : found
-  }
-
-  private find(method: string, path: string): Access | undefined {
     const segments = segmentsOf(path)
-    return match(this.root, segments, 0, method) ?? fallback(deepest(this.root, segments))
+    return (
+      match(this.root, segments, 0, method === 'HEAD' ? 'GET' : method) ??
+      fallback(deepest(this.root, segments))
+    )
   }
 }
 

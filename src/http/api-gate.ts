@@ -1,129 +1,53 @@
-import type { Context, Next } from 'hono'
+import type { Context, MiddlewareHandler, Next } from 'hono'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
-import { ApiError } from '../errors.js'
+import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { Partners } from '../services/partners.js'
 import type { PartnerRow } from '../store/records.js'
-import type { OverrideRow } from '../store/records-overrides.js'
 import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
-import { carryHeaders, finishCarriedHeaders, type Step } from './fast-path.js'
-import { applyFault } from './faults.js'
-import { after, type Maybe } from './maybe-promise.js'
-import { pickOverride, serveOverride } from './overrides.js'
 import { createRateLimiter } from './rate-limit.js'
 import { requestHeader } from './request-headers.js'
 import { requestedScenario } from './request-scenario.js'
+import { followRules, meetRules } from './rules.js'
 import { attachSession } from './user-session.js'
 
 /**
  * Everything a request under /api/v1 goes through before its route, in order: the
  * organization credentials (spec section 5, layer 1), the request's own scenario
- * (X-Sandbox-Scenario), the partner's rate limit, injected faults, response overrides, and
+ * (X-Sandbox-Scenario), the partner's rate limit, the rules it meets (http/rules.ts), and
  * the user session on Org + User routes (layer 2), as the route's declared access asks
- * (http/access.ts). One middleware calling plain functions rather than six middlewares: each
- * hono layer costs a promise and a dispatch on every request.
+ * (http/access.ts). One middleware, since the steps run in this order and each reads what the
+ * one before it found (the partner, its scenario).
  */
 /** What the gate runs on: the parts each of its steps takes. */
 export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
-  Parameters<typeof applyFault>[0] &
-  Parameters<typeof pickOverride>[0] &
+  Parameters<typeof meetRules>[0] &
   Parameters<typeof attachSession>[0] &
   Parameters<typeof requestedScenario>[0] & {
     partners: Pick<Partners, 'authenticate'>
+    clockRow: Pick<SandboxClockRow, 'refresh'>
     scenarios: Pick<ScenarioRegistry, 'requireOwnScenario' | 'withRequestScenario'>
     clocks: Pick<PartnerClocks, 'take' | 'refreshAll'>
     loadedScenarios: Pick<LoadedScenarios, 'refresh' | 'refreshAll'>
   }
 
-/**
- * The gate answers a promise only when a step waited (no step is an async function): the
- * first layer runs it as a plain call (fast-path.ts), not as a hono layer.
- */
-export function apiGate(deps: ApiGateParts, access: AccessTable): Step {
+/** The gate, as a middleware in front of every route under /api/v1. */
+export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHandler<AppEnv> {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
-  // Each step answers a promise only when it has something to wait for (a first scrypt, a
-  // first JWT check, an injected latency), and no step is an async function of its own: on
-  // the usual request the gate adds no promise and no tick to the route's.
-  const proceed = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
+  /** Past the credentials: the rate limit, the rules and the session, then the route. */
+  const proceed = async (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
     if (limit) {
-      const counted = limit(partner)
-      return counted instanceof Promise
-        ? counted.then((headers) => proceedCounted(c, next, headers, partner, session))
-        : proceedCounted(c, next, counted, partner, session)
+      // Its headers go on every answer from here on, a refusal's too (hono keeps them).
+      for (const [name, value] of Object.entries(await limit(partner))) c.header(name, value)
     }
-    const fault = applyFault(deps, c)
-    if (fault) return fault.then(() => overridden(c, next, partner, session))
-    return overridden(c, next, partner, session)
-  }
-  /** A response override (http/overrides.ts) answers in place of the session check and route. */
-  const overridden = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
-    const picked = pickOverride(deps, c, partner)
-    if (picked instanceof Promise)
-      return picked.then((o) => (o ? serveOverride(c, o) : withSession(c, next, session)))
-    return picked ? serveOverride(c, picked) : withSession(c, next, session)
-  }
-  const withSession = (c: Context<AppEnv>, next: Next, session: boolean) => {
-    const attached = session ? attachSession(deps, c) : undefined
-    return attached ? attached.then(() => next()) : next()
-  }
-  /** With a rate limit: its headers go on the answer, and on a refusal too. */
-  const proceedCounted = (
-    c: Context<AppEnv>,
-    next: Next,
-    limitHeaders: Record<string, string>,
-    partner: PartnerRow,
-    session: boolean,
-  ) => {
-    let checked: Maybe<OverrideRow | undefined>
-    try {
-      checked = checks(c, partner, session)
-    } catch (error) {
-      return refused(error, limitHeaders)
-    }
-    if (checked instanceof Promise)
-      return checked.then(
-        (override) => answer(c, next, limitHeaders, override),
-        (error) => refused(error, limitHeaders),
-      )
-    return answer(c, next, limitHeaders, checked)
-  }
-  /** Fault, override, session, in turn: each waits only when it has something to wait for. */
-  const checks = (c: Context<AppEnv>, partner: PartnerRow, session: boolean) => {
-    const fault = applyFault(deps, c)
-    if (fault) return fault.then(() => overrideChecked(c, partner, session))
-    return overrideChecked(c, partner, session)
-  }
-  const overrideChecked = (c: Context<AppEnv>, partner: PartnerRow, session: boolean) =>
-    after(pickOverride(deps, c, partner), (override) => {
-      const attached = override || !session ? undefined : attachSession(deps, c)
-      return attached ? attached.then(() => override) : override
-    })
-  /** On the answer whatever it is, cheaply when it is a plain JSON one (see fast-path.ts). */
-  const answer = (
-    c: Context<AppEnv>,
-    next: Next,
-    limitHeaders: Record<string, string>,
-    override: OverrideRow | undefined,
-  ) => {
-    carryHeaders(c, limitHeaders)
-    const answered: unknown = override ? serveOverride(c, override) : next()
-    if (answered instanceof Promise)
-      return answered.then(() => finishCarriedHeaders(c, limitHeaders))
-    finishCarriedHeaders(c, limitHeaders)
-    return answered
-  }
-  const admitted = (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
-    c.set('partner', partner)
-    // The partner's clock as its row read for this request says, before any time is read.
-    deps.clocks.take(partner)
-    // A partner whose scenario was lost gets a 503 that says so, not the default's answers.
-    deps.scenarios.requireOwnScenario(partner)
-    const scenario = requestedScenario(deps, c)
-    if (!scenario) return proceed(c, next, partner, session)
-    c.set('scenario', scenario.name)
-    return deps.scenarios.withRequestScenario(scenario, () => proceed(c, next, partner, session))
+    const outcome = await meetRules(deps, c, partner)
+    // A rule's answer comes in place of the session check and the route.
+    if (outcome?.answer) return followRules(deps, c, outcome, next)
+    if (session) await attachSession(deps, c)
+    // The other rules it meets are counted once the session is accepted.
+    return outcome ? followRules(deps, c, outcome, next) : next()
   }
   /** The scenarios the request names, read from their rows when loaded ones (LoadedScenarios). */
   const named = (c: Context<AppEnv>, partner: PartnerRow) => {
@@ -134,32 +58,38 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): Step {
       deps.loadedScenarios.refresh(name),
     ])
   }
-  return (c, next) => {
+  return async (c, next) => {
     // A path no route takes needs the credentials too: a stranger learns nothing from a 404.
     const needs = access.of(c.req.method, c.req.path) ?? 'org'
     // A public page (bank connect) finds its partner later: every partner's clock and
     // scenario is read first.
-    if (needs === 'public')
-      return Promise.all([deps.clocks.refreshAll(), deps.loadedScenarios.refreshAll()]).then(() =>
-        next(),
-      )
+    if (needs === 'public') {
+      await Promise.all([
+        deps.clockRow.refresh(),
+        deps.clocks.refreshAll(),
+        deps.loadedScenarios.refreshAll(),
+      ])
+      return next()
+    }
+    // The sandbox clock's row and the partner's, read at once (one statement on PostgreSQL):
+    // the credentials check reads no time.
+    const [, partner] = await Promise.all([
+      deps.clockRow.refresh(),
+      deps.partners.authenticate(
+        requestHeader(c, 'x-partner-key'),
+        requestHeader(c, 'x-partner-secret'),
+      ),
+    ])
+    await named(c, partner)
+    c.set('partner', partner)
+    // The partner's clock as its row read for this request says, before any time is read.
+    deps.clocks.take(partner)
+    // A partner whose scenario was lost gets a 503 that says so, not the default's answers.
+    deps.scenarios.requireOwnScenario(partner)
     const session = needs === 'session'
-    return deps.partners
-      .authenticate(requestHeader(c, 'x-partner-key'), requestHeader(c, 'x-partner-secret'))
-      .then(async (partner) => {
-        await named(c, partner)
-        return admitted(c, next, partner, session)
-      })
+    const scenario = requestedScenario(deps, c)
+    if (!scenario) return proceed(c, next, partner, session)
+    c.set('scenario', scenario.name)
+    return deps.scenarios.withRequestScenario(scenario, () => proceed(c, next, partner, session))
   }
-}
-
-/** A refused request still tells the client where it stands with its rate limit. */
-function refused(error: unknown, limitHeaders: Record<string, string>): never {
-  if (error instanceof ApiError) {
-    throw new ApiError(error.code, error.message, {
-      details: error.details,
-      headers: { ...limitHeaders, ...error.headers },
-    })
-  }
-  throw error
 }

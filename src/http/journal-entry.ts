@@ -14,19 +14,30 @@ export interface JournalEntry {
   duration_ms: number
   partner_id: string | null
   scenario: string | null
-  fault: {
-    type: 'latency' | 'error' | 'drop_connection'
-    latency_ms?: number
-    status?: number
-    rule: string
-  } | null
-  /** The response override that answered the request (its answer was not the API's). */
-  override?: { id: string; off_contract: boolean } | null
+  /** Every rule the request met (http/rules.ts), in the order they were tried. */
+  rules?: MetRule[]
   /**
    * Headers and bodies. The journal takes them out of the entry when it adds it, and keeps
    * them apart for the newest BODY_WINDOW requests only.
    */
   capture: Capture | undefined
+}
+
+/** A rule a request met, as its journal entry says. */
+export interface MetRule {
+  /** The rule's id (`rul_…`), or `Prefer: code=503` for the header's one-request rule. */
+  id: string
+  /** `<scenario> rules[<n>]` for a rule of the scenario in force. */
+  scenario?: string
+  /** What it did. */
+  effect: 'respond' | 'drop_connection' | 'decide' | 'latency'
+  /** The status it answered, and whether that answer was off the API's contract. */
+  status?: number
+  off_contract?: boolean
+  /** The decisions it took. */
+  decide?: Record<string, string>
+  /** The delay it added. */
+  latency_ms?: number
 }
 
 /** An entry as the journal keeps it: its capture is kept apart. */
@@ -48,13 +59,6 @@ export interface ShownCapture {
   response: ShownMessage | null
 }
 
-/** A plain JSON answer as fast-path.ts builds it: its headers and its text. */
-export interface PlainAnswer {
-  response: Response
-  headers: Record<string, string>
-  text: string
-}
-
 export type RawHeaders = Headers | Record<string, string | string[] | undefined>
 
 /**
@@ -67,11 +71,6 @@ export interface Capture {
   response: Response
   /** `response` is the one the server sends (on a socket), not a copy. */
   served?: boolean
-  /**
-   * What `response` was made of, when the sandbox made it as plain JSON (fast-path.ts): its
-   * view is taken from these, without reading (or copying) the Response.
-   */
-  plain?: PlainAnswer
   /** Filled on the first read: a response body can be read only once. */
   shown?: Promise<ShownMessage | null>
 }

@@ -4,7 +4,6 @@ import type { AppEnv } from './app-env.js'
 import type {
   Capture,
   JournalEntry,
-  PlainAnswer,
   RawHeaders,
   ShownCapture,
   ShownMessage,
@@ -18,10 +17,10 @@ const KEEP_REQUEST_BYTES = 64 * 1024
 /** A body shown by the journal is cut at this many characters of JSON or text. */
 export const SHOWN_BODY_CHARS = 16 * 1024
 
-export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'override'> & {
+export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'rules'> & {
   at: string
   query: Record<string, string>
-  override: NonNullable<JournalEntry['override']> | null
+  rules: NonNullable<JournalEntry['rules']>
   request: ShownMessage | null
   response: ShownMessage | null
 }
@@ -34,9 +33,6 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
   if (c.req.path.startsWith('/_sandbox')) return undefined
   const incoming = (c.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
   const length = Number(requestHeader(c, 'content-length') ?? 0)
-  // A plain answer built and then replaced (an error's) is not the answer.
-  const answered = c.get('plainAnswer')
-  const plain = answered?.response === c.res ? answered : undefined
   return {
     requestHeaders: incoming?.headers ?? c.req.raw.headers,
     requestBody:
@@ -44,11 +40,9 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
         ? 'too_large'
         : (c.req.bodyCache as Record<string, Promise<unknown>>),
     // @hono/node-server's responses keep their body string and can be read again later;
-    // a plain Response (app.request) is read by the caller, so the journal needs a copy,
-    // unless it shows the answer from what it was made of (`plain`).
-    response: incoming || plain ? c.res : c.res.clone(),
+    // a plain Response (app.request) is read by the caller, so the journal needs a copy.
+    response: incoming ? c.res : c.res.clone(),
     served: incoming !== undefined,
-    plain,
   }
 }
 
@@ -80,15 +74,6 @@ async function requestBody(cache: Capture['requestBody'], type: string): Promise
   }
   if (cache.formData || cache.arrayBuffer || cache.blob) return '(binary or multipart: not kept)'
   return null
-}
-
-/** A plain answer's view, from what it was made of: the Response is neither read nor copied. */
-function plainView(plain: PlainAnswer): JournalView['response'] {
-  // Named as a Headers object names them: lower case, in order.
-  const named = redactHeaders(plain.headers)
-  const headers: Record<string, string> = {}
-  for (const name of Object.keys(named).sort()) headers[name] = named[name] as string
-  return { headers, ...bodyView(plain.text, headers['content-type'] ?? '') }
 }
 
 async function responseView(res: Response): Promise<JournalView['response']> {
@@ -123,7 +108,7 @@ export async function showCapture(kept: Capture): Promise<ShownCapture> {
     ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
   }
   // A response body can be read once: the first view is kept with the capture it shows.
-  kept.shown ??= kept.plain ? Promise.resolve(plainView(kept.plain)) : responseView(kept.response)
+  kept.shown ??= responseView(kept.response)
   return { request, response: await kept.shown }
 }
 
@@ -135,7 +120,7 @@ export function viewOf(entry: StoredEntry, shown: ShownCapture | undefined): Jou
     ...rest,
     at: new Date(at).toISOString(),
     query: redactValue(queryOf(query ?? '')) as Record<string, string>,
-    override: entry.override ?? null,
+    rules: entry.rules ?? [],
     request: shown?.request ?? null,
     response: shown?.response ?? null,
   }

@@ -3,7 +3,6 @@ import type { PartnerClocks } from '../domain/partner-clocks.js'
 import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { AppEnv } from './app-env.js'
-import type { FrontDoor } from './fast-path.js'
 
 /**
  * What a request reads from the state before anything reads the time or a scenario, so a
@@ -11,12 +10,18 @@ import type { FrontDoor } from './fast-path.js'
  * processes (docs/architecture.md, "The state seam").
  */
 
-/** The first layer's gate, after a read of the sandbox clock's setting (one row). */
-export function withSandboxClock(
+/**
+ * Every request reads the sandbox clock's setting (one row) before anything reads the time;
+ * under `gated` the API gate reads it, with the partner its credentials name (api-gate.ts).
+ */
+export function sandboxClockFirst(
   clockRow: Pick<SandboxClockRow, 'refresh'>,
-  gate: FrontDoor['gate'],
-): FrontDoor['gate'] {
-  return (c, next) => clockRow.refresh().then(() => gate(c, next))
+  gated: string,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!c.req.path.startsWith(gated)) await clockRow.refresh()
+    await next()
+  }
 }
 
 const partnerPath = /^\/_sandbox\/partners\/([^/]+)(?:\/|$)/

@@ -1,10 +1,10 @@
-import { routeMatches } from '../scenarios/faults.js'
+import { pathMatches } from '../domain/request-match.js'
 import type { StoredEntry } from './journal-entry.js'
 import type { JournalView } from './journal-view.js'
 
 /**
  * The request journal (`GET /_sandbox/requests`): every request with its partner, status,
- * duration, scenario, injected fault, headers and bodies, newest first. Ephemeral state (the
+ * duration, scenario, the rules it met, headers and bodies, newest first. Ephemeral state (the
  * memory engine's arrays, or the seam's `request_journal` and `request_captures` on an engine
  * shared by replicas: see services/journal.ts) and bounded: the
  * newest JOURNAL_CAPACITY requests, of which the newest BODY_WINDOW keep their headers and
@@ -20,7 +20,8 @@ export interface JournalFilter {
   /** Exact path; `*` matches any run of characters. */
   path?: string
   status?: number
-  faulted?: boolean
+  /** Whether any rule met the request. */
+  ruled?: boolean
 }
 
 export const matcher = (filter: JournalFilter) => {
@@ -29,8 +30,8 @@ export const matcher = (filter: JournalFilter) => {
     (!filter.partner_id || e.partner_id === filter.partner_id) &&
     (!filter.method || e.method === filter.method) &&
     (!filter.status || e.status === filter.status) &&
-    (!path || routeMatches(path, e.method, e.path)) &&
-    (filter.faulted === undefined || (e.fault !== null) === filter.faulted)
+    (!path || pathMatches(path, e.path)) &&
+    (filter.ruled === undefined || (e.rules?.length ?? 0) > 0 === filter.ruled)
 }
 
 /** What the journal's searches read (services/journal.ts): a page of views, newest first. */

@@ -1,4 +1,4 @@
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { redactBody } from '../log-redact.js'
 import type { Logger } from '../logger.js'
 import type { AppEnv } from './app-env.js'
@@ -6,20 +6,9 @@ import type { AppEnv } from './app-env.js'
 /**
  * One line per request: method, path (no query: it may carry tokens), status, time, partner, id.
  * At debug the line also carries the request and response bodies, secrets redacted; reading
- * them costs a clone of each body, so it happens only at that level. Called by the request's
- * first layer (fast-path.ts): `start` before the rest of the request runs, `done` once
- * it is answered, with the time it started.
+ * them costs a clone of each body, so it happens only at that level.
  */
-export interface RequestLog {
-  start(c: Context<AppEnv>): Promise<unknown> | undefined
-  done(
-    c: Context<AppEnv>,
-    started: number,
-    requestBody: Promise<unknown> | undefined,
-  ): Promise<void> | undefined
-}
-
-export function requestLog(logger: Logger): RequestLog {
+export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
   const debug = logger.enabled('debug')
   const json = logger.format === 'json'
   const write = (c: Context<AppEnv>, started: number, bodies?: Record<string, unknown>) => {
@@ -39,25 +28,29 @@ export function requestLog(logger: Logger): RequestLog {
       })
     } else {
       const id = c.get('requestId')
-      // Without bodies (below debug, every request): no spread, one small object.
       logger.info(
         `${method} ${path} ${status} ${ms}ms`,
         bodies ? { partner, id, ...bodies } : { partner, id },
       )
     }
   }
-  return {
-    start: (c) => (debug ? readBody(c.req.raw) : undefined),
-    done(c, started, requestBody) {
-      if (!debug) {
+  if (!debug)
+    return async (c, next) => {
+      const started = performance.now()
+      try {
+        await next()
+      } finally {
         write(c, started)
-        return undefined
       }
-      return (async () => {
-        const bodies = { request_body: await requestBody, response_body: await readBody(c.res) }
-        write(c, started, bodies)
-      })()
-    },
+    }
+  return async (c, next) => {
+    const started = performance.now()
+    const requestBody = readBody(c.req.raw)
+    try {
+      await next()
+    } finally {
+      write(c, started, { request_body: await requestBody, response_body: await readBody(c.res) })
+    }
   }
 }
 

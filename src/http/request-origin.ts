@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { AppEnv } from './app-env.js'
 import { requestHeader } from './request-headers.js'
 
@@ -65,8 +65,7 @@ export interface RequestOrigins {
   /** Sets the fallback once the server listens. No effect with a public URL. */
   setListenUrl(url: string): void
   /**
-   * Records a request's origin before the rest of it runs (called by its first layer, see
-   * fast-path.ts). Answers `true` when the request was counted among those sharing one
+   * Records a request's origin before the rest of it runs (`originsOf` below). Answers `true` when the request was counted among those sharing one
    * origin (call `leave()` once it is answered), an origin when the rest must run with its
    * own (`run(origin, rest)`), or undefined when there is nothing to undo.
    */
@@ -165,3 +164,16 @@ export function requestOrigins(
 
 /** An IPv6 address in a URL needs brackets. */
 export const hostForUrl = (host: string) => (host.includes(':') ? `[${host}]` : host)
+
+/** The middleware that gives every link made while a request runs that request's origin. */
+export function originsOf(origins: RequestOrigins): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const ticket = origins.enter(c)
+    if (typeof ticket === 'string') return origins.run(ticket, next)
+    try {
+      await next()
+    } finally {
+      if (ticket === true) origins.leave()
+    }
+  }
+}

@@ -4,7 +4,7 @@ type Fetch = Parameters<typeof serve>[0]['fetch']
 
 /**
  * How long a stop waits for the requests still being answered: long enough for any ordinary
- * request, short of a programmed latency (a fault rule) holding the stop up.
+ * request, short of a programmed latency (a rule) holding the stop up.
  */
 export const STOP_GRACE_MS = 3000
 

@@ -4,7 +4,7 @@ import { type Access, declaredAccess } from '../http/access.js'
 /**
  * The partner API's operations as the zod routes declare them (the same declarations that
  * make /openapi.json): method, path template and, per documented status, the zod schema of
- * the JSON answer. Response overrides are checked against these, so a stub can never say
+ * the JSON answer. Rules' answers are checked against these, so a stub can never say
  * what the real service would not.
  */
 export interface Operation {

@@ -23,7 +23,7 @@ export const tagDescriptions = {
   Webhooks:
     'Webhook endpoints, their signing secrets and their delivery logs. Organization headers only.',
   'Sandbox control':
-    'The sandbox control plane (`/_sandbox`, outside the API): partners, clocks, inbox, scenarios, faults, overrides, webhook sinks, snapshots. Not part of the real service.',
+    'The sandbox control plane (`/_sandbox`, outside the API): partners, clocks, inbox, scenarios, rules, webhook sinks, snapshots. Not part of the real service.',
 } as const
 
 export type TagName = keyof typeof tagDescriptions

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { faultRule } from './faults.js'
+import { scenarioRule } from '../rules/rule-schema.js'
 import { depositsSection, disputesSection, fundingSection, purchasesSection } from './money.js'
 import { onboardingSection } from './onboarding.js'
 import { otpSection } from './otp.js'
@@ -7,7 +7,7 @@ import { webhooksSection } from './webhooks.js'
 
 /**
  * A scenario scripts the sandbox's decisions (OTP codes, onboarding outcomes, funding,
- * webhook behaviour, faults). This is the skeleton every capability adds its section to;
+ * webhook behaviour, rules). This is the skeleton every capability adds its section to;
  * every section is optional and falls back to the documented defaults.
  */
 export const scenarioSchema = z
@@ -36,11 +36,13 @@ export const scenarioSchema = z
     purchases: purchasesSection.optional(),
     disputes: disputesSection.optional(),
     webhooks: webhooksSection.optional(),
-    faults: z
-      .array(faultRule)
+    rules: z
+      .array(scenarioRule)
       .max(50)
       .optional()
-      .describe('Faults injected into matching requests.'),
+      .describe(
+        'Rules for matching partner API requests (docs/rules.md): an answer, a delay, a dropped connection or decisions; counted per partner.',
+      ),
     rate_limit: z
       .object({
         per_minute: z

@@ -21,7 +21,7 @@ export const ids = {
   webhook: 'wh_3kTmW0c7Yq1dJ2Lx8RbN5pZs',
   delivery: 'dlv_9aQ2Lm7Xc4Rt8Wb1',
   event: 'evt_5Tz1Kq8Mw3Xd7Rb2',
-  override: 'ovr_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M',
+  rule: 'rul_4Hs8Wd2Mz6Qy1JPc4Hs8Wd2M',
   request: 'req_k3Jd9Qx2Lm0',
 } as const
 

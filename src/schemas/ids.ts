@@ -40,7 +40,7 @@ export const TransactionId = prefixed('txn_', 'a transaction id', ids.purchase)
 export const DepositId = prefixed('dep_', 'a deposit id', ids.deposit)
 export const DisputeId = prefixed('dsp_', 'a dispute id', ids.dispute)
 export const BankAccountId = prefixed('bank_', 'a bank account id', ids.bank)
-export const OverrideId = prefixed('ovr_', 'an override id', ids.override)
+export const RuleId = prefixed('rul_', 'a rule id', ids.rule)
 
 export const PartnerId = uuid('a partner id', ids.partner)
 export const UserId = uuid('a user id', ids.user)

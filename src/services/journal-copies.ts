@@ -51,7 +51,7 @@ export class JournalCopies {
   add(entry: StoredEntry, capture: Capture | null): Promise<void> {
     const at = stamp()
     // The server's own response is read from a copy now: it goes out once this resolves.
-    if (capture?.served && !capture.plain) capture.response = capture.response.clone()
+    if (capture?.served) capture.response = capture.response.clone()
     const shown = capture
       ? showCapture(capture).catch((error: unknown) => {
           this.onError(error)

@@ -92,8 +92,8 @@ export const indexDefs = {
   deposits_pending_by_partner: waitingByPartner('deposits', pending),
   disputes_under_review: waiting('disputes', underReview),
   disputes_under_review_by_partner: waitingByPartner('disputes', underReview),
-  // Global overrides (no partner) under '*'.
-  overrides_by_partner: index('overrides', (o) => o.partner_id ?? '*', { versioned: true }),
+  // Global rules (no partner) under '*': a request reads its partner's and these at once.
+  rules_by_partner: index('rules', (r) => r.partner_id ?? '*'),
   codes_by_user: index('verification_codes', (c) => c.user_id),
   // The codes of a user and purpose not yet used, burnt or replaced: a login reads these few,
   // not every code the user ever had.
@@ -132,12 +132,10 @@ export const indexDefs = {
   sink_requests_by_sink: index('sink_requests', (r) => r.sink, { counted: true }),
   // Journal area. Each partner's requests in the order they were answered (a ring's slot
   // written again moves to the end; the whole journal is read by `seq`, with no index to keep
-  // on every request); the runtime faults in the order they were added, versioned so the
-  // gate's copy of them is checked without an await.
+  // on every request).
   journal_by_partner: index('request_journal', (r) => r.partner_id ?? undefined, {
     order: (r) => r.seq,
   }),
-  runtime_faults_in_order: index('runtime_faults', () => '*', { versioned: true }),
 } as const
 
 export type IndexName = keyof typeof indexDefs

@@ -1,3 +1,4 @@
+import { live, type RuleRow } from '../rules/rule-schema.js'
 import type { CollectionName, Collections, CollectionsData } from '../store/records.js'
 import type { SnapshotDoc } from '../store/snapshot-file.js'
 import type { StorageProblem } from '../store/storage-health.js'
@@ -136,6 +137,19 @@ export class MemoryState implements State {
       return Promise.reject(error)
     }
     return settled
+  }
+
+  async lookupMany<I extends IndexName>(index: I, keys: readonly string[]) {
+    return (await Promise.all(keys.map((key) => this.lookup(index, key)))).flat()
+  }
+
+  useRule(row: RuleRow): Promise<boolean> {
+    return this.transaction(async (tx) => {
+      const current = await tx.get('rules', row.id)
+      if (current && !live(current)) return false
+      tx.put('rules', current ? { ...current, used: current.used + 1 } : { ...row, used: 1 })
+      return true
+    })
   }
 
   increment(name: string, window: number): number {

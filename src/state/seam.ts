@@ -1,3 +1,4 @@
+import type { RuleRow } from '../rules/rule-schema.js'
 import type { CollectionName, Collections, CollectionsData } from '../store/records.js'
 import type { SnapshotDoc } from '../store/snapshot-file.js'
 import type { StorageProblem } from '../store/storage-health.js'
@@ -118,6 +119,19 @@ export interface State extends StateReader {
    * at once, without a promise.
    */
   increment(name: string, window: number): number | Promise<number>
+  /**
+   * Every row under any of `keys` of an index, in one read (one statement on a database): a
+   * request reads its partner's rules and the global ones together.
+   */
+  lookupMany<I extends IndexName>(index: I, keys: readonly string[]): Promise<IndexRow<I>[]>
+  /**
+   * Takes one use of a counted rule, atomically, outside any transaction: adds one to its
+   * `used` while it has uses left (`used < times`), or writes it with `used: 1` when there is
+   * no row yet (a scenario rule's first use by a partner). Answers whether a use was taken:
+   * of two requests (or replicas) at once, only one takes a rule's last use. PostgreSQL: one
+   * INSERT … ON CONFLICT DO UPDATE … WHERE … RETURNING.
+   */
+  useRule(row: RuleRow): Promise<boolean>
   /**
    * The request journal kept in this process's memory, by an engine no other process shares
    * (memory): made at the first call, the same rings after. Absent on an engine shared by

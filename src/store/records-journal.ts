@@ -1,9 +1,8 @@
 import { z } from 'zod'
 import type { Capture, ShownCapture, StoredEntry } from '../http/journal-entry.js'
-import { faultRule } from '../scenarios/faults.js'
 
 /**
- * The rows of the sandbox's traffic: the request journal and the faults injected at run time.
+ * The rows of the sandbox's traffic: the request journal.
  * They are ephemeral (never journaled to the data file nor snapshotted) and survive a reset or
  * restore, which replace the data, not the traffic.
  */
@@ -50,24 +49,3 @@ export const requestCaptureRow = z.object({
     .nullable(),
 })
 export type RequestCaptureRow = z.infer<typeof requestCaptureRow>
-
-/** A fault rule added at run time through the control plane, for one partner or all. */
-export const runtimeFaultRow = z.object({
-  id: z.string(),
-  partner_id: z.uuid().nullable(),
-  rule: faultRule,
-  /** Matching requests it still answers (`next`); null: until removed. */
-  remaining: z.number().int().nullable(),
-  created_at: z.string(),
-})
-export type RuntimeFaultRow = z.infer<typeof runtimeFaultRow>
-
-/**
- * How many requests a scenario's fault rule with `next` has taken for one partner; its id is
- * `<partner id>:<scenario>:<rule index>`.
- */
-export const faultUseRow = z.object({
-  id: z.string(),
-  count: z.number().int().nonnegative(),
-})
-export type FaultUseRow = z.infer<typeof faultUseRow>

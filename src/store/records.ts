@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ruleRow } from '../rules/rule-schema.js'
 import {
   cardBrand,
   cardStatus,
@@ -15,12 +16,7 @@ import {
   userFields,
   webhookFields,
 } from '../schemas/fields.js'
-import {
-  faultUseRow,
-  requestCaptureRow,
-  requestJournalRow,
-  runtimeFaultRow,
-} from './records-journal.js'
+import { requestCaptureRow, requestJournalRow } from './records-journal.js'
 import {
   bankAccountRow,
   connectTokenRow,
@@ -28,7 +24,6 @@ import {
   disputeRow,
   transactionRow,
 } from './records-money.js'
-import { overrideRow } from './records-overrides.js'
 import { sinkRequestRow, sinkRow } from './records-sinks.js'
 
 /**
@@ -422,7 +417,7 @@ export const collectionSchemas = {
   bank_accounts: bankAccountRow,
   connect_tokens: connectTokenRow,
   scenarios: scenarioRow,
-  overrides: overrideRow,
+  rules: ruleRow,
   inbox_messages: inboxMessageRow,
   // platform: the sandbox clock's setting (ephemeral).
   clocks: clockRow,
@@ -431,8 +426,6 @@ export const collectionSchemas = {
   // The sandbox's traffic (journal area): ephemeral, and kept by a reset or restore.
   request_journal: requestJournalRow,
   request_captures: requestCaptureRow,
-  runtime_faults: runtimeFaultRow,
-  fault_uses: faultUseRow,
 } as const
 
 export type Collections = {
@@ -453,20 +446,16 @@ export const ephemeralCollections: readonly CollectionName[] = [
   'sink_requests',
   'request_journal',
   'request_captures',
-  'runtime_faults',
-  'fault_uses',
 ]
 
 /**
  * Ephemeral collections a reset or restore leaves as they are: the requests the sandbox
- * answered, the faults injected into it and what its sinks received are its traffic, not its
+ * answered and what its sinks received are its traffic, not its
  * data (as when they lived in process beside the state).
  */
 export const keptOnReplace: readonly CollectionName[] = [
   'request_journal',
   'request_captures',
-  'runtime_faults',
-  'fault_uses',
   'sinks',
   'sink_requests',
 ]

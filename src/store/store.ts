@@ -53,7 +53,7 @@ export interface StoreOptions {
    */
   onCollectionRead?: (name: string, rows: Record<string, unknown>) => void
   /**
-   * Collections that live in memory only (inbox, request journal, faults, sinks): never
+   * Collections that live in memory only (inbox, request journal, sinks): never
    * journaled or snapshotted, emptied by a reset or restore like the rest.
    */
   ephemeral?: readonly CollectionName[]
@@ -486,7 +486,7 @@ export class Store {
       if (op[0] === 'replace') {
         const next = emptyCollections()
         // Ephemeral collections start empty (an uploaded snapshot cannot bring back an inbox,
-        // its codes) but for those kept as they are (the request journal, the faults).
+        // its codes) but for those kept as they are (the request journal, the sinks).
         for (const name of collectionNames) {
           if (this.kept.has(name)) (next as Record<string, unknown>)[name] = this.data[name]
           else if (!this.ephemeral.has(name)) Object.assign(next[name], op[1][name] ?? {})

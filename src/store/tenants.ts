@@ -5,7 +5,7 @@ import type { CollectionName } from './records.js'
  * life. On PostgreSQL they are the tables whose primary key starts with partner_id (migration
  * 4, and each tenant table made since), so they can be distributed by partner (Citus
  * `create_distributed_table(table, 'partner_id')`). The other collections are the sandbox's
- * own (its signing key, clocks, scenarios, sinks, the request journal and faults: rows of no
+ * own (its signing key, clocks, scenarios, sinks, the request journal and global rules: rows of no
  * partner, of any, or ring slots whose partner changes with each request): small, and kept
  * whole on every node (`create_reference_table`). docs/postgres.md says how to distribute.
  */

@@ -31,10 +31,11 @@ const changesOnRejection = new Set([
 ])
 
 /**
- * Left out: these change the sandbox's own behaviour for later requests (a fault answers
+ * Left out: these change the sandbox's own behaviour for later requests (a rule answers
  * 500 on purpose; a scenario can script failures), which would blame the wrong operation.
  */
-const excluded = /^(POST|PUT|DELETE) \/_sandbox\/(faults|scenario|scenarios|reset)/
+const excluded =
+  /^(POST|PUT|DELETE) \/_sandbox\/(rules|partners\/\{id\}\/rules|scenario|scenarios|reset)/
 
 let sandbox: Sandbox
 let call: Call

@@ -78,7 +78,7 @@ describe('limit', () => {
       expect.arrayContaining([
         '/api/v1/external-bank-account-connect/accounts',
         '/_sandbox/partners',
-        '/_sandbox/faults',
+        '/_sandbox/rules',
         '/api/v1/partner/cards/transactions',
       ]),
     )

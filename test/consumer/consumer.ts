@@ -143,11 +143,13 @@ export async function partnerSuite(): Promise<void> {
   }
   is<string>(control.partner(created).apiBase)
 
-  // The sandbox-wide helpers: faults, scenarios, sinks, events.
-  const fault = typed(await control.faults.add({ route: 'POST /api/v1/*', error_status: 503 }))
-  is<number | null>(fault.remaining)
-  // @ts-expect-error error_status is one of the statuses a fault can force
-  await control.faults.add({ route: 'POST /api/v1/*', error_status: 418 })
+  // The sandbox-wide helpers: rules, scenarios, sinks, events.
+  const rule = typed(
+    await control.rules.add({ match: { path: '/api/v1/*' }, respond: { status: 503 }, once: true }),
+  )
+  is<number | null>(rule.times)
+  // @ts-expect-error a decision is one of the scenario's: kyc takes its outcomes only
+  await control.rules.add({ match: { path: '/api/v1/*' }, decide: { kyc: 'maybe' } })
   const scenario: SandboxScenarioDocument = { name: 'slow-kyc', otp: { code: '123456' } }
   is<string>(typed(await control.scenarios.load(scenario)).name)
   // @ts-expect-error a scenario document needs its name

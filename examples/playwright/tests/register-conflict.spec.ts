@@ -3,8 +3,8 @@ import { expect, test } from '../fixtures.js'
 const REGISTER = '/api/v1/partner/auth/register'
 
 /**
- * A negative path the real service rarely gives on demand: register answers 409. A response
- * override makes it answer so for this one email (checked against the API's contract: a body
+ * A negative path the real service rarely gives on demand: register answers 409. A rule makes
+ * it answer so for this one email (checked against the API's contract: a body
  * the 409 schema refuses would be refused here), and verification proves what the app sent,
  * and that it did not go on to log in.
  */
@@ -15,7 +15,7 @@ test('shows the card service’s message when register answers 409', async ({
   newUser,
 }) => {
   const user = newUser()
-  const override = await partner.overrides.create({
+  const rule = await partner.rules.add({
     match: { method: 'POST', path: REGISTER, body: { email: user.email } },
     respond: {
       status: 409,
@@ -25,7 +25,7 @@ test('shows the card service’s message when register answers 409', async ({
         requestId: 'req_example_conflict',
       },
     },
-    times: 1,
+    once: true,
   })
 
   await page.goto(app.url)
@@ -39,7 +39,7 @@ test('shows the card service’s message when register answers 409', async ({
   )
   await expect(page.getByTestId('otp-form')).toBeHidden()
 
-  // The app sent this registration once, and the override answered it.
+  // The app sent this registration once, and the rule answered it.
   const sent = await partner.requests.verify(
     { method: 'POST', path: REGISTER, body: { email: user.email, first_name: user.first_name } },
     { times: 1 },
@@ -47,13 +47,15 @@ test('shows the card service’s message when register answers 409', async ({
   expect(sent.near_misses, 'what differed in the closest requests').toEqual([])
   expect(sent.matched).toBe(true)
   const [answered] = await partner.requests.find({ path: REGISTER, body: { email: user.email } })
-  expect(answered?.override).toEqual({ id: override.id, off_contract: false })
+  expect(answered?.rules).toEqual([
+    { id: rule.id, effect: 'respond', status: 409, off_contract: false },
+  ])
   // After a refused sign-up the app must not try to log in.
   const login = await partner.requests.verify(
     { path: '/api/v1/partner/auth/login', body: { email: user.email } },
     { times: 0 },
   )
   expect(login.matched).toBe(true)
-  // times: 1 — the override is gone, so the next attempt reaches the real service.
-  expect(await partner.overrides.list()).toEqual([])
+  // once — the rule is gone, so the next attempt reaches the real service.
+  expect(await partner.rules.list()).toEqual([])
 })

@@ -1,6 +1,7 @@
 import { type ControlClientOptions, createTransport } from './http.js'
 import { journalQuery, verifyRequests } from './journal.js'
 import { partnerHandle, type SandboxPartnerHandle } from './partner.js'
+import { rulesArea } from './rules.js'
 import { triggerBody } from './trigger-body.js'
 import type {
   ControlList,
@@ -12,14 +13,10 @@ import type {
   SandboxClockState,
   SandboxDelivery,
   SandboxEventEnvelope,
-  SandboxFault,
-  SandboxFaultRule,
   SandboxHealth,
   SandboxInboxMessage,
   SandboxJournalEntry,
   SandboxOk,
-  SandboxOverride,
-  SandboxOverrideRequest,
   SandboxPartnerRecord,
   SandboxScenarioDocument,
   SandboxScenarioSummary,
@@ -134,27 +131,8 @@ export function createControlClient(url: string, options: ControlClientOptions =
       clear: () => req<{ ok: true }>('DELETE', '/_sandbox/requests'),
     },
 
-    /** Response overrides for every partner's requests (a partner's own: `partner.overrides`). */
-    overrides: {
-      create: async (override: SandboxOverrideRequest) =>
-        (
-          await req<{ override: SandboxOverride }>('POST', '/_sandbox/overrides', {
-            body: override,
-          })
-        ).override,
-      /** In the order they are tried: highest priority first, then the newest. */
-      list: async () =>
-        (await req<{ data: SandboxOverride[] }>('GET', '/_sandbox/overrides?limit=500')).data,
-      remove: (overrideId: string) =>
-        ok('DELETE', `/_sandbox/overrides/${encodeURIComponent(overrideId)}`),
-    },
-
-    faults: {
-      add: async (rule: SandboxFaultRule & { partner_id?: string | null }) =>
-        (await req<{ fault: SandboxFault }>('POST', '/_sandbox/faults', { body: rule })).fault,
-      list: () => req<ControlList<SandboxFault>>('GET', '/_sandbox/faults'),
-      clear: () => req<{ ok: true }>('DELETE', '/_sandbox/faults'),
-    },
+    /** Rules for every partner's requests (a partner's own: `partner(id).rules`). */
+    rules: rulesArea(req, '/_sandbox'),
 
     scenarios: {
       list: () =>

@@ -1,6 +1,7 @@
 import { NotFoundInSandboxError } from './errors.js'
 import type { Transport } from './http.js'
 import { journalQuery, verifyRequests } from './journal.js'
+import { rulesArea } from './rules.js'
 import { triggerBody } from './trigger-body.js'
 import type {
   CreatedSandboxPartner,
@@ -12,8 +13,6 @@ import type {
   SandboxInboxMessage,
   SandboxJournalEntry,
   SandboxOk,
-  SandboxOverride,
-  SandboxOverrideRequest,
   SandboxPartnerRecord,
   SandboxPartnerSnapshot,
   SandboxTriggerResult,
@@ -25,7 +24,7 @@ import { webhookLab } from './webhook-lab.js'
 
 /**
  * One partner, as a test worker uses it: its credentials, ready headers, and helpers scoped
- * to it (its own clock, reset, snapshot, inbox, events, journal, overrides and scenario).
+ * to it (its own clock, reset, snapshot, inbox, events, journal, rules and scenario).
  */
 export function partnerHandle(transport: Transport, created: CreatedSandboxPartner) {
   const id = created.partner.id
@@ -154,20 +153,8 @@ export function partnerHandle(transport: Transport, created: CreatedSandboxPartn
         verifyRequests(transport, { ...filter, partner_id: id }, options),
     },
 
-    /** Chosen answers for this partner's matching API requests, checked against the contract. */
-    overrides: {
-      create: async (override: SandboxOverrideRequest) =>
-        (
-          await req<{ override: SandboxOverride }>('POST', `${base}/overrides`, {
-            body: override,
-          })
-        ).override,
-      /** In the order they are tried: highest priority first, then the newest. */
-      list: async () =>
-        (await req<{ data: SandboxOverride[] }>('GET', `${base}/overrides?limit=500`)).data,
-      remove: (overrideId: string) =>
-        req<SandboxOk>('DELETE', `${base}/overrides/${encodeURIComponent(overrideId)}`),
-    },
+    /** Rules for this partner's matching API requests: answers, delays, drops, decisions. */
+    rules: rulesArea(req, base),
 
     scenario: {
       /** Gives the partner a scenario by name (null: back to the sandbox-wide one). */

@@ -1,11 +1,10 @@
 import type { z } from '@hono/zod-openapi'
-import type { FaultRule } from '../../scenarios/faults.js'
 import type { Scenario } from '../../scenarios/schema.js'
 import type { Delivery } from '../../schemas/webhooks.js'
 import type { JournalEntryView } from '../journal-routes.js'
-import type { OverrideBody, OverrideView } from '../override-routes.js'
 import type { Ok } from '../router.js'
-import type { RuntimeFault, ScenarioSummary } from '../scenario-routes.js'
+import type { RuleBody, RuleView } from '../rule-routes.js'
+import type { ScenarioSummary } from '../scenario-routes.js'
 import type {
   ClockState,
   CreatedPartner,
@@ -42,15 +41,13 @@ export interface SandboxEventEnvelope extends z.infer<typeof SandboxEvent> {}
 export interface SandboxDelivery extends z.infer<typeof Delivery> {}
 export interface SandboxInboxMessage extends z.infer<typeof InboxMessage> {}
 export interface SandboxJournalEntry extends z.infer<typeof JournalEntryView> {}
-export interface SandboxFault extends z.infer<typeof RuntimeFault> {}
-export type SandboxFaultRule = FaultRule
 export interface SandboxScenarioSummary extends z.infer<typeof ScenarioSummary> {}
 export type SandboxScenarioDocument = Scenario
 export interface SandboxSink extends z.infer<typeof SinkView> {}
 export interface SandboxSinkConfig extends z.input<typeof SinkConfigBody> {}
 export interface SandboxWaitResult extends z.infer<typeof WaitResultSchema> {}
-export interface SandboxOverride extends z.infer<typeof OverrideView> {}
-export interface SandboxOverrideRequest extends z.input<typeof OverrideBody> {}
+export interface SandboxRule extends z.infer<typeof RuleView> {}
+export interface SandboxRuleRequest extends z.input<typeof RuleBody> {}
 export interface SandboxVerifyResult extends z.infer<typeof VerifyResult> {}
 export interface SandboxTriggerResult extends z.infer<typeof TriggerResult> {}
 export interface SandboxWebhookLabReport extends z.infer<typeof LabReport> {}
@@ -79,7 +76,8 @@ export interface JournalFilter {
   /** Exact path; `*` matches any run of characters. */
   path?: string
   status?: number
-  faulted?: boolean
+  /** Only requests a rule met (true), or none met (false). */
+  ruled?: boolean
   /** Query parameters the request had (values as strings). */
   query?: Record<string, string>
   /** Headers the request had: names in any case, values as journaled (secrets redacted). */

@@ -16,7 +16,7 @@ export const journalSection = (partnerId: string) => html`<section data-testid="
         <th>Path</th>
         <th>Status</th>
         <th>ms</th>
-        <th>Fault</th>
+        <th>Rules</th>
       </tr>
     </thead>
     <tbody data-testid="journal-rows"></tbody>

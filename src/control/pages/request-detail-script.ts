@@ -1,6 +1,6 @@
 /**
  * The journal's request view: a click (or Enter) on a row of the live list opens that request
- * from GET /_sandbox/requests/{id}: its fault, headers and bodies, redacted by the server.
+ * from GET /_sandbox/requests/{id}: the rules it met, headers and bodies, redacted by the server.
  * Built with textContent only: a logged body cannot inject markup.
  */
 export const requestDetailScript = `(function () {
@@ -32,7 +32,7 @@ export const requestDetailScript = `(function () {
         panel.setAttribute('data-id', e.id);
         text('detail-title', e.method + ' ' + e.path + ' → ' + e.status + ' in ' + e.duration_ms + ' ms');
         text('detail-meta', e.at + ' · ' + e.id + (e.scenario ? ' · scenario ' + e.scenario : '') +
-          (e.fault ? ' · fault: ' + window.partnerSandboxFaultText(e.fault) : ''));
+          (e.rules && e.rules.length ? ' · rules: ' + window.partnerSandboxRulesText(e.rules) : ''));
         text('detail-request-headers', block(e.request, 'headers'));
         text('detail-request-body', block(e.request, 'body'));
         text('detail-response-headers', block(e.response, 'headers'));

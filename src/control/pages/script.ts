@@ -28,12 +28,15 @@ export const dashboardScript = `(function () {
       })
       .catch(function (err) { status.textContent = String(err); button.disabled = false; });
   });
-  // What a fault did, as the journal's Fault column and the request view say it.
-  window.partnerSandboxFaultText = function (f) {
-    var what = f.type === 'error' ? 'error ' + (f.status || '')
-      : f.type === 'latency' ? 'latency ' + (f.latency_ms || 0) + ' ms'
-      : 'dropped connection';
-    return what.trim() + ' (' + f.rule + ')';
+  // What the rules a request met did, as the journal's Rules column and the request view say it.
+  window.partnerSandboxRulesText = function (rules) {
+    return (rules || []).map(function (r) {
+      var what = r.effect === 'respond' ? 'answered ' + (r.status || '')
+        : r.effect === 'latency' ? 'latency ' + (r.latency_ms || 0) + ' ms'
+        : r.effect === 'decide' ? 'decided ' + Object.keys(r.decide || {}).map(function (k) { return k + '=' + r.decide[k]; }).join(', ')
+        : 'dropped connection';
+      return what.trim() + ' (' + (r.scenario || r.id) + ')';
+    }).join('; ');
   };
   var journal = document.querySelector('[data-testid="journal"]');
   var rows = document.querySelector('[data-testid="journal-rows"]');
@@ -48,8 +51,8 @@ export const dashboardScript = `(function () {
           tr.setAttribute('data-testid', 'journal-row');
           tr.setAttribute('data-id', r.id);
           tr.tabIndex = 0;
-          var fault = r.fault ? window.partnerSandboxFaultText(r.fault) : '';
-          [r.at, r.method, r.path, r.status, r.duration_ms, fault].forEach(
+          var met = window.partnerSandboxRulesText(r.rules);
+          [r.at, r.method, r.path, r.status, r.duration_ms, met].forEach(
             function (v) {
               var td = document.createElement('td');
               td.textContent = v === null || v === undefined ? '' : String(v);

@@ -56,7 +56,7 @@ export const indexSql: Record<IndexName, IndexSql> = {
   deposits_pending_by_partner: { key: 'partner_id', where: "status = 'pending'" },
   disputes_under_review: { key: "'waiting'", where: "status = 'under_review'" },
   disputes_under_review_by_partner: { key: 'partner_id', where: "status = 'under_review'" },
-  overrides_by_partner: { key: "coalesce(partner_id, '*')" },
+  rules_by_partner: { key: "coalesce(partner_id, '*')" },
   codes_by_user: { key: 'user_id' },
   open_codes_by_user: { key: "user_id || '|' || purpose", where: 'ended_at IS NULL' },
   codes_by_end_hour: { key: `partner_id || '|' || ${hour('expires_at')}` },
@@ -76,7 +76,6 @@ export const indexSql: Record<IndexName, IndexSql> = {
   },
   sink_requests_by_sink: { key: 'sink' },
   journal_by_partner: { key: 'partner_id', where: 'partner_id IS NOT NULL', order: 'seq' },
-  runtime_faults_in_order: { key: "'*'" },
 }
 
 /** The collection an index is over. */

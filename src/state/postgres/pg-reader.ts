@@ -2,6 +2,7 @@ import type { CollectionName, Collections } from '../../store/records.js'
 import { type IndexName, type IndexRow, indexDefs } from '../indexes.js'
 import type { RangeOptions, StateReader } from '../seam.js'
 import { tableOf } from './index-sql.js'
+import type { OneRowReads } from './one-row-reads.js'
 import { recordOf } from './rows.js'
 import { indexStatements, partnerColumn, tableStatements } from './statements.js'
 
@@ -22,7 +23,14 @@ export class PgReader implements StateReader {
   constructor(
     protected readonly send: Query,
     readonly partner?: string,
+    protected readonly oneRow?: OneRowReads,
   ) {}
+
+  /** The one row a statement finds, if any: with others started at once, when outside a transaction. */
+  private async first(collection: CollectionName, text: string, params: unknown[]) {
+    if (this.oneRow === undefined || holdsNul(params)) return (await this.run(text, params))[0]
+    return this.oneRow.read(collection, text, params)
+  }
 
   /**
    * A text column cannot hold NUL, so no row has an id or key with one (a token sent as %00):
@@ -50,7 +58,10 @@ export class PgReader implements StateReader {
   /** The rows of an index's statement, with the key first and the partner last. */
   private async indexRows<I extends IndexName>(
     index: I,
-    statement: Exclude<keyof ReturnType<typeof indexStatements>, 'count' | 'keys' | 'has'>,
+    statement: Exclude<
+      keyof ReturnType<typeof indexStatements>,
+      'count' | 'keys' | 'has' | 'lookupOne'
+    >,
     params: unknown[],
   ): Promise<IndexRow<I>[]> {
     const scoped = this.scopes(tableOf(index))
@@ -61,7 +72,7 @@ export class PgReader implements StateReader {
   async get<K extends CollectionName>(collection: K, id: string) {
     const scoped = this.scopes(collection)
     const text = tableStatements(collection, scoped).get
-    const [found] = await this.run(text, [id, ...this.tail(scoped)])
+    const found = await this.first(collection, text, [id, ...this.tail(scoped)])
     return found ? (recordOf(collection, found) as Collections[K]) : undefined
   }
 
@@ -70,7 +81,11 @@ export class PgReader implements StateReader {
   }
 
   async lookupOne<I extends IndexName>(index: I, key: string) {
-    return (await this.indexRows(index, 'lookupOne', [key]))[0]
+    const collection = tableOf(index)
+    const scoped = this.scopes(collection)
+    const text = indexStatements(index, scoped).lookupOne
+    const found = await this.first(collection, text, [key, ...this.tail(scoped)])
+    return found ? (recordOf(collection, found) as IndexRow<I>) : undefined
   }
 
   async range<I extends IndexName>(index: I, key: string, options: RangeOptions = {}) {

@@ -6,6 +6,7 @@ import type { IndexName } from '../indexes.js'
 import type { Change, StateTx } from '../seam.js'
 import { tableOf } from './index-sql.js'
 import { holdsNul, PgReader, type Row } from './pg-reader.js'
+import { prepared } from './pool.js'
 import { paramsOf } from './rows.js'
 import { indexStatements, tableStatements } from './statements.js'
 import { tables } from './tables.js'
@@ -36,7 +37,7 @@ export class PgTx extends PgReader implements StateTx {
           // A write that failed aborted the transaction: say why, not "transaction aborted".
           if (this.failure !== undefined) throw this.failure
           try {
-            return (await client.query(text, params)).rows
+            return (await client.query(prepared(text, params))).rows
           } catch (error) {
             this.failure ??= error
             throw outageOf(error, url)
@@ -83,7 +84,7 @@ export class PgTx extends PgReader implements StateTx {
     if (holdsNul(params)) throw new Error('a row cannot hold a NUL character')
     const sent = this.inTurn(async () => {
       if (this.failure !== undefined) return
-      const { rowCount } = await this.client.query(text, params)
+      const { rowCount } = await this.client.query(prepared(text, params))
       if (rowCount === 0) refused?.()
     }).catch((error: unknown) => {
       this.failure ??= error

@@ -23,6 +23,25 @@ const types = {
   },
 }
 
+/** Statement texts given a name so far, and how many may be (a replace's INSERTs vary in size). */
+const names = new Map<string, string>()
+const MAX_NAMED = 1_000
+
+/**
+ * `text` with its values as a named prepared statement (node-postgres prepares it once per
+ * connection, then sends only its values): PostgreSQL parses and plans each of the engine's
+ * statements once per connection rather than on every request. The texts are the few the
+ * declarations make (statements.ts), so the names stay few.
+ */
+export function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  let name = names.get(text)
+  if (name === undefined && names.size < MAX_NAMED) {
+    name = `s${names.size + 1}`
+    names.set(text, name)
+  }
+  return name === undefined ? { text, values } : { name, text, values }
+}
+
 /** `onIdleError` hears of a pooled connection that failed while idle (a restart, say). */
 export function createPool(
   url: string,

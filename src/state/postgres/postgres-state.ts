@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import type { RuleRow } from '../../rules/rule-schema.js'
 import {
   type CollectionName,
   type Collections,
@@ -10,6 +11,7 @@ import {
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import { outageOf } from '../database-error.js'
 import { parseDatabaseUrl } from '../database-url.js'
+import type { IndexName } from '../indexes.js'
 import type {
   Change,
   EphemeralPut,
@@ -20,12 +22,19 @@ import type {
   TenantScope,
 } from '../seam.js'
 import { lockSchema, migrate } from './migrate.js'
+import { OneRowReads } from './one-row-reads.js'
 import { PgReader, type Row } from './pg-reader.js'
 import { PgTx } from './pg-tx.js'
-import { createPool, transact, within } from './pool.js'
+import { createPool, prepared, transact, within } from './pool.js'
 import { withRetries } from './retries.js'
 import { paramsOf, recordOf } from './rows.js'
-import { insertMany, tableStatements } from './statements.js'
+import {
+  indexStatements,
+  insertMany,
+  tableStatements,
+  USE_RULE,
+  upsertGroups,
+} from './statements.js'
 import { tables } from './tables.js'
 
 export interface PostgresStateOptions {
@@ -58,13 +67,17 @@ export class PostgresState extends PgReader implements State {
     readonly schema: string,
     private readonly options: PostgresStateOptions,
   ) {
-    super(async (text, params = []) => {
+    const send = async <R>(config: pg.QueryConfig | pg.QueryArrayConfig) => {
       try {
-        return (await pool.query(text, params)).rows
+        return (await pool.query(config)).rows as R[]
       } catch (error) {
         throw outageOf(error, options.url)
       }
-    })
+    }
+    const oneRow = new OneRowReads((text, params) =>
+      send<unknown[]>({ ...prepared(text, params), rowMode: 'array' }),
+    )
+    super((text, params = []) => send<Row>(prepared(text, params)), undefined, oneRow)
   }
 
   /** Connects, migrates, and seeds a new database (once, under the schema's lock). */
@@ -89,7 +102,7 @@ export class PostgresState extends PgReader implements State {
   }
 
   tenant(partnerId: string): StateReader {
-    return new PgReader(this.send, partnerId)
+    return new PgReader(this.send, partnerId, this.oneRow)
   }
 
   async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {
@@ -119,7 +132,7 @@ export class PostgresState extends PgReader implements State {
     await this.putEphemerals([{ collection, row } as EphemeralPut])
   }
 
-  /** One statement per collection (the last put of a row wins), outside any transaction. */
+  /** One statement (the last put of a row wins), outside any transaction. */
   async putEphemerals(puts: readonly EphemeralPut[]): Promise<void> {
     const byCollection = new Map<CollectionName, Map<string, Row>>()
     for (const { collection, row } of puts) {
@@ -131,14 +144,22 @@ export class PostgresState extends PgReader implements State {
       rows.delete(id)
       rows.set(id, row as unknown as Row)
     }
-    await Promise.all(
-      [...byCollection].map(([collection, rows]) =>
-        this.run(
-          insertMany(collection, rows.size, true),
-          [...rows.values()].flatMap((row) => paramsOf(collection, row)),
-        ),
+    const groups = [...byCollection]
+    await this.run(
+      upsertGroups(groups.map(([collection, rows]) => [collection, rows.size] as const)),
+      groups.flatMap(([collection, rows]) =>
+        [...rows.values()].flatMap((row) => paramsOf(collection, row)),
       ),
     )
+  }
+
+  async lookupMany<I extends IndexName>(index: I, keys: readonly string[]) {
+    return this.rowsOf(index, await this.run(indexStatements(index, false).lookupAny, [keys]))
+  }
+
+  async useRule(row: RuleRow): Promise<boolean> {
+    const taken = await this.run(USE_RULE, paramsOf('rules', { ...row, used: 1 }))
+    return taken.length > 0
   }
 
   async increment(name: string, window: number): Promise<number> {

@@ -67,13 +67,29 @@ export const tableStatements = memo((collection: CollectionName, scoped: boolean
 })
 
 /** INSERT of `count` rows at once (a replace, the request journal's rows), or upsert. */
-export function insertMany(collection: CollectionName, count: number, upsert: boolean): string {
+export function insertMany(collection: CollectionName, count: number, upsert: boolean, from = 0) {
   const width = tables[collection].columns.length
   const row = (r: number) =>
-    `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`
+    `(${Array.from({ length: width }, (_, c) => `$${from + r * width + c + 1}`).join(', ')})`
   const rows = Array.from({ length: count }, (_, r) => row(r)).join(', ')
   const tail = upsert ? ` ${upsertTail(collection)}` : ''
   return `INSERT INTO ${collection} (${columnList(collection)}) VALUES ${rows}${tail}`
+}
+
+/**
+ * Upserts of several collections' rows as one statement (the parameters of each group after
+ * the previous group's): every INSERT but the last in a WITH, which PostgreSQL runs once each.
+ */
+export function upsertGroups(groups: readonly (readonly [CollectionName, number])[]): string {
+  let from = 0
+  const inserts = groups.map(([collection, count]) => {
+    const text = insertMany(collection, count, true, from)
+    from += count * tables[collection].columns.length
+    return text
+  })
+  const last = inserts.pop() as string
+  if (inserts.length === 0) return last
+  return `WITH ${inserts.map((text, i) => `w${i} AS (${text})`).join(', ')} ${last}`
 }
 
 /**
@@ -97,6 +113,8 @@ export const indexStatements = memo((index: IndexName, scoped: boolean) => {
   return {
     lookup: `${select('', 2)} ORDER BY ${by}`,
     lookupOne: `${select('', 2)} ORDER BY ${by} LIMIT 1`,
+    // $1 an array of keys: the rows under any of them, in one statement.
+    lookupAny: `SELECT ${columnList(collection)} FROM ${collection} WHERE (${key}) = ANY($1)${also}${scopeOf(collection, scoped, 2)} ORDER BY ${by}`,
     forward: `${select('', 3)} ORDER BY ${by} LIMIT $2`,
     reverse: `${select('', 3)} ORDER BY ${byDesc} LIMIT $2`,
     forwardAfter: `${select(past('>'), 4)} ORDER BY ${by} LIMIT $3`,
@@ -113,3 +131,9 @@ export const indexStatements = memo((index: IndexName, scoped: boolean) => {
     due: `${select(` AND ${order ?? 'inserted'} <= $2`, 4)} ORDER BY ${by} LIMIT $3 FOR UPDATE SKIP LOCKED`,
   }
 })
+
+/**
+ * A rule's use (State.useRule): the row is written with used 1 when absent, else one is added
+ * to its `used` while it has uses left; a row comes back only when a use was taken.
+ */
+export const USE_RULE = `${insertMany('rules', 1, false)} ON CONFLICT (id) DO UPDATE SET used = rules.used + 1 WHERE rules.times IS NULL OR rules.used < rules.times RETURNING used`

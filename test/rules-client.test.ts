@@ -6,11 +6,14 @@ import {
   type SandboxPartnerHandle,
   startSandbox,
 } from '../src/index.js'
-import { engineOptions } from './helpers.js'
+import { engineOptions, httpCall, onboardedUser } from './helpers.js'
 
-/** Overrides and verification through the typed control client, over a real socket. */
-const TOKEN = 'overrides-token'
+/** Rules and verification through the typed control client, over a real socket. */
+const TOKEN = 'rules-token'
+const admin = { authorization: `Bearer ${TOKEN}` }
 const REGISTER = '/api/v1/partner/auth/register'
+const FUND = '/api/v1/partner/cards/simulate-fund'
+const PURCHASE = '/api/v1/partner/cards/simulate-purchase'
 let sandbox: RunningSandbox
 let control: ReturnType<typeof createControlClient>
 
@@ -54,41 +57,41 @@ const conflict = {
   requestId: 'req_stub',
 }
 
-describe('partner.overrides', () => {
+describe('partner.rules', () => {
   it('create, list, answer (times), remove, and cleared by the reset', async () => {
     const partner = await control.createPartner({ name: 'Overrides client' })
-    const override = await partner.overrides.create({
+    const rule = await partner.rules.add({
       match: { method: 'POST', path: REGISTER, body: { first_name: 'Taken' } },
       respond: { status: 409, body: conflict },
       times: 1,
     })
-    expect(override.operation_id).toBe('registerUser')
-    expect((await partner.overrides.list()).map((o) => o.id)).toEqual([override.id])
+    expect(rule.operation_id).toBe('registerUser')
+    expect((await partner.rules.list()).map((o) => o.id)).toEqual([rule.id])
     const refused = await register(partner, { first_name: 'Taken' })
     expect(refused).toEqual({ status: 409, json: conflict })
-    expect(await partner.overrides.list()).toEqual([])
+    expect(await partner.rules.list()).toEqual([])
     expect((await register(partner, { first_name: 'Taken' })).status).toBe(201)
 
-    const kept = await partner.overrides.create({
+    const kept = await partner.rules.add({
       match: { method: 'POST', path: REGISTER },
       respond: { status: 409, body: conflict },
     })
     expect((await register(partner)).status).toBe(409)
-    await partner.overrides.remove(kept.id)
+    await partner.rules.remove(kept.id)
     expect((await register(partner)).status).toBe(201)
-    await partner.overrides.create({
+    await partner.rules.add({
       match: { method: 'POST', path: REGISTER },
       respond: { status: 409, body: conflict },
     })
     await partner.reset()
-    expect(await partner.overrides.list()).toEqual([])
+    expect(await partner.rules.list()).toEqual([])
     await partner.delete()
   })
 
   it('a body off the schema is refused with the schema naming the field; off_contract serves it', async () => {
     const partner = await control.createPartner({ name: 'Contract client' })
-    const refused = await partner.overrides
-      .create({
+    const refused = await partner.rules
+      .add({
         match: { method: 'POST', path: REGISTER },
         respond: { status: 201, body: { userId: 'not-a-uuid', email: 'a@example.test' } },
       })
@@ -99,7 +102,7 @@ describe('partner.overrides', () => {
     expect(error.details.map((d) => d.field)).toEqual(
       expect.arrayContaining(['respond.body.userId', 'respond.body.message']),
     )
-    const served = await partner.overrides.create({
+    const served = await partner.rules.add({
       match: { method: 'POST', path: REGISTER },
       respond: { status: 201, body: { userId: 'not-a-uuid' } },
       off_contract: true,
@@ -107,24 +110,71 @@ describe('partner.overrides', () => {
     expect(served.contract_problem).toMatch(/respond\.body\.userId/)
     expect((await register(partner)).json).toEqual({ userId: 'not-a-uuid' })
     const [entry] = await partner.requests.find({ path: REGISTER })
-    expect(entry?.override).toEqual({ id: served.id, off_contract: true })
+    expect(entry?.rules).toEqual([
+      { id: served.id, effect: 'respond', status: 201, off_contract: true },
+    ])
     await partner.delete()
   })
 
-  it('global overrides through control.overrides answer every partner', async () => {
+  it('global rules through control.rules answer every partner', async () => {
     const one = await control.createPartner({ name: 'Global one' })
     const two = await control.createPartner({ name: 'Global two' })
-    const global = await control.overrides.create({
+    const global = await control.rules.add({
       match: { method: 'POST', path: REGISTER, headers: { 'x-app': 'signup' } },
       respond: { status: 409, body: conflict },
     })
-    expect((await control.overrides.list()).map((o) => o.id)).toContain(global.id)
+    expect((await control.rules.list()).map((o) => o.id)).toContain(global.id)
     expect((await register(one)).status).toBe(409)
     expect((await register(two)).status).toBe(409)
-    await control.overrides.remove(global.id)
+    await control.rules.remove(global.id)
     expect((await register(two)).status).toBe(201)
     await one.delete()
     await two.delete()
+  })
+})
+
+describe('a scenario decision as a rule', () => {
+  it("declines this partner's next purchase for insufficient funds with one call, then approves again; the journal says which rule each request met", async () => {
+    const partner = await control.createPartner({ name: 'Decline once' })
+    const http = httpCall(sandbox.url)
+    // The helpers read the inbox through the control plane, which wants the admin token.
+    const call: typeof http = (method, path, opts = {}) =>
+      http(method, path, {
+        ...opts,
+        headers: { ...opts.headers, ...(path.startsWith('/_sandbox') ? admin : {}) },
+      })
+    const creds = { key: partner.apiKey, secret: partner.apiSecret }
+    const user = await onboardedUser(call, {}, creds)
+    const as = (path: string, body: unknown) =>
+      call('POST', path, { creds, headers: user.bearer, body })
+    expect((await as(FUND, { amount: 100 })).status).toBe(200)
+
+    // The one call: match, effect (a scenario decision) and count.
+    const rule = await partner.rules.add({
+      match: { method: 'POST', path: PURCHASE },
+      decide: { purchase_decline: 'insufficient_funds' },
+      once: true,
+    })
+
+    const first = await as(PURCHASE, { amount: 10, merchant: { name: 'Corner Shop' } })
+    expect(first.status).toBe(201)
+    expect(first.json.data).toMatchObject({
+      status: 'declined',
+      decline_reason: 'insufficient_funds',
+    })
+    const second = await as(PURCHASE, { amount: 10, merchant: { name: 'Corner Shop' } })
+    expect(second.status).toBe(201)
+    expect(second.json.data).toMatchObject({ status: 'pending', decline_reason: null })
+    // The rule met its one request and is gone.
+    expect(await partner.rules.list()).toEqual([])
+
+    const [latest, earlier] = await partner.requests.find({ method: 'POST', path: PURCHASE })
+    expect(latest?.rules).toEqual([])
+    expect(earlier?.rules).toEqual([
+      { id: rule.id, effect: 'decide', decide: { purchase_decline: 'insufficient_funds' } },
+    ])
+    // Another partner's purchases were never declined by it.
+    await partner.delete()
   })
 })
 

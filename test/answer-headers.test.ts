@@ -1,7 +1,6 @@
 /**
- * The speed tricks of http/fast-path.ts must not change what a route answers: whichever way a
- * route builds its answer (a plain c.json, one after c.header(), a redirect, a stream, an HTML
- * page), the answer carries X-Request-Id and the rate limit's headers.
+ * Whichever way a route builds its answer (a plain c.json, one after c.header(), a redirect, a
+ * stream, an HTML page), the answer carries X-Request-Id and the rate limit's headers.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import { stream } from 'hono/streaming'
@@ -39,10 +38,10 @@ describe('every way of answering keeps the request id and the rate-limit headers
     ['c.html()', '/api/v1/test/html', 200],
   ] as const)('%s', async (_name, path, status) => {
     const { call } = await sandboxWithRoutes()
-    const first = await call('GET', path, { headers: { 'x-request-id': 'trace-fast-path' } })
+    const first = await call('GET', path, { headers: { 'x-request-id': 'trace-answer-headers' } })
     const second = await call('GET', path)
     expect(first.status, first.text).toBe(status)
-    expect(first.headers.get('x-request-id')).toBe('trace-fast-path')
+    expect(first.headers.get('x-request-id')).toBe('trace-answer-headers')
     expect(second.headers.get('x-request-id')).toMatch(/^req_/)
     for (const res of [first, second]) {
       expect(res.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/)

@@ -2,13 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { OVERRIDE_CAP } from '../src/domain/overrides.js'
+import { RULE_CAP } from '../src/domain/rules.js'
 import {
   acme,
+  connectBank,
   createPartner,
+  hostedOnboarding,
   journalOf,
   newUser,
   northwind,
+  onboardedUser,
+  onboardingApplicant,
+  registerAndLogin,
   testEngine,
   testSandbox,
 } from './helpers.js'
@@ -18,8 +23,9 @@ const REGISTER = '/api/v1/partner/auth/register'
 const conflict = {
   success: false,
   error: { code: 'conflict', message: 'A user with this email already exists.' },
-  requestId: 'req_override',
+  requestId: 'req_rule',
 }
+const conflict409 = () => ({ status: 409, body: conflict })
 const on409 = (extra: Record<string, unknown> = {}) => ({
   match: { method: 'POST', path: REGISTER },
   respond: { status: 409, body: conflict },
@@ -30,7 +36,7 @@ async function setup() {
   const { sandbox, call } = await testSandbox()
   const acmeId = (await call('GET', '/api/v1/partner/me')).json.partner.id as string
   const add = (body: unknown, partnerId: string | null = acmeId) =>
-    call('POST', partnerId ? `/_sandbox/partners/${partnerId}/overrides` : '/_sandbox/overrides', {
+    call('POST', partnerId ? `/_sandbox/partners/${partnerId}/rules` : '/_sandbox/rules', {
       creds: null,
       body,
     })
@@ -39,16 +45,17 @@ async function setup() {
   return { sandbox, call, acmeId, add, register }
 }
 
-describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
+describe('rules that answer: POST /_sandbox/partners/{id}/rules', () => {
   it('answers a matching request with the chosen status and body, and the journal says which', async () => {
     const { add, register, call } = await setup()
     const created = await add(
       on409({ respond: { ...on409().respond, headers: { 'x-why': 'stub' } } }),
     )
     expect(created.status).toBe(201)
-    expect(created.json.override).toMatchObject({
-      id: expect.stringMatching(/^ovr_/),
-      remaining: null,
+    expect(created.json.rule).toMatchObject({
+      id: expect.stringMatching(/^rul_/),
+      times: null,
+      used: 0,
       priority: 0,
       contract_problem: null,
       operation_id: 'registerUser',
@@ -60,7 +67,9 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     expect(res.headers.get('x-ratelimit-limit')).not.toBeNull()
     const [entry] = await journalOf(call, { path: REGISTER })
     expect(entry.status).toBe(409)
-    expect(entry.override).toEqual({ id: created.json.override.id, off_contract: false })
+    expect(entry.rules).toEqual([
+      { id: created.json.rule.id, effect: 'respond', status: 409, off_contract: false },
+    ])
     // The journal still shows what was sent, though no route read it.
     expect(entry.request.body).toMatchObject({ first_name: 'Robin', password: '[redacted]' })
     // Other routes answer as usual.
@@ -106,7 +115,7 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     })
     expect(control.status).toBe(400)
     expect(control.json.error.details[0].field).toBe('match.path')
-    // A public route takes no credentials: an override could never answer it.
+    // A public route takes no credentials: a rule could never meet it.
     const publicRoute = await add({
       match: { method: 'GET', path: '/api/v1/external-bank-account-connect/connect' },
       respond: { status: 200 },
@@ -124,12 +133,14 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
       off_contract: true,
     })
     expect(created.status).toBe(201)
-    expect(created.json.override.contract_problem).toMatch(/does not answer 418/)
+    expect(created.json.rule.contract_problem).toMatch(/does not answer 418/)
     const res = await register()
     expect(res.status).toBe(418)
     expect(res.json).toEqual({ teapot: true })
     const [entry] = await journalOf(call, { path: REGISTER })
-    expect(entry.override).toEqual({ id: created.json.override.id, off_contract: true })
+    expect(entry.rules).toEqual([
+      { id: created.json.rule.id, effect: 'respond', status: 418, off_contract: true },
+    ])
   })
 
   it('matches templates, query, headers (any case) and a JSON subset of the body', async () => {
@@ -158,19 +169,19 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
 
     await add(on409({ match: { method: 'POST', path: REGISTER, body: { first_name: 'Taken' } } }))
     expect((await register(acme, { first_name: 'Taken' })).status).toBe(409)
-    // The route still reads the body the override looked at.
+    // The route still reads the body the rule looked at.
     expect((await register(acme, { first_name: 'Free' })).status).toBe(201)
   })
 
-  it('times: N answers N requests, then the override is gone', async () => {
+  it('times: N answers N requests, then the rule is gone', async () => {
     const { add, register, call, acmeId } = await setup()
     await add(on409({ times: 2 }))
     expect((await register()).status).toBe(409)
-    const listed = await call('GET', `/_sandbox/partners/${acmeId}/overrides`, { creds: null })
-    expect(listed.json.data[0].remaining).toBe(1)
+    const listed = await call('GET', `/_sandbox/partners/${acmeId}/rules`, { creds: null })
+    expect(listed.json.data[0]).toMatchObject({ times: 2, used: 1 })
     expect((await register()).status).toBe(409)
     expect((await register()).status).toBe(201)
-    const after = await call('GET', `/_sandbox/partners/${acmeId}/overrides`, { creds: null })
+    const after = await call('GET', `/_sandbox/partners/${acmeId}/rules`, { creds: null })
     expect(after.json.data).toEqual([])
   })
 
@@ -178,7 +189,7 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     const { add, register } = await setup()
     // A body criterion: each request reads its body before the choice, so both are in flight.
     const match = { method: 'POST', path: REGISTER, body: { first_name: 'Robin' } }
-    await add(on409({ match, times: 1, respond: { ...on409().respond, delay_ms: 20 } }))
+    await add(on409({ match, times: 1, latency_ms: 20 }))
     const statuses = (await Promise.all([register(), register()])).map((r) => r.status).sort()
     expect(statuses).toEqual([201, 409])
   })
@@ -192,14 +203,14 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     expect((await register()).json.error.message).toBe('newer')
     const high = await add(on409({ respond: { status: 409, body: body('high') }, priority: 5 }))
     expect((await register()).json.error.message).toBe('high')
-    const listed = await call('GET', `/_sandbox/partners/${acmeId}/overrides`, { creds: null })
+    const listed = await call('GET', `/_sandbox/partners/${acmeId}/rules`, { creds: null })
     expect(
       listed.json.data.map(
         (o: { respond: { body: typeof conflict } }) => o.respond.body.error.message,
       ),
     ).toEqual(['high', 'newer', 'older', 'low'])
-    expect(listed.json.data[0].id).toBe(high.json.override.id)
-    expect(listed.json.data[3].id).toBe(low.json.override.id)
+    expect(listed.json.data[0].id).toBe(high.json.rule.id)
+    expect(listed.json.data[3].id).toBe(low.json.rule.id)
   })
 
   it('DELETE removes one; the partner reset removes them all', async () => {
@@ -207,16 +218,14 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     const first = await add(on409())
     const removed = await call(
       'DELETE',
-      `/_sandbox/partners/${acmeId}/overrides/${first.json.override.id}`,
+      `/_sandbox/partners/${acmeId}/rules/${first.json.rule.id}`,
       { creds: null },
     )
     expect(removed.status).toBe(200)
     expect((await register()).status).toBe(201)
-    const again = await call(
-      'DELETE',
-      `/_sandbox/partners/${acmeId}/overrides/${first.json.override.id}`,
-      { creds: null },
-    )
+    const again = await call('DELETE', `/_sandbox/partners/${acmeId}/rules/${first.json.rule.id}`, {
+      creds: null,
+    })
     expect(again.status).toBe(404)
     await add(on409())
     expect((await call('POST', `/_sandbox/partners/${acmeId}/reset`, { creds: null })).status).toBe(
@@ -225,7 +234,7 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     expect((await register()).status).toBe(201)
   })
 
-  it("a partner's override never answers another partner; a global one answers every partner", async () => {
+  it("a partner's rule never meets another partner's requests; a global one meets every partner's", async () => {
     const { add, register, call } = await setup()
     await add(on409())
     const other = await createPartner(call, { name: 'Other' })
@@ -238,29 +247,29 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
       null,
     )
     expect(global.status).toBe(201)
-    expect(global.json.override.partner_id).toBeNull()
+    expect(global.json.rule.partner_id).toBeNull()
     expect((await register(northwind)).json.requestId).toBe('global')
     // Never an unauthenticated request: that one is the API's 401.
     const anonymous = await call('POST', REGISTER, { creds: null, body: newUser() })
     expect(anonymous.status).toBe(401)
-    const listed = await call('GET', '/_sandbox/overrides', { creds: null })
-    expect(listed.json.data.map((o: { id: string }) => o.id)).toEqual([global.json.override.id])
-    // A global override is not a partner's to remove.
+    const listed = await call('GET', '/_sandbox/rules', { creds: null })
+    expect(listed.json.data.map((o: { id: string }) => o.id)).toEqual([global.json.rule.id])
+    // A global rule is not a partner's to remove.
     const wrong = await call(
       'DELETE',
-      `/_sandbox/partners/${other.id}/overrides/${global.json.override.id}`,
+      `/_sandbox/partners/${other.id}/rules/${global.json.rule.id}`,
       { creds: null },
     )
     expect(wrong.status).toBe(404)
     expect((await call('POST', '/_sandbox/reset', { creds: null })).status).toBe(200)
-    expect((await call('GET', '/_sandbox/overrides', { creds: null })).json.data).toEqual([])
+    expect((await call('GET', '/_sandbox/rules', { creds: null })).json.data).toEqual([])
   })
 
   it("is part of the partner's snapshot and comes back with its restore", async () => {
     const { add, register, call, acmeId } = await setup()
     const created = await add(on409())
     const snapshot = await call('GET', `/_sandbox/partners/${acmeId}/snapshot`, { creds: null })
-    expect(Object.keys(snapshot.json.collections.overrides)).toEqual([created.json.override.id])
+    expect(Object.keys(snapshot.json.collections.rules)).toEqual([created.json.rule.id])
     await call('POST', `/_sandbox/partners/${acmeId}/reset`, { creds: null })
     expect((await register()).status).toBe(201)
     const restored = await call('POST', `/_sandbox/partners/${acmeId}/snapshot`, {
@@ -272,11 +281,11 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     // And in the whole-sandbox snapshot, global ones included.
     await add(on409(), null)
     const whole = await call('GET', '/_sandbox/snapshot', { creds: null })
-    expect(Object.keys(whole.json.collections.overrides)).toHaveLength(2)
+    expect(Object.keys(whole.json.collections.rules)).toHaveLength(2)
   })
 
   it('survives a restart with a data file (or on its database), times left included', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-overrides-'))
+    const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-rules-'))
     try {
       // The state a restarted sandbox finds again: its data file, or on PostgreSQL its database.
       const kept =
@@ -285,13 +294,13 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
           : { data: join(dir, 'sandbox.json') }
       const first = await testSandbox(kept)
       const id = (await first.call('GET', '/api/v1/partner/me')).json.partner.id
-      const path = `/_sandbox/partners/${id}/overrides`
+      const path = `/_sandbox/partners/${id}/rules`
       await first.call('POST', path, { creds: null, body: on409({ times: 2 }) })
       expect((await first.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
       await first.sandbox.close()
       const second = await testSandbox(kept)
-      const [override] = (await second.call('GET', path, { creds: null })).json.data
-      expect(override.remaining).toBe(1)
+      const [rule] = (await second.call('GET', path, { creds: null })).json.data
+      expect(rule).toMatchObject({ times: 2, used: 1 })
       expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(409)
       expect((await second.call('POST', REGISTER, { body: newUser() })).status).toBe(201)
       await second.sandbox.close()
@@ -300,20 +309,26 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     }
   })
 
-  it(`holds at most ${OVERRIDE_CAP} per partner, then says so with 409`, async () => {
+  it(`holds at most ${RULE_CAP} per partner, then says so with 409`, async () => {
     const { sandbox, add, acmeId } = await setup()
     await sandbox.services.state.transaction(async (tx) => {
-      for (let i = 0; i < OVERRIDE_CAP; i++) {
-        tx.put('overrides', {
-          id: `ovr_filler${i}`,
+      for (let i = 0; i < RULE_CAP; i++) {
+        tx.put('rules', {
+          id: `rul_filler${i}`,
           partner_id: acmeId,
           match: { method: 'GET', path: '/api/v1/partner/me' },
           respond: { status: 503 },
-          remaining: null,
+          drop_connection: false,
+          decide: null,
+          latency_ms: null,
+          times: null,
+          used: 0,
+          rate: null,
           priority: 0,
           off_contract: true,
           contract_problem: 'filler',
           operation_id: null,
+          scenario: null,
           seq: i,
           created_at: new Date(0).toISOString(),
         })
@@ -321,10 +336,10 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     })
     const res = await add(on409())
     expect(res.status).toBe(409)
-    expect(res.json.error.message).toMatch(`already has ${OVERRIDE_CAP} overrides`)
+    expect(res.json.error.message).toMatch(`already has ${RULE_CAP} rules`)
   })
 
-  it('names the bad field of a malformed override', async () => {
+  it('names the bad field of a malformed rule', async () => {
     const { add } = await setup()
     const res = await add({ match: { method: 'POST' }, respond: { status: 409 } })
     expect(res.status).toBe(400)
@@ -338,5 +353,201 @@ describe('response overrides: POST /_sandbox/partners/{id}/overrides', () => {
     expect(withQuery.json.error.details[0].message).toMatch('match.query')
     const unknownPartner = await add(on409(), '3f0c9a52-7d1e-4c55-9a0e-1b2c3d4e5f60')
     expect(unknownPartner.status).toBe(404)
+  })
+})
+
+describe('rules that take scenario decisions: the route runs, deciding as the rule says', () => {
+  it('kyc: the onboarding it meets fails KYC; the next one passes', async () => {
+    const { add, call } = await setup()
+    const u = await registerAndLogin(call)
+    const applicant = onboardingApplicant(u.user)
+    const rule = await add({
+      match: { method: 'POST', path: '/api/v1/partner/cards/onboarding' },
+      decide: { kyc: 'kyc_fail' },
+      once: true,
+    })
+    expect(rule.status, rule.text).toBe(201)
+    const failed = await hostedOnboarding(call, u.bearer, applicant)
+    expect(failed.completion).toMatchObject({
+      status: 'failed',
+      failure_reason: 'identity_verification_failed',
+    })
+    const passed = await hostedOnboarding(call, u.bearer, applicant)
+    expect(passed.completion).toMatchObject({ status: 'completed', card: { status: 'active' } })
+    const starts = (
+      await journalOf(call, { method: 'POST', path: '/api/v1/partner/cards/onboarding' })
+    ).map((e) => e.rules)
+    expect(starts).toEqual([
+      [],
+      [{ id: rule.json.rule.id, effect: 'decide', decide: { kyc: 'kyc_fail' } }],
+    ])
+  })
+
+  it("otp_code: the login it meets sends that code; later logins the scenario's", async () => {
+    const { add, call } = await setup()
+    const u = await registerAndLogin(call)
+    const login = '/api/v1/partner/auth/login'
+    await add({
+      match: { method: 'POST', path: login },
+      decide: { otp_code: '424242' },
+      once: true,
+    })
+    const codeOfLogin = async () => {
+      const res = await call('POST', login, {
+        body: { email: u.user.email, password: u.user.password },
+      })
+      expect(res.status, res.text).toBe(200)
+      const inbox = await call(
+        'GET',
+        `/_sandbox/inbox?kind=login_code&email=${encodeURIComponent(u.user.email)}`,
+        { creds: null },
+      )
+      return inbox.json.data[0].code as string
+    }
+    expect(await codeOfLogin()).toBe('424242')
+    expect(await codeOfLogin()).toBe('000000')
+  })
+
+  it('deposit_failure: the deposit it meets fails with that reason when it settles', async () => {
+    const { add, call } = await setup()
+    const u = await onboardedUser(call)
+    const bank = await connectBank(call, u.bearer)
+    const deposits = '/api/v1/partner/cards/deposits'
+    await add({
+      match: { method: 'POST', path: deposits },
+      decide: { deposit_failure: 'account_closed' },
+      once: true,
+    })
+    const deposit = async () => {
+      const res = await call('POST', deposits, {
+        headers: u.bearer,
+        body: { amount: 25, external_bank_account_id: bank },
+      })
+      expect(res.status, res.text).toBe(201)
+      return res.json.data.id as string
+    }
+    const failing = await deposit()
+    const settling = await deposit()
+    const advanced = await call('POST', '/_sandbox/clock/advance', {
+      creds: null,
+      body: { by: '31m' },
+    })
+    expect(advanced.status, advanced.text).toBe(200)
+    const read = async (id: string) =>
+      (await call('GET', `${deposits}/${id}`, { headers: u.bearer })).json.data
+    expect(await read(failing)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'account_closed',
+    })
+    expect(await read(settling)).toMatchObject({ status: 'succeeded' })
+  })
+
+  it('a decision and a delay meet one request together; both are journaled', async () => {
+    const { add, call } = await setup()
+    const u = await onboardedUser(call)
+    const purchase = '/api/v1/partner/cards/simulate-purchase'
+    await call('POST', '/api/v1/partner/cards/simulate-fund', {
+      headers: u.bearer,
+      body: { amount: 50 },
+    })
+    const slow = await add({ match: { path: '/api/v1/partner/cards/*' }, latency_ms: 1 })
+    const decline = await add({
+      match: { method: 'POST', path: purchase, body: { merchant: { name: 'Casino' } } },
+      decide: { purchase_decline: 'merchant_blocked' },
+    })
+    const buy = (name: string) =>
+      call('POST', purchase, { headers: u.bearer, body: { amount: 5, merchant: { name } } })
+    expect((await buy('Casino')).json.data).toMatchObject({
+      status: 'declined',
+      decline_reason: 'merchant_blocked',
+    })
+    expect((await buy('Bakery')).json.data).toMatchObject({ status: 'pending' })
+    const [bakery, casino] = await journalOf(call, { method: 'POST', path: purchase })
+    // Newest first among equal priorities: the decision was added last.
+    expect(casino.rules).toEqual([
+      {
+        id: decline.json.rule.id,
+        effect: 'decide',
+        decide: { purchase_decline: 'merchant_blocked' },
+      },
+      { id: slow.json.rule.id, effect: 'latency', latency_ms: 1 },
+    ])
+    expect(bakery.rules).toEqual([{ id: slow.json.rule.id, effect: 'latency', latency_ms: 1 }])
+  })
+
+  it('a decision is not used up by a request whose session is refused', async () => {
+    const { add, call } = await setup()
+    const u = await onboardedUser(call)
+    const purchase = '/api/v1/partner/cards/simulate-purchase'
+    await call('POST', '/api/v1/partner/cards/simulate-fund', {
+      headers: u.bearer,
+      body: { amount: 50 },
+    })
+    await add({
+      match: { method: 'POST', path: purchase },
+      decide: { purchase_decline: 'insufficient_funds' },
+      once: true,
+    })
+    const body = { amount: 5, merchant: { name: 'Bakery' } }
+    const refused = await call('POST', purchase, {
+      headers: { authorization: 'Bearer not-a-session' },
+      body,
+    })
+    expect(refused.status).toBe(401)
+    const [entry] = await journalOf(call, { method: 'POST', path: purchase })
+    expect(entry.rules).toEqual([])
+    expect((await call('POST', purchase, { headers: u.bearer, body })).json.data).toMatchObject({
+      status: 'declined',
+      decline_reason: 'insufficient_funds',
+    })
+  })
+
+  it('refuses a decision nobody takes and two effects at once, naming the field', async () => {
+    const { add } = await setup()
+    const empty = await add({ match: { path: '/api/v1/*' }, decide: {} })
+    expect(empty.status).toBe(400)
+    expect(empty.json.error.details[0]).toMatchObject({ field: 'decide' })
+    const both = await add({
+      match: { method: 'POST', path: REGISTER },
+      respond: conflict409(),
+      decide: { otp_code: '123456' },
+    })
+    expect(both.status).toBe(400)
+    expect(both.json.error.details[0]).toMatchObject({ field: 'decide' })
+  })
+})
+
+describe.runIf(testEngine === 'postgres')('rules on PostgreSQL, shared by replicas', () => {
+  it('a once rule meets exactly one of the requests two replicas take at once', async () => {
+    const database = freshDatabaseUrl()
+    const one = await testSandbox({ database })
+    const two = await testSandbox({ database })
+    try {
+      const added = await one.call('POST', '/_sandbox/rules', {
+        creds: null,
+        body: {
+          match: { method: 'GET', path: '/api/v1/partner/me' },
+          respond: { status: 503 },
+          once: true,
+        },
+      })
+      expect(added.status, added.text).toBe(201)
+      const statuses = await Promise.all(
+        Array.from(
+          { length: 20 },
+          async (_, n) => (await (n % 2 ? one : two).call('GET', '/api/v1/partner/me')).status,
+        ),
+      )
+      expect(statuses.filter((s) => s === 503)).toHaveLength(1)
+      expect(statuses.filter((s) => s === 200)).toHaveLength(19)
+      // Both replicas see it gone.
+      for (const replica of [one, two])
+        expect((await replica.call('GET', '/_sandbox/rules', { creds: null })).json.data).toEqual(
+          [],
+        )
+    } finally {
+      await one.sandbox.close()
+      await two.sandbox.close()
+    }
   })
 })

@@ -1,0 +1,57 @@
+import type { CollectionName } from '../../store/records.js'
+import type { Row } from './pg-reader.js'
+import { tables } from './tables.js'
+
+/** Sends a statement; answers its rows, each as its values in column order. */
+export type SendArrays = (text: string, params: unknown[]) => Promise<unknown[][]>
+
+/** Reads a statement takes at most: few enough that the texts stay few (each is prepared). */
+const MAX_READS = 4
+
+type Read = [CollectionName, string, unknown[], (row: Row | undefined, error?: unknown) => void]
+
+/**
+ * The one-row reads (by id, or the first under a key) started in one tick, such as a session
+ * and its user, sent as one statement (or one per MAX_READS): each a subquery LEFT JOINed to a single row, so one
+ * that finds nothing leaves its columns NULL. Outside transactions only.
+ */
+export class OneRowReads {
+  private waiting: Read[] = []
+
+  constructor(private readonly send: SendArrays) {}
+
+  read(collection: CollectionName, text: string, params: unknown[]): Promise<Row | undefined> {
+    return new Promise((resolve, reject) => {
+      const done = (row: Row | undefined, error?: unknown) => (error ? reject(error) : resolve(row))
+      if (this.waiting.push([collection, text, params, done]) === 1)
+        queueMicrotask(() => {
+          const reads = this.waiting.splice(0)
+          for (let at = 0; at < reads.length; at += MAX_READS)
+            void this.flush(reads.slice(at, at + MAX_READS))
+        })
+    })
+  }
+
+  private async flush(reads: Read[]): Promise<void> {
+    let from = 0
+    const joins = reads.map(([, text, params], i) => {
+      const renumbered = text.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + from}`)
+      from += params.length
+      return ` LEFT JOIN (${renumbered}) r${i} ON true`
+    })
+    const sent = this.send(
+      `SELECT * FROM (SELECT) one${joins.join('')}`,
+      reads.flatMap((r) => r[2]),
+    )
+    const [values = []] = await sent.catch((error: unknown) => {
+      for (const [, , , done] of reads) done(undefined, error)
+      return []
+    })
+    let at = 0
+    for (const [collection, , , done] of reads) {
+      const row: Row = {}
+      for (const { name } of tables[collection].columns) row[name] = values[at++] ?? null
+      done(row.id === null ? undefined : row)
+    }
+  }
+}
