@@ -19,6 +19,14 @@ const shared = {
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks' as const,
+    // A worker runs its test files one after another in one module graph: the sandbox's
+    // modules are imported once a worker, not once a file (a third of a run's time went to
+    // importing them again). Each test makes its own sandbox (test/helpers.ts setup), so no
+    // state passes from file to file, and one left open is closed when its file ends
+    // (test/file-setup.ts); a file that replaces a module (vi.mock) would leak into the next,
+    // and none does (test/architecture.test.ts).
+    isolate: false,
+    setupFiles: ['test/file-setup.ts'],
     // GitHub's workflow parser imports its schema JSON without an import attribute, as bundlers
     // allow and Node does not: Vite transforms it (test/workflows.test.ts).
     server: { deps: { inline: ['@actions/workflow-parser'] } },
@@ -26,6 +34,13 @@ const shared = {
 }
 
 const everyTest = ['test/**/*.test.ts']
+/**
+ * What `npm run test:quick` (`--mode quick`) leaves to `npm test`: the browser suites, the
+ * PostgreSQL engine's own, and the package's (it builds, packs and installs the package, then
+ * type-checks a suite against it: minutes of the compiler, and no engine in it). A CLI
+ * `--exclude` does not reach inline projects, hence the mode.
+ */
+const notQuick = ['test/*-browser.test.ts', 'test/postgres-*.test.ts', 'test/package.test.ts']
 // examples/ run with `npm run test:examples` (their own configs; Playwright for the browser).
 const notTests = ['examples/**', 'node_modules/**']
 
@@ -79,13 +94,14 @@ const memoryOnly = [
  * engineOptions, test/postgres-setup.ts). Without PostgreSQL installed there is no `postgres`
  * project, and the run says so in one line. One project alone: `--project memory|postgres`.
  */
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   test: {
     // The default reporter, and a line every 30 s that says the run is alive (how far it is).
     reporters: ['default', './test/heartbeat-reporter.ts'],
     // Once for the run, whichever projects run: browser suites skipped for want of a browser
-    // are reported in one line (test/browser.ts), and the run's PostgreSQL server is started.
-    globalSetup: ['test/browser-setup.ts', 'test/postgres-setup.ts'],
+    // are reported in one line (test/browser.ts), the run's PostgreSQL server is started, and
+    // the CLI the tests start is bundled from the sources (test/cli-build.ts).
+    globalSetup: ['test/browser-setup.ts', 'test/postgres-setup.ts', 'test/cli-build.ts'],
     projects: [
       {
         ...shared,
@@ -93,12 +109,12 @@ export default defineConfig({
           ...shared.test,
           name: 'memory',
           include: everyTest,
-          exclude: notTests,
+          exclude: mode === 'quick' ? [...notTests, ...notQuick] : notTests,
           // Set, not inherited: a PARTNER_SANDBOX_TEST_ENGINE in the shell does not move it.
           env: { PARTNER_SANDBOX_TEST_ENGINE: 'memory' },
         },
       },
-      ...(postgresBin()
+      ...(postgresBin() && mode !== 'quick'
         ? [
             {
               ...shared,
@@ -114,4 +130,4 @@ export default defineConfig({
         : []),
     ],
   },
-})
+}))

@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/soak/**/*.soak.ts'],
+    // The CLI the soak starts, bundled from the sources (test/cli-build.ts).
+    globalSetup: ['test/cli-build.ts'],
     pool: 'forks',
     hookTimeout: 60_000,
   },

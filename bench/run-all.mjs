@@ -17,6 +17,7 @@ import { run as httpWrites } from './http-writes.mjs'
 import { run as installedStart } from './installed-start.mjs'
 import { fmt, fmtRatio, killAllChildren, printTable, root, verdict } from './lib.mjs'
 import { run as postgresEngine, summaryRows as postgresRows } from './postgres-engine.mjs'
+import { run as rssPerRow } from './rss-per-row.mjs'
 import { run as webhookFanout } from './webhook-fanout.mjs'
 
 const started = performance.now()
@@ -129,6 +130,7 @@ async function all() {
   const webhooks = await webhookFanout()
   const flows = await happyPath()
   const postgres = await postgresEngine()
+  const memory = await rssPerRow()
   const rows = [
     ...vsBareRows(http),
     ...histories.figures.map((f) => [
@@ -182,6 +184,12 @@ async function all() {
       verdict(writes.rssMb <= writes.rssTarget),
     ],
     [
+      "RSS per stored row added (the soak's history run, data file)",
+      `${fmt(memory.kbPerRow, 2)} KB`,
+      `<= ${memory.target} KB`,
+      verdict(memory.pass),
+    ],
+    [
       'Installed package (npm pack + install) to first 200',
       `median ${fmt(installed.median)} ms, max ${fmt(installed.max)} ms`,
       '< 500 ms',
@@ -190,5 +198,5 @@ async function all() {
     coldRow(start),
     ...postgresRows(postgres),
   ]
-  finish(rows, { http, histories, writes, start, installed, webhooks, flows, postgres })
+  finish(rows, { http, histories, writes, start, installed, webhooks, flows, postgres, memory })
 }

@@ -21,15 +21,22 @@
 // - bin/partner-sandbox.mjs, the command: it runs dist/bundle/cli.js, building it first in a
 //   source checkout, since no install script (`prepare`) runs on `npm install` any more.
 import { rmSync } from 'node:fs'
+import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
+
+// --outdir: the tests' own build of the CLI (test/cli-build.ts) goes to dist/test-cli, so a
+// `npm pack` under way in another test file never deletes the bundle a test is running.
+const { outdir } = parseArgs({
+  options: { outdir: { type: 'string', default: 'dist/bundle' } },
+}).values
 
 // Chunk names carry a content hash: without a clean folder every build would leave the
 // previous chunks behind (and `files` would publish them).
-rmSync('dist/bundle', { recursive: true, force: true })
+rmSync(outdir, { recursive: true, force: true })
 
 await build({
   entryPoints: { cli: 'bin/partner-sandbox.ts', index: 'src/index.ts' },
-  outdir: 'dist/bundle',
+  outdir,
   bundle: true,
   splitting: true,
   format: 'esm',

@@ -75,3 +75,16 @@ describe('the house', () => {
     }
   })
 })
+
+describe('the test suite', () => {
+  it('replaces no module and no global: test files share their worker (isolate: false)', () => {
+    const TEST = resolve(import.meta.dirname)
+    const replacing = /\bvi\.(?:mock|doMock|stubGlobal|stubEnv)\(/
+    const found = sourceFiles(TEST)
+      .filter((file) => replacing.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(TEST, file))
+    expect(found).toEqual([])
+    // The pattern finds a call when there is one (spelled here so this file holds none).
+    expect(replacing.test(`${['vi', 'mock'].join('.')}('node:fs')`)).toBe(true)
+  })
+})

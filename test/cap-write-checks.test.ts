@@ -1,22 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import type { IndexName } from '../src/state/indexes.js'
 import type { EventRow } from '../src/store/records.js'
 import { fillHistory } from './full-history.js'
-import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
+import { createPartner, receiverForTest, setup } from './helpers.js'
 
 // A partner's new event holds it to its caps at once, however its history was written (by
 // another writer, or a whole-state replace): the write-time check counts it from the state.
 
-const receivers: Receiver[] = []
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close()))
-})
-
 /** A frozen sandbox (no sweep) whose state counts are recorded, and a partner with an endpoint. */
-async function setup() {
-  const t = await testSandbox()
-  t.sandbox.clock.freeze()
+async function countedPartner() {
+  const t = await setup({}, { frozenAt: true })
   const { state } = t.sandbox.services
   const counts: IndexName[] = []
   const count = state.count.bind(state)
@@ -24,8 +18,7 @@ async function setup() {
     counts.push(index)
     return count(index, key)
   }
-  const receiver = await startReceiver()
-  receivers.push(receiver)
+  const receiver = await receiverForTest()
   const partner = await createPartner(t.call, { name: 'Counted', webhook_url: receiver.url })
   const emit = async (n: number) => {
     const res = await t.call('POST', '/_sandbox/events', {
@@ -48,7 +41,7 @@ const capCounts = (counts: IndexName[]) =>
 
 describe(`write-time cap checks (${HISTORY_CAP_PER_PARTNER} per partner)`, () => {
   it('count the partner on each event and hold the caps when another writer filled its history', async () => {
-    const { counts, emit, history, partner, sandbox } = await setup()
+    const { counts, emit, history, partner, sandbox } = await countedPartner()
     await emit(0)
     expect(capCounts(counts)).toBe(2)
     // Another writer fills the partner's history (as another replica would): the next event's
@@ -65,7 +58,7 @@ describe(`write-time cap checks (${HISTORY_CAP_PER_PARTNER} per partner)`, () =>
   }, 120_000)
 
   it('count again after a whole-state replace that brought the partner over a cap', async () => {
-    const { emit, history, partner, sandbox, state } = await setup()
+    const { emit, history, partner, sandbox, state } = await countedPartner()
     await emit(0)
     // A restore whose snapshot holds the partner over its events cap: never heard row by row.
     const doc = await state.export()

@@ -2,9 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { envNames } from '../src/config.js'
+import { TEST_CLI } from './cli-build.js'
 import { type Call, httpCall } from './helpers.js'
 
-/** Runs the CLI from the sources, as tests of the command line and of crashes need it. */
+/** Runs the CLI as a process, as tests of the command line and of crashes need it. */
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -24,17 +25,20 @@ export interface CliProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** `node …nodeArgs --import tsx bin/partner-sandbox.ts …args`, with its output collected. */
+/**
+ * `node …nodeArgs dist/test-cli/cli.js …args` (the CLI bundled for the run from the sources,
+ * test/cli-build.ts), with its output collected.
+ */
 export function spawnCli(
   args: string[],
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
 ): CliProcess {
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, '--import', 'tsx', 'bin/partner-sandbox.ts', ...args],
-    { cwd: repoRoot, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+  const child = spawn(process.execPath, [...nodeArgs, TEST_CLI, ...args], {
+    cwd: repoRoot,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   running.add(child)
   const output = { stdout: '', stderr: '' }
   child.stdout?.on('data', (chunk) => {
@@ -53,13 +57,26 @@ export function spawnCli(
 }
 
 /** Waits (at most 20 s) until the CLI's stdout passes `test`; else fails naming `what`. */
-export async function until(cli: CliProcess, test: (out: string) => boolean, what: string) {
-  const deadline = Date.now() + 20_000
-  while (!test(cli.output.stdout)) {
-    if (Date.now() > deadline)
-      throw new Error(`no ${what}\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
+export function until(cli: CliProcess, test: (out: string) => boolean, what: string) {
+  if (test(cli.output.stdout)) return Promise.resolve()
+  return new Promise<void>((resolve, reject) => {
+    const stdout = cli.child.stdout
+    // Checked as output arrives (after spawnCli's own listener has added it).
+    const check = () => {
+      if (!test(cli.output.stdout)) return
+      done()
+      resolve()
+    }
+    const timer = setTimeout(() => {
+      done()
+      reject(new Error(`no ${what}\nstdout: ${cli.output.stdout}\nstderr: ${cli.output.stderr}`))
+    }, 20_000)
+    const done = () => {
+      clearTimeout(timer)
+      stdout?.off('data', check)
+    }
+    stdout?.on('data', check)
+  })
 }
 
 /** Kills (SIGKILL) every CLI process still running and waits until each is gone. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { serverErrors } from '../src/errors.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { journalOf, offeredBankAccounts, onboardedUser, testSandbox } from './helpers.js'
+import { type Call, journalOf, offeredBankAccounts, onboardedUser, setup } from './helpers.js'
 
 /**
  * The public bank-connect page (spec section 4: needs neither credentials nor a session).
@@ -15,8 +15,8 @@ const PAGE = `${CONNECT}/connect`
 /** Declared on every operation (src/errors.ts). */
 const SERVER_ERRORS = serverErrors.map((e) => String(e.status))
 
-async function setup() {
-  const { call } = await testSandbox()
+async function connecting() {
+  const { call } = await setup()
   const user = await onboardedUser(call)
   const issue = async () => {
     const res = await call('POST', `${CONNECT}/token`, { headers: user.bearer })
@@ -29,7 +29,7 @@ async function setup() {
 
 /** An error page: HTML, not cached, its title and message shown, no JSON envelope. */
 function expectErrorPage(
-  res: Awaited<ReturnType<Awaited<ReturnType<typeof setup>>['open']>>,
+  res: Awaited<ReturnType<Call>>,
   status: number,
   title: string,
   message: string,
@@ -44,7 +44,7 @@ function expectErrorPage(
 
 describe('the public bank-connect page', () => {
   it('serves the page for a fresh token with no credentials at all', async () => {
-    const { issue, open } = await setup()
+    const { issue, open } = await connecting()
     const res = await open(`?token=${encodeURIComponent(await issue())}`)
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toContain('text/html')
@@ -52,7 +52,7 @@ describe('the public bank-connect page', () => {
   })
 
   it('names the partner, and is journaled under it with the token redacted', async () => {
-    const { call, issue, open } = await setup()
+    const { call, issue, open } = await connecting()
     const token = await issue()
     const res = await open(`?token=${encodeURIComponent(token)}`)
     expect(res.text).toContain('<title>Acme Fintech · Connect your bank</title>')
@@ -67,14 +67,14 @@ describe('the public bank-connect page', () => {
   })
 
   it('a missing or empty token is a 400 page', async () => {
-    const { open } = await setup()
+    const { open } = await connecting()
     for (const query of ['', '?token=', '?other=1']) {
       expectErrorPage(await open(query), 400, 'Link incomplete', 'has no token')
     }
   })
 
   it('a token the sandbox never issued, or with a wrong secret, is a 404 page', async () => {
-    const { issue, open } = await setup()
+    const { issue, open } = await connecting()
     const [id] = (await issue()).split('.')
     for (const token of [
       `bct_madeup.${'x'.repeat(40)}`,
@@ -94,7 +94,7 @@ describe('the public bank-connect page', () => {
   })
 
   it('a used token and an expired one are 410 pages; the enrollment still answers 401', async () => {
-    const { call, issue, open } = await setup()
+    const { call, issue, open } = await connecting()
     const token = await issue()
     const page = await open(`?token=${encodeURIComponent(token)}`)
     const [, accountId, institutionId] =
@@ -133,7 +133,7 @@ describe('the public bank-connect page', () => {
   })
 
   it('is in the OpenAPI document: public, its token parameter, an HTML page per status', async () => {
-    const { call } = await setup()
+    const { call } = await connecting()
     const doc = (await call('GET', '/openapi.json', { creds: null })).json
     const op = doc.paths[PAGE].get
     expect(op.security).toEqual([])
@@ -157,7 +157,7 @@ describe('the public bank-connect page', () => {
 
 describe('the accounts a bank offers', () => {
   it('are named after the user who connects, on the page and once connected', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const dana = await onboardedUser(call, { first_name: 'Dana', last_name: 'Tester' })
     const issued = await call('POST', `${CONNECT}/token`, { headers: dana.bearer })
     expect(issued.status, issued.text).toBe(201)

@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { onTestFinished } from 'vitest'
 import type { InternalOptions } from '../src/compose.js'
-import { createSandbox, type SandboxOptions } from '../src/index.js'
+import { createSandbox, type Sandbox, type SandboxOptions } from '../src/index.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
 import { freshDatabaseUrl } from './postgres.js'
 
@@ -22,12 +23,30 @@ export interface CallOptions {
   headers?: Record<string, string>
 }
 
+/** An answer as the tests' client reads it: status, headers, the body's JSON and its text. */
+export interface Answer {
+  status: number
+  headers: Headers
+  // biome-ignore lint/suspicious/noExplicitAny: tests read response fields freely and assert each one
+  json: any
+  text: string
+}
+
+/** The tests' client (see `client`). */
+export type Call = (method: string, path: string, opts?: CallOptions) => Promise<Answer>
+
+/** A test's sandbox and its client. */
+export interface TestSandbox {
+  sandbox: Sandbox
+  call: Call
+}
+
 /**
  * The tests' client: org headers (unless `creds: null`), a JSON body, and the answer with
  * its JSON read, over whatever sends the request (app.request, or fetch on a socket).
  */
-function client(send: (path: string, init: RequestInit) => Response | Promise<Response>) {
-  return async (method: string, path: string, opts: CallOptions = {}) => {
+function client(send: (path: string, init: RequestInit) => Response | Promise<Response>): Call {
+  return async (method, path, opts = {}) => {
     const headers: Record<string, string> = {
       ...(opts.creds === null ? {} : orgHeaders(opts.creds ?? acme)),
     }
@@ -55,13 +74,55 @@ function client(send: (path: string, init: RequestInit) => Response | Promise<Re
  * PostgreSQL engine (vitest project `postgres`), on a new schema of the test server. `internal`
  * shortens real-time waits a test would otherwise sit through (compose.ts InternalOptions).
  */
-export async function testSandbox(options: SandboxOptions = {}, internal: InternalOptions = {}) {
+export async function testSandbox(
+  options: SandboxOptions = {},
+  internal: InternalOptions = {},
+): Promise<TestSandbox> {
   const sandbox = await createSandbox(
     { logLevel: 'silent', ...engineOptions(options), ...options },
     internal,
   )
+  open.add(sandbox)
+  const close = sandbox.close
+  sandbox.close = () => {
+    open.delete(sandbox)
+    return close()
+  }
   const call = client((path, init) => sandbox.app.request(path, init))
   return { sandbox, call }
+}
+
+/** Test sandboxes not closed yet: what a test file leaves open is closed when it ends. */
+const open = new Set<Sandbox>()
+
+/**
+ * Closes every test sandbox still open (test/file-setup.ts, after each file): test files share
+ * their worker (isolate: false), and a sandbox left open would sweep and deliver on its timers
+ * through every file after it.
+ */
+export async function closeOpenSandboxes(): Promise<void> {
+  await Promise.all([...open].map((sandbox) => sandbox.close()))
+}
+
+export interface TestSetup {
+  /** Freeze the sandbox clock: at this instant, or now with `true`. */
+  frozenAt?: number | true
+  /** Real-time waits shortened (compose.ts InternalOptions). */
+  internal?: InternalOptions
+}
+
+/**
+ * The one setup of a test: a fresh sandbox and its client (testSandbox), closed when the test
+ * ends, its clock frozen if asked. Call it inside the test that uses it.
+ */
+export async function setup(
+  options: SandboxOptions = {},
+  { frozenAt, internal }: TestSetup = {},
+): Promise<TestSandbox> {
+  const t = await testSandbox(options, internal)
+  onTestFinished(() => t.sandbox.close())
+  if (frozenAt !== undefined) t.sandbox.clock.freeze(frozenAt === true ? undefined : frozenAt)
+  return t
 }
 
 /** The engine of this run: the `postgres` project sets PARTNER_SANDBOX_TEST_ENGINE. */
@@ -76,8 +137,6 @@ export function engineOptions(options: SandboxOptions = {}): SandboxOptions {
 
 /** The password of every fixture user (fixtures/default.json). */
 export const FIXTURE_PASSWORD = 'Sandbox-Passw0rd!'
-
-export type Call = Awaited<ReturnType<typeof testSandbox>>['call']
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
@@ -194,6 +253,8 @@ export interface Receiver {
 export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
   const queue = [...replies]
   const requests: ReceivedRequest[] = []
+  /** What waitFor waits on: each is called as a request arrives. */
+  const arrivals = new Set<() => void>()
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -205,6 +266,7 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
         body: Buffer.concat(chunks),
         at: Date.now(),
       })
+      for (const arrived of arrivals) arrived()
       const reply = queue.length > 0 ? (queue.shift() as Reply) : receiver.otherwise
       if (reply === 'hang') return
       res.writeHead(reply, reply >= 300 && reply < 400 ? { location: 'http://127.0.0.1:9/' } : {})
@@ -218,13 +280,24 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
     requests,
     otherwise: 200,
     script: (...next) => queue.splice(0, queue.length, ...next),
-    async waitFor(count, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs
-      while (requests.length < count) {
-        if (Date.now() > deadline)
-          throw new Error(`receiver got ${requests.length} requests, expected ${count}`)
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
+    waitFor(count, timeoutMs = 15_000) {
+      if (requests.length >= count) return Promise.resolve()
+      return new Promise<void>((resolve, reject) => {
+        const arrived = () => {
+          if (requests.length < count) return
+          done()
+          resolve()
+        }
+        const timer = setTimeout(() => {
+          done()
+          reject(new Error(`receiver got ${requests.length} requests, expected ${count}`))
+        }, timeoutMs)
+        const done = () => {
+          clearTimeout(timer)
+          arrivals.delete(arrived)
+        }
+        arrivals.add(arrived)
+      })
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -232,6 +305,13 @@ export async function startReceiver(...replies: Reply[]): Promise<Receiver> {
         server.closeAllConnections()
       }),
   }
+  return receiver
+}
+
+/** A receiver (startReceiver) closed when the test ends. */
+export async function receiverForTest(...replies: Reply[]): Promise<Receiver> {
+  const receiver = await startReceiver(...replies)
+  onTestFinished(() => receiver.close())
   return receiver
 }
 
@@ -419,4 +499,37 @@ export async function journalOf(call: Call, query: Record<string, string> = {}) 
   if (res.status !== 200) throw new Error(`journal: ${res.status} ${res.text}`)
   // biome-ignore lint/suspicious/noExplicitAny: journal entries are read field by field
   return res.json.data as any[]
+}
+
+/**
+ * Everything a snapshot holds (GET /_sandbox/snapshot, secrets included), as one string: what
+ * "changes nothing" compares before and after. The inbox, the journal, sinks and clocks are
+ * not in a snapshot; a test that means them reads them through their own routes (inboxOf).
+ */
+export async function snapshotOf(call: Call): Promise<string> {
+  const res = await call('GET', '/_sandbox/snapshot?include_secrets=true', { creds: null })
+  if (res.status !== 200) throw new Error(`snapshot: ${res.status} ${res.text}`)
+  return JSON.stringify(res.json.collections)
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a stored row is read field by field
+type StoredRow = Record<string, any>
+
+/** A collection's rows as a snapshot holds them (GET /_sandbox/snapshot, secrets included). */
+export async function storedRows(call: Call, collection: string): Promise<StoredRow[]> {
+  const res = await call('GET', '/_sandbox/snapshot?include_secrets=true', { creds: null })
+  if (res.status !== 200) throw new Error(`snapshot: ${res.status} ${res.text}`)
+  return Object.values(res.json.collections[collection] ?? {})
+}
+
+/** One stored row as a snapshot holds it (see storedRows). */
+export async function storedRow(call: Call, collection: string, id: string) {
+  return (await storedRows(call, collection)).find((row) => row.id === id)
+}
+
+/** The sandbox inbox (GET /_sandbox/inbox), newest first, as one string. */
+export async function inboxOf(call: Call): Promise<string> {
+  const res = await call('GET', '/_sandbox/inbox?limit=500', { creds: null })
+  if (res.status !== 200) throw new Error(`inbox: ${res.status} ${res.text}`)
+  return JSON.stringify(res.json.data)
 }

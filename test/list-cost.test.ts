@@ -1,7 +1,7 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { EventRow, VerificationCodeRow } from '../src/store/records.js'
 import type { TransactionRow } from '../src/store/records-money.js'
-import { acme, loginSession, onboardedUser, testEngine, testSandbox } from './helpers.js'
+import { acme, loginSession, onboardedUser, setup, testEngine } from './helpers.js'
 import { journalEntry, standaloneJournal } from './journal-entry.js'
 
 /**
@@ -25,12 +25,7 @@ function tracer() {
   return { touched, wrap }
 }
 
-async function setup() {
-  const t = await testSandbox()
-  onTestFinished(() => t.sandbox.close())
-  t.sandbox.clock.freeze()
-  return t
-}
+const FROZEN = { frozenAt: true } as const
 
 const at = (base: number, i: number) => new Date(base + i * 1000).toISOString()
 
@@ -45,7 +40,7 @@ describe('a page of a long history', () => {
   memoryStore(
     'a page of 50 of 10,000 transactions touches about 50 rows, cursor included, read after read',
     async () => {
-      const { sandbox, call } = await setup()
+      const { sandbox, call } = await setup({}, FROZEN)
       const u = await onboardedUser(call)
       const card = sandbox.store.get('cards', u.cardId)
       if (!card) throw new Error('no card')
@@ -137,7 +132,7 @@ describe('a page of a long history', () => {
   memoryStore(
     'login and verify for a user with 5,000 past codes touch only the open one',
     async () => {
-      const { sandbox, call } = await setup()
+      const { sandbox, call } = await setup({}, FROZEN)
       const u = await onboardedUser(call)
       const [template] = sandbox.store.lookup('verification_codes', 'codes_by_user', u.userId)
       if (!template) throw new Error('no code')
@@ -158,7 +153,7 @@ describe('a page of a long history', () => {
   memoryStore(
     "a page of a partner's 10,000 events touches about the page, with or without the partner",
     async () => {
-      const { sandbox, call } = await setup()
+      const { sandbox, call } = await setup({}, FROZEN)
       const partnerId = sandbox.store.lookup('partners', 'partners_by_api_key', acme.key)[0]
         ?.id as string
       const { touched, wrap } = tracer()
@@ -212,7 +207,7 @@ describe('the request journal', () => {
 
 describe('time order', () => {
   it('a transaction made after the clock moved back is listed by its time, not its creation', async () => {
-    const { sandbox, call } = await setup()
+    const { sandbox, call } = await setup({}, FROZEN)
     const u = await onboardedUser(call)
     const fund = (amount: number) =>
       call('POST', `${API}/cards/simulate-fund`, {

@@ -1,28 +1,23 @@
+import { writeSync } from 'node:fs'
 import { afterEach, expect, it, vi } from 'vitest'
+import { type LineWriterIo, lineWriter } from '../src/log-destination.js'
 
 /**
  * The log writer (src/log-destination.ts) lets a line wait a little for the lines after it, so
  * under load one write carries many lines rather than the one or two each turn of the event
- * loop answers. fs.write is replaced here by one that records what each write carried.
+ * loop answers. Its write here records what each write carried.
  */
 
-const writes = vi.hoisted(() => [] as string[])
+const writes: string[] = []
 
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>()
-  const write = (
-    _fd: number,
-    buffer: Buffer,
-    offset: number,
-    length: number,
-    _position: null,
-    done: (error: Error | null, written: number) => void,
-  ) => {
+const recording: LineWriterIo = {
+  fd: -1,
+  writeSync,
+  write(_fd, buffer, offset, length, _position, done) {
     writes.push(buffer.subarray(offset, offset + length).toString())
     setImmediate(() => done(null, length))
-  }
-  return { ...fs, default: { ...fs, write }, write }
-})
+  },
+}
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 
@@ -33,7 +28,7 @@ afterEach(() => {
 
 it('lines of several turns share one write; 16 KiB waiting and a flush go at once', async () => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-  const { flushLogs, writeStderrLine } = await import('../src/log-destination.js')
+  const { writeLine: writeStderrLine, flush: flushLogs } = lineWriter(recording)
   for (let i = 0; i < 5; i++) {
     writeStderrLine(`line ${i}`)
     await turn()

@@ -1,6 +1,14 @@
 import { decodeJwt } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { acme, loginSession, newUser, northwind, registerAndLogin, testSandbox } from './helpers.js'
+import {
+  acme,
+  loginSession,
+  newUser,
+  northwind,
+  registerAndLogin,
+  storedRow,
+  testSandbox,
+} from './helpers.js'
 
 const fixtureEmail = async (call: Awaited<ReturnType<typeof testSandbox>>['call']) => {
   const snap = (await call('GET', '/_sandbox/snapshot', { creds: null })).json
@@ -95,9 +103,7 @@ describe('POST /partner/auth/verify-otp', () => {
       pid: partnerId,
       exp: session.expiresAt / 1000,
     })
-    expect((await sandbox.services.state.get('sessions', claims.sid as string))?.user_id).toBe(
-      session.userId,
-    )
+    expect((await storedRow(call, 'sessions', claims.sid as string))?.user_id).toBe(session.userId)
   })
 
   it('the session lifetime is configurable', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { SandboxOptions } from '../src/index.js'
 import {
   acme,
@@ -11,9 +11,9 @@ import {
   offeredBankAccounts,
   onboardedUser,
   onboardingApplicant,
+  receiverForTest,
   registerAndLogin,
-  startReceiver,
-  testSandbox,
+  setup,
 } from './helpers.js'
 
 /**
@@ -41,13 +41,6 @@ const ENROLL = `${CONNECT}/enrollment/public`
 
 const MINUTE = 60_000
 const DAY = 86_400_000
-
-/** A fresh sandbox, closed when the test ends. */
-async function setup(options: SandboxOptions = {}) {
-  const t = await testSandbox(options)
-  onTestFinished(() => t.sandbox.close())
-  return t
-}
 
 /** A sandbox whose one scenario has the given money sections. */
 const withScenario = (sections: Record<string, unknown>, options: SandboxOptions = {}) =>
@@ -1149,10 +1142,8 @@ describe('the ledger invariant', () => {
 describe('tenant isolation', () => {
   it('partner B sees none of partner A’s money, through the API or its events', async () => {
     const { call } = await setup()
-    const hooksA = await startReceiver()
-    const hooksB = await startReceiver()
-    onTestFinished(() => hooksA.close())
-    onTestFinished(() => hooksB.close())
+    const hooksA = await receiverForTest()
+    const hooksB = await receiverForTest()
     const endpoint = async (creds: Creds, url: string) => {
       const res = await call('POST', `${API}/partner/webhooks`, {
         creds,
@@ -1244,7 +1235,7 @@ describe('tenant isolation', () => {
 
 describe('refunds and disputes never pay twice', () => {
   it('a disputed purchase can only be refunded for what the dispute did not cover', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await onboardedUser(call)
     const as = (method: string, path: string, body?: unknown) =>
       call(method, path, { headers: u.bearer, body })
@@ -1278,7 +1269,7 @@ describe('refunds and disputes never pay twice', () => {
 
 describe('hosted bank-connect links', () => {
   it('the error page of a used or unknown link is never cached, and the page may only be framed by allowed origins', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await registerAndLogin(call)
     const token = (
       await call('POST', '/api/v1/external-bank-account-connect/token', { headers: u.bearer })

@@ -1,5 +1,5 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
-import { acme, type Call, connectBank, onboardedUser, testSandbox } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { acme, type Call, connectBank, onboardedUser, setup } from './helpers.js'
 
 /**
  * Every kind of write that changes a card's money shows on the very next read of GET
@@ -9,12 +9,6 @@ import { acme, type Call, connectBank, onboardedUser, testSandbox } from './help
 
 const API = '/api/v1/partner'
 const CARD_TXNS = `${API}/cards/transactions`
-
-async function setup() {
-  const t = await testSandbox()
-  onTestFinished(() => t.sandbox.close())
-  return t
-}
 
 async function cardholder(call: Call) {
   const u = await onboardedUser(call)

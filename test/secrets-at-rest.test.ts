@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { REDACTED } from '../src/domain/snapshot-secrets.js'
-import { bearer, type Call, registerAndLogin, testSandbox } from './helpers.js'
+import { bearer, type Call, registerAndLogin, storedRow, testSandbox } from './helpers.js'
 
 /**
  * Secrets at rest: the data file and its journal (pictures are rows) are the owner's only,
@@ -81,7 +81,7 @@ describe('GET /_sandbox/snapshot', () => {
   })
 
   it('restoring a redacted export keeps the current key, secrets and codes', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { call } = await testSandbox()
     const endpoint = await createEndpoint(call)
     const { token, user } = await registerAndLogin(call)
     // A code issued before the export, still unused.
@@ -96,9 +96,7 @@ describe('GET /_sandbox/snapshot', () => {
     const restored = await call('POST', '/_sandbox/snapshot', { creds: null, body: exported.json })
     expect(restored.status, restored.text).toBe(200)
 
-    expect((await sandbox.services.state.get('webhooks', endpoint.id))?.secret).toBe(
-      endpoint.secret,
-    )
+    expect((await storedRow(call, 'webhooks', endpoint.id))?.secret).toBe(endpoint.secret)
     const me = await call('GET', '/api/v1/partner/users/me', { headers: bearer(token) })
     expect(me.status, me.text).toBe(200)
     const verified = await call('POST', '/api/v1/partner/auth/verify-otp', {

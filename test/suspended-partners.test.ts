@@ -5,7 +5,8 @@ import {
   offeredBankAccounts,
   onboardingApplicant,
   registerAndLogin,
-  testSandbox,
+  setup,
+  snapshotOf,
 } from './helpers.js'
 
 /**
@@ -14,8 +15,8 @@ import {
  * rather than credentials, and must refuse a non-active partner too, changing nothing.
  */
 
-async function setup() {
-  const { sandbox, call } = await testSandbox({ seed: 7 })
+async function startedFlows() {
+  const { sandbox, call } = await setup({ seed: 7 })
   const partner = await createPartner(call, { name: 'pausable' })
   const u = await registerAndLogin(call, {}, partner.creds)
   const start = await call('POST', '/api/v1/partner/cards/onboarding', {
@@ -47,14 +48,14 @@ async function setup() {
 
 describe.each(['suspended', 'revoked'])('a %s partner', (status) => {
   it('gets 403 on its hosted pages, step routes and public enrollment, and nothing changes', async () => {
-    const s = await setup()
+    const s = await startedFlows()
     const { call } = s
     const patched = await call('PATCH', `/_sandbox/partners/${s.partner.id}`, {
       creds: null,
       body: { status },
     })
     expect(patched.status).toBe(200)
-    const before = JSON.stringify((await s.sandbox.services.state.export()).collections)
+    const before = await snapshotOf(s.call)
 
     for (const path of [s.embedPath, s.connectPath]) {
       const page = await call('GET', path, { creds: null })
@@ -86,12 +87,12 @@ describe.each(['suspended', 'revoked'])('a %s partner', (status) => {
     expect(enrolled.json).toMatchObject({ success: false, error: { code: 'forbidden' } })
 
     // No bank account, no onboarding step, no used token, no event.
-    expect(JSON.stringify((await s.sandbox.services.state.export()).collections)).toBe(before)
+    expect(await snapshotOf(s.call)).toBe(before)
   })
 })
 
 it('a reactivated partner gets its pages and routes back, with the same links', async () => {
-  const s = await setup()
+  const s = await startedFlows()
   const { call } = s
   for (const status of ['suspended', 'active']) {
     await call('PATCH', `/_sandbox/partners/${s.partner.id}`, { creds: null, body: { status } })

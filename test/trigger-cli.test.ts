@@ -36,7 +36,8 @@ describe('partner-sandbox trigger', () => {
 
   it('--override sets chosen fields; it prints the ids it made and the event', async () => {
     const sandbox = await sandboxOn127()
-    const u = await onboardedUser(httpCall(sandbox.url))
+    const api = httpCall(sandbox.url)
+    const u = await onboardedUser(api)
     const cli = spawnCli([
       'trigger',
       'card.funded',
@@ -53,13 +54,16 @@ describe('partner-sandbox trigger', () => {
     const event = JSON.parse(out.slice(out.indexOf('{')))
     expect(event).toMatchObject({ id: eventId, type: 'card.funded' })
     expect(event.data.object).toMatchObject({ amount: 12.34, transaction_id: txnId })
-    expect(await sandbox.services.state.get('transactions', txnId)).toMatchObject({
-      card_id: u.cardId,
-      amount_cents: 1234,
-    })
+    // The cardholder sees the transaction it made on their card.
+    const transactions = async () =>
+      (await api('GET', '/api/v1/partner/transactions?limit=100', { headers: u.bearer })).json.data
+        .data
+    const made = await api('GET', `/api/v1/partner/transactions/${txnId}`, { headers: u.bearer })
+    expect(made.json.data).toMatchObject({ id: txnId, card_id: u.cardId, amount: 12.34 })
 
     // A value that is not JSON is a string, which the schema refuses: nothing is made.
-    const before = (await sandbox.services.state.all('transactions')).length
+    const before = await transactions()
+    expect(before.map((t: { id: string }) => t.id)).toContain(txnId)
     const bad = spawnCli([
       'trigger',
       'card.funded',
@@ -70,7 +74,7 @@ describe('partner-sandbox trigger', () => {
     ])
     expect((await bad.exited).code).toBe(1)
     expect(bad.output.stderr).toContain('data.object.amount must be a number')
-    expect(await sandbox.services.state.all('transactions')).toHaveLength(before)
+    expect(await transactions()).toEqual(before)
     const malformed = spawnCli(['trigger', 'card.funded', '--override', 'amount'])
     expect((await malformed.exited).code).toBe(2)
     expect(malformed.output.stderr).toContain('write PATH=VALUE')

@@ -17,6 +17,20 @@ afterEach(async () => {
   for (const close of cleanup.splice(0).reverse()) await close()
 })
 
+/** The default partner's webhook endpoints (GET /partner/webhooks), as its backend sees them. */
+async function endpointsOf(sandbox: RunningSandbox) {
+  const res = await httpCall(sandbox.url)('GET', '/api/v1/partner/webhooks')
+  expect(res.status, res.text).toBe(200)
+  return res.json.data as { id: string; events: string[] }[]
+}
+
+/** An endpoint's delivery log (GET /partner/webhooks/{id}/deliveries). */
+async function deliveriesOf(sandbox: RunningSandbox, id: string) {
+  const res = await httpCall(sandbox.url)('GET', `/api/v1/partner/webhooks/${id}/deliveries`)
+  expect(res.status, res.text).toBe(200)
+  return res.json.data
+}
+
 async function setup(...replies: number[]) {
   const sandbox: RunningSandbox = await startSandbox({
     ...engineOptions(),
@@ -43,7 +57,7 @@ describe('partner-sandbox listen / trigger', () => {
     ])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
     const secret = /Webhook signing secret: (whsec_\S+)/.exec(cli.output.stdout)?.[1] as string
-    const hooks = await sandbox.services.state.all('webhooks')
+    const hooks = await endpointsOf(sandbox)
     expect(hooks).toHaveLength(1)
     expect(hooks[0]?.events).toEqual(['card.funded', 'user.created'])
 
@@ -80,8 +94,8 @@ describe('partner-sandbox listen / trigger', () => {
     await until(cli, (o) => /--> user\.created \[evt_\w+\] {2}<-- \[500\]/.test(o), 'failure line')
     // The attempt is recorded once the answer is back in the sandbox, as the line is printed.
     const failed = async () =>
-      (await sandbox.services.state.all('webhook_deliveries')).find(
-        (d) => d.event_type === 'user.created',
+      (await deliveriesOf(sandbox, hooks[0]?.id as string)).find(
+        (d: { event_type: string }) => d.event_type === 'user.created',
       )
     await expect
       .poll(async () => (await failed())?.attempts[0]?.status_code, { timeout: 10_000 })
@@ -91,7 +105,7 @@ describe('partner-sandbox listen / trigger', () => {
     // Stopping removes the endpoint it made.
     cli.child.kill('SIGTERM')
     await cli.exited
-    expect(await sandbox.services.state.all('webhooks')).toHaveLength(0)
+    expect(await endpointsOf(sandbox)).toHaveLength(0)
     expect(cli.output.stdout).toContain(`Removed webhook endpoint ${hooks[0]?.id}`)
   }, 60_000)
 
@@ -99,7 +113,7 @@ describe('partner-sandbox listen / trigger', () => {
     const { sandbox, app } = await setup()
     const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
-    const [hook] = await sandbox.services.state.all('webhooks')
+    const [hook] = await endpointsOf(sandbox)
     expect(hook?.id).toMatch(/^wh_/)
     cli.child.kill('SIGINT')
     expect(await cli.exited).toEqual({ code: 0, signal: null })
@@ -107,7 +121,7 @@ describe('partner-sandbox listen / trigger', () => {
       `Removed webhook endpoint ${hook?.id} (forwarding to ${app.url})\n`,
     )
     expect(cli.output.stderr).toBe('')
-    expect(await sandbox.services.state.all('webhooks')).toHaveLength(0)
+    expect(await endpointsOf(sandbox)).toHaveLength(0)
   }, 60_000)
 
   it('when the sandbox is gone at Ctrl-C, says the endpoint is left and how to delete it (exit 1)', async () => {
@@ -117,7 +131,7 @@ describe('partner-sandbox listen / trigger', () => {
     cleanup.push(() => app.close())
     const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
-    const id = (await sandbox.services.state.all('webhooks'))[0]?.id as string
+    const id = (await endpointsOf(sandbox))[0]?.id as string
     await sandbox.close()
     cli.child.kill('SIGINT')
     expect(await cli.exited).toEqual({ code: 1, signal: null })
@@ -145,7 +159,8 @@ describe('partner-sandbox listen / trigger', () => {
     expect(other.output.stderr).toContain('no partner has the API key pk_test_nobody')
 
     // A real cardholder, then a trigger whose transaction the sandbox holds.
-    const u = await onboardedUser(httpCall(sandbox.url))
+    const api = httpCall(sandbox.url)
+    const u = await onboardedUser(api)
     const cli = spawnCli([
       'trigger',
       'card_transaction.created',
@@ -158,7 +173,9 @@ describe('partner-sandbox listen / trigger', () => {
     const id = /Triggered card_transaction\.created evt_\w+ for acme-fintech \((txn_\w+)\)/.exec(
       cli.output.stdout,
     )?.[1]
-    expect(id).toBeDefined()
-    expect((await sandbox.services.state.get('transactions', id as string))?.card_id).toBe(u.cardId)
+    // The cardholder sees it on their card.
+    const made = await api('GET', `/api/v1/partner/transactions/${id}`, { headers: u.bearer })
+    expect(made.status, made.text).toBe(200)
+    expect(made.json.data).toMatchObject({ id, card_id: u.cardId })
   }, 60_000)
 })

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { endpointKey } from '../src/state/indexes.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { recordAttempt } from '../src/webhooks/attempt-result.js'
-import { startReceiver, testSandbox } from './helpers.js'
+import { receiverForTest, setup } from './helpers.js'
 import { advance, createEndpoint, onlyDelivery, trigger } from './webhook-steps.js'
 
 // The delivery rows are the webhook schedule, shared by every process on the state. A process
@@ -13,30 +13,24 @@ import { advance, createEndpoint, onlyDelivery, trigger } from './webhook-steps.
 const T0 = Date.parse('2031-06-01T00:00:00.000Z')
 const at = (ms: number) => new Date(ms).toISOString()
 
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close()
-})
-
 /** Frozen at T0; the first attempt a minute after the event, with a 1 s timeout. */
-async function setup() {
-  const t = await testSandbox({
-    scenario: {
-      name: 'taken-elsewhere',
-      description: 'first attempt a minute after the event, 1 s timeout',
-      webhooks: { retry_delays_ms: [60_000, 5_000, 30_000, 120_000], timeout_ms: 1_000 },
+async function takenElsewhere() {
+  const t = await setup(
+    {
+      scenario: {
+        name: 'taken-elsewhere',
+        description: 'first attempt a minute after the event, 1 s timeout',
+        webhooks: { retry_delays_ms: [60_000, 5_000, 30_000, 120_000], timeout_ms: 1_000 },
+      },
     },
-  })
-  cleanup.push(() => t.sandbox.close())
-  t.sandbox.clock.freeze(T0)
-  const r = await startReceiver()
-  cleanup.push(() => r.close())
-  return { ...t, r }
+    { frozenAt: T0 },
+  )
+  return { ...t, r: await receiverForTest() }
 }
 
 describe('an attempt taken by a process that died before recording it', () => {
   it('is made again, once, when its timeout and margin have passed; a late record is ignored', async () => {
-    const { sandbox, call, r } = await setup()
+    const { sandbox, call, r } = await takenElsewhere()
     const webhookId = await createEndpoint(call, r.url)
     const eventId = await trigger(call)
     const { id } = await onlyDelivery(call, webhookId)

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { StateTx } from '../src/state/seam.js'
 import type { DeliveryRow } from '../src/store/records.js'
-import { type Call, startReceiver, testSandbox } from './helpers.js'
+import { type Call, receiverForTest, setup } from './helpers.js'
 import { advance, createEndpoint, onlyDelivery, trigger } from './webhook-steps.js'
 
 // An attempt whose result cannot be written (the transaction recording it fails: a connection
@@ -10,16 +10,9 @@ import { advance, createEndpoint, onlyDelivery, trigger } from './webhook-steps.
 
 const T0 = Date.parse('2031-06-01T00:00:00.000Z')
 
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close()
-})
-
 /** A sandbox frozen at T0 whose transactions that record a first attempt fail `times` times. */
 async function setupRefusingRecords(times: number) {
-  const t = await testSandbox()
-  cleanup.push(() => t.sandbox.close())
-  t.sandbox.clock.freeze(T0)
+  const t = await setup({}, { frozenAt: T0 })
   const state = t.sandbox.services.state
   const transaction = state.transaction.bind(state)
   const refused = { count: 0 }
@@ -37,12 +30,6 @@ async function setupRefusingRecords(times: number) {
   return { ...t, refused }
 }
 
-async function receiver() {
-  const r = await startReceiver()
-  cleanup.push(() => r.close())
-  return r
-}
-
 async function flush(call: Call) {
   const res = await call('POST', '/_sandbox/webhooks/flush', { creds: null })
   expect(res.status, res.text).toBe(200)
@@ -51,7 +38,7 @@ async function flush(call: Call) {
 describe('an attempt whose result could not be recorded', () => {
   it('is made again once its lease has run out on the clock, not left pending for ever', async () => {
     const { call, refused } = await setupRefusingRecords(1)
-    const r = await receiver()
+    const r = await receiverForTest()
     const webhookId = await createEndpoint(call, r.url)
     const eventId = await trigger(call)
     await flush(call)
@@ -77,7 +64,7 @@ describe('an attempt whose result could not be recorded', () => {
 
   it('keeps coming back while recording fails, and the delivery stays pending meanwhile', async () => {
     const { call, refused } = await setupRefusingRecords(3)
-    const r = await receiver()
+    const r = await receiverForTest()
     const webhookId = await createEndpoint(call, r.url)
     await trigger(call)
     await flush(call)

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { serverErrors } from '../src/errors.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
 import {
@@ -10,9 +10,9 @@ import {
   northwind,
   type ReceivedRequest,
   type Receiver,
+  receiverForTest,
   registerAndLogin,
-  startReceiver,
-  testSandbox,
+  setup,
 } from './helpers.js'
 
 /** The event names of DESIGN.md section 3, plus user.updated (emitted by profile changes). */
@@ -39,24 +39,8 @@ const ALL_EVENTS = [...DESIGN_EVENTS, 'user.updated']
 const API = '/api/v1/partner/webhooks'
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/
 
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close()
-})
-
-async function setup() {
-  const t = await testSandbox()
-  cleanup.push(() => t.sandbox.close())
-  // Retries only move when a test advances the clock; first attempts still go out at once.
-  t.sandbox.clock.freeze()
-  return t
-}
-
-async function receiver(...replies: (number | 'hang')[]): Promise<Receiver> {
-  const r = await startReceiver(...replies)
-  cleanup.push(() => r.close())
-  return r
-}
+/** Retries only move when a test advances the clock; first attempts still go out at once. */
+const FROZEN = { frozenAt: true } as const
 
 async function createEndpoint(
   call: Call,
@@ -106,7 +90,7 @@ function verifies(secret: string, r: ReceivedRequest) {
 
 describe('creating an endpoint', () => {
   it('answers 201 { webhook, secret } with a whsec_ secret of 32 random bytes', async () => {
-    const { call } = await setup()
+    const { call } = await setup({}, FROZEN)
     const res = await call('POST', API, {
       body: { url: 'https://hooks.example.test/in', events: ['user.created', 'card.funded'] },
     })
@@ -131,7 +115,7 @@ describe('creating an endpoint', () => {
   })
 
   it('never shows the secret again: not in GET, the list or a PATCH response', async () => {
-    const { call } = await setup()
+    const { call } = await setup({}, FROZEN)
     const { id, secret } = await createEndpoint(call, 'https://hooks.example.test/in')
     const responses = [
       await call('GET', `${API}/${id}`),
@@ -148,9 +132,9 @@ describe('creating an endpoint', () => {
   })
 
   it('treats an empty events list as every event kind', async () => {
-    const { call } = await setup()
-    const all = await receiver()
-    const some = await receiver()
+    const { call } = await setup({}, FROZEN)
+    const all = await receiverForTest()
+    const some = await receiverForTest()
     await createEndpoint(call, all.url, [])
     await createEndpoint(call, some.url, ['card.funded', 'dispute.updated'])
     for (const type of ALL_EVENTS) await trigger(call, type)
@@ -160,7 +144,7 @@ describe('creating an endpoint', () => {
   })
 
   it('rejects an unknown event kind with 400 naming the valid kinds', async () => {
-    const { call } = await setup()
+    const { call } = await setup({}, FROZEN)
     const res = await call('POST', API, {
       body: { url: 'https://hooks.example.test/in', events: ['user.created', 'card.exploded'] },
     })
@@ -181,7 +165,7 @@ describe('creating an endpoint', () => {
     ['events that are not a list', { url: 'https://hooks.example.test', events: 'all' }, 'events'],
     ['an unknown field', { url: 'https://hooks.example.test', events: [], secret: 'x' }, 'secret'],
   ])('rejects %s with 400 on that field', async (_, body, field) => {
-    const { call } = await setup()
+    const { call } = await setup({}, FROZEN)
     const res = await call('POST', API, { body })
     expect(res.status).toBe(400)
     expect(res.json.error.code).toBe('validation_error')
@@ -191,7 +175,7 @@ describe('creating an endpoint', () => {
 
 describe('listing, reading and updating endpoints', () => {
   it('lists newest first in pages with limit and starting_after; a foreign cursor is a 400', async () => {
-    const { sandbox, call } = await setup()
+    const { sandbox, call } = await setup({}, FROZEN)
     const ids: string[] = []
     for (let i = 0; i < 5; i++) {
       ids.push((await createEndpoint(call, `https://hooks.example.test/${i}`)).id)
@@ -221,7 +205,7 @@ describe('listing, reading and updating endpoints', () => {
   })
 
   it('reads one endpoint; an unknown id is a 404 and a malformed one a 400', async () => {
-    const { call } = await setup()
+    const { call } = await setup({}, FROZEN)
     const { id } = await createEndpoint(call, 'https://hooks.example.test/in', ['user.created'])
     const res = await call('GET', `${API}/${id}`)
     expect(res.status).toBe(200)
@@ -237,9 +221,9 @@ describe('listing, reading and updating endpoints', () => {
   })
 
   it('updates url, events, enabled and description, and deliveries follow the change', async () => {
-    const { sandbox, call } = await setup()
-    const before = await receiver()
-    const after = await receiver()
+    const { sandbox, call } = await setup({}, FROZEN)
+    const before = await receiverForTest()
+    const after = await receiverForTest()
     const { id } = await createEndpoint(call, before.url, ['card.funded'])
     await sandbox.clock.advance(60_000)
 
@@ -287,7 +271,7 @@ describe('listing, reading and updating endpoints', () => {
     ['an unknown field', { secret: 'whsec_x' }],
     ['a non-boolean enabled', { enabled: 'yes' }],
   ])('rejects a PATCH with %s (400) and changes nothing', async (_, body) => {
-    const { call } = await setup()
+    const { call } = await setup({}, FROZEN)
     const { id } = await createEndpoint(call, 'https://hooks.example.test/in', ['user.created'])
     const before = (await call('GET', `${API}/${id}`)).json.webhook
     const res = await call('PATCH', `${API}/${id}`, { body })
@@ -299,8 +283,8 @@ describe('listing, reading and updating endpoints', () => {
 
 describe('deleting an endpoint', () => {
   it('removes it: 404 afterwards, gone from the list, no more deliveries', async () => {
-    const { call } = await setup()
-    const r = await receiver()
+    const { call } = await setup({}, FROZEN)
+    const r = await receiverForTest()
     const { id } = await createEndpoint(call, r.url)
     const keep = await createEndpoint(call, 'https://hooks.example.test/keep')
     const res = await call('DELETE', `${API}/${id}`)
@@ -316,8 +300,8 @@ describe('deleting an endpoint', () => {
   })
 
   it('stops the pending retries of a delivery: it ends permanently_failed on the next advance', async () => {
-    const { sandbox, call } = await setup()
-    const failing = await receiver()
+    const { sandbox, call } = await setup({}, FROZEN)
+    const failing = await receiverForTest()
     failing.otherwise = 500
     const { id } = await createEndpoint(call, failing.url)
     const event = await trigger(call, 'user.created')
@@ -350,8 +334,8 @@ describe('deleting an endpoint', () => {
 
 describe('rotating an endpoint secret', () => {
   it('returns a new secret; later deliveries verify only with it', async () => {
-    const { call } = await setup()
-    const r = await receiver()
+    const { call } = await setup({}, FROZEN)
+    const r = await receiverForTest()
     const { id, secret: oldSecret } = await createEndpoint(call, r.url)
     const rotated = await call('POST', `${API}/${id}/rotate-secret`)
     expect(rotated.status).toBe(200)
@@ -373,9 +357,9 @@ describe('rotating an endpoint secret', () => {
 
 describe('test events', () => {
   it('queues a webhook.test delivery (202) that reaches only that endpoint', async () => {
-    const { call } = await setup()
-    const a = await receiver()
-    const b = await receiver()
+    const { call } = await setup({}, FROZEN)
+    const a = await receiverForTest()
+    const b = await receiverForTest()
     const endpointA = await createEndpoint(call, a.url, ['user.created'])
     const endpointB = await createEndpoint(call, b.url, [])
     const res = await call('POST', `${API}/${endpointA.id}/test`)
@@ -412,7 +396,7 @@ describe('test events', () => {
 
 describe('the event catalogue', () => {
   it('lists every event kind of the design, plus user.updated, each described', async () => {
-    const { call } = await setup()
+    const { call } = await setup({}, FROZEN)
     const res = await call('GET', `${API}/events`)
     expect(res.status).toBe(200)
     const types = res.json.data.map((e: { type: string }) => e.type)
@@ -424,8 +408,8 @@ describe('the event catalogue', () => {
 
 describe('tenant isolation', () => {
   it("gives partner B a 404 on every route of partner A's endpoint and deliveries", async () => {
-    const { call } = await setup()
-    const r = await receiver()
+    const { call } = await setup({}, FROZEN)
+    const r = await receiverForTest()
     const a = await createEndpoint(call, r.url)
     expect((await call('POST', `${API}/${a.id}/test`)).status).toBe(202)
     await flush(call)
@@ -464,9 +448,9 @@ describe('tenant isolation', () => {
   })
 
   it("never delivers A's events to B's endpoints, nor B's to A's", async () => {
-    const { call } = await setup()
-    const forA = await receiver()
-    const forB = await receiver()
+    const { call } = await setup({}, FROZEN)
+    const forA = await receiverForTest()
+    const forB = await receiverForTest()
     await createEndpoint(call, forA.url, [], acme)
     await createEndpoint(call, forB.url, [], northwind)
     await registerAndLogin(call, {}, acme)
@@ -485,9 +469,9 @@ describe('tenant isolation', () => {
 
 describe('the primary endpoint (webhook_url of the partner record)', () => {
   it('is created by PATCH /partner/me, receives every event, moves and disappears with webhook_url', async () => {
-    const { call } = await setup()
-    const first = await receiver()
-    const second = await receiver()
+    const { call } = await setup({}, FROZEN)
+    const first = await receiverForTest()
+    const second = await receiverForTest()
     const set = await call('PATCH', '/api/v1/partner/me', { body: { webhook_url: first.url } })
     expect(set.status).toBe(200)
     expect(set.json.partner.webhook_url).toBe(first.url)
@@ -524,7 +508,7 @@ describe('the primary endpoint (webhook_url of the partner record)', () => {
   })
 
   it('refuses to change its url or delete it through /partner/webhooks (409)', async () => {
-    const { call } = await setup()
+    const { call } = await setup({}, FROZEN)
     await call('PATCH', '/api/v1/partner/me', {
       body: { webhook_url: 'https://hooks.example.test/primary' },
     })
@@ -573,7 +557,7 @@ describe('the OpenAPI document', () => {
   }
 
   it('documents every webhook route with its error responses, and each one is served', async () => {
-    const { call } = await setup()
+    const { call } = await setup({}, FROZEN)
     const doc = (await call('GET', '/openapi.json', { creds: null })).json
     const documented = Object.keys(doc.paths).filter((p) => p.startsWith(API))
     expect(documented.sort()).toEqual(Object.keys(expected).sort())
@@ -610,7 +594,7 @@ describe('the OpenAPI document', () => {
 
 describe('primary endpoint secret from the control plane', () => {
   it('a partner created with a webhook_url gets the primary endpoint secret once, and it signs deliveries', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const created = await call('POST', '/_sandbox/partners', {
       creds: null,
       body: { name: 'Hooked', webhook_url: 'http://127.0.0.1:9/hooks' },

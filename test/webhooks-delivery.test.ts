@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
-import { afterEach, describe, expect, it } from 'vitest'
-import { type RunningSandbox, type SandboxOptions, startSandbox } from '../src/index.js'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import {
   acme,
@@ -15,10 +15,9 @@ import {
   orgHeaders,
   type ReceivedRequest,
   type Receiver,
-  type Reply,
+  receiverForTest,
   registerAndLogin,
-  startReceiver,
-  testSandbox,
+  setup,
 } from './helpers.js'
 
 const API = '/api/v1/partner/webhooks'
@@ -29,24 +28,8 @@ const SECOND = 1000
 const MINUTE = 60 * SECOND
 const HOUR = 60 * MINUTE
 
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close()
-})
-
-/** A sandbox whose clock is frozen at `T0` (unless told otherwise), closed after the test. */
-async function setup(options: SandboxOptions = {}, frozenAt: number | null = T0) {
-  const t = await testSandbox(options)
-  cleanup.push(() => t.sandbox.close())
-  if (frozenAt !== null) t.sandbox.clock.freeze(frozenAt)
-  return t
-}
-
-async function receiver(...replies: Reply[]): Promise<Receiver> {
-  const r = await startReceiver(...replies)
-  cleanup.push(() => r.close())
-  return r
-}
+/** Most tests' sandbox: its clock frozen at `T0`. */
+const AT_T0 = { frozenAt: T0 }
 
 const scenario = (name: string, webhooks: Record<string, unknown>) => ({
   scenario: { name, description: `webhooks: ${JSON.stringify(webhooks)}`, webhooks },
@@ -159,8 +142,8 @@ const NEITHER = { stripe: false, standard: false }
 
 describe('signed deliveries (a)', () => {
   it('are verified by stripe and standardwebhooks on the exact bytes, with the documented envelope', async () => {
-    const { call } = await setup()
-    const r = await receiver()
+    const { call } = await setup({}, AT_T0)
+    const r = await receiverForTest()
     const { id, secret } = await createEndpoint(call, r.url)
     const { userId, user } = await registerAndLogin(call)
     await flush(call)
@@ -220,8 +203,8 @@ describe('signed deliveries (a)', () => {
   })
 
   it('fail both libraries when a byte of the body changes, or with another secret', async () => {
-    const { call } = await setup()
-    const r = await receiver()
+    const { call } = await setup({}, AT_T0)
+    const r = await receiverForTest()
     const { secret } = await createEndpoint(call, r.url)
     const other = await createEndpoint(call, 'https://hooks.example.test/other')
     await trigger(call, 'card.funded')
@@ -241,8 +224,8 @@ describe('signed deliveries (a)', () => {
   })
 
   it('keep webhook-id (the event id) and the body across retries; each attempt is signed afresh', async () => {
-    const { sandbox, call } = await setup()
-    const r = await receiver(500, 502, 200)
+    const { sandbox, call } = await setup({}, AT_T0)
+    const r = await receiverForTest(500, 502, 200)
     const { secret } = await createEndpoint(call, r.url)
     const event = await trigger(call)
     await sandbox.clock.advance(10 * MINUTE)
@@ -259,8 +242,8 @@ describe('signed deliveries (a)', () => {
 
 describe('the retry schedule (b)', () => {
   it('retries a failing receiver at +5 s, +30 s and +120 s: failed, failed, failed, then succeeded', async () => {
-    const { sandbox, call } = await setup()
-    const r = await receiver(500, 500, 500, 200)
+    const { sandbox, call } = await setup({}, AT_T0)
+    const r = await receiverForTest(500, 500, 500, 200)
     const { id } = await createEndpoint(call, r.url)
     await trigger(call)
     await flush(call)
@@ -296,8 +279,8 @@ describe('the retry schedule (b)', () => {
   })
 
   it('walks the whole schedule in one 10-minute advance, recording the scheduled times', async () => {
-    const { sandbox, call } = await setup()
-    const r = await receiver(500, 500, 500, 200)
+    const { sandbox, call } = await setup({}, AT_T0)
+    const r = await receiverForTest(500, 500, 500, 200)
     const { id } = await createEndpoint(call, r.url)
     await trigger(call)
     await sandbox.clock.advance(10 * MINUTE)
@@ -311,7 +294,11 @@ describe('the retry schedule (b)', () => {
       at(T0 + 155 * SECOND),
     ])
     expect(d.attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 200])
-    for (const a of d.attempts) expect(a.duration_ms).toBeGreaterThanOrEqual(0)
+    // Each attempt was sent and answered: whole milliseconds, within the 5 s attempt timeout.
+    for (const a of d.attempts) {
+      expect(Number.isInteger(a.duration_ms), String(a.duration_ms)).toBe(true)
+      expect(a.duration_ms).toBeLessThan(5_000)
+    }
     expect(await usage(call)).toEqual({
       webhook_deliveries_succeeded: 1,
       webhook_deliveries_permanently_failed: 0,
@@ -319,8 +306,8 @@ describe('the retry schedule (b)', () => {
   })
 
   it('with the clock frozen, nothing is retried until the clock moves or a flush', async () => {
-    const { call } = await setup()
-    const r = await receiver(500, 200)
+    const { call } = await setup({}, AT_T0)
+    const r = await receiverForTest(500, 200)
     const { id } = await createEndpoint(call, r.url)
     await trigger(call)
     await flush(call)
@@ -340,8 +327,11 @@ describe('the retry schedule (b)', () => {
 
 describe('unfreezing the clock', () => {
   it('lets retries that waited for the frozen clock run on real time again', async () => {
-    const { sandbox, call } = await setup(scenario('fast-retries-thaw', { retry_scale: 0.01 }))
-    const r = await receiver(500, 500, 200)
+    const { sandbox, call } = await setup(
+      scenario('fast-retries-thaw', { retry_scale: 0.01 }),
+      AT_T0,
+    )
+    const r = await receiverForTest(500, 500, 200)
     const { id } = await createEndpoint(call, r.url)
     await trigger(call)
     await flush(call)
@@ -358,10 +348,10 @@ describe('unfreezing the clock', () => {
 
 describe('receivers that never succeed (c)', () => {
   it('a 500 receiver: permanently_failed after exactly 4 attempts, counted in usage for 24 h', async () => {
-    const { sandbox, call } = await setup()
-    const failing = await receiver()
+    const { sandbox, call } = await setup({}, AT_T0)
+    const failing = await receiverForTest()
     failing.otherwise = 500
-    const healthy = await receiver()
+    const healthy = await receiverForTest()
     const bad = await createEndpoint(call, failing.url)
     await createEndpoint(call, healthy.url)
     await trigger(call)
@@ -395,7 +385,7 @@ describe('receivers that never succeed (c)', () => {
   })
 
   it('a refused connection: 4 attempts with the error, then permanently_failed', async () => {
-    const { sandbox, call } = await setup()
+    const { sandbox, call } = await setup({}, AT_T0)
     const port = await closedPort()
     const { id } = await createEndpoint(call, `http://127.0.0.1:${port}/hooks`)
     await trigger(call)
@@ -413,8 +403,8 @@ describe('receivers that never succeed (c)', () => {
   })
 
   it('a receiver slower than timeout_ms: each attempt times out, then permanently_failed', async () => {
-    const { sandbox, call } = await setup(scenario('quick-timeout', { timeout_ms: 200 }))
-    const slow = await receiver()
+    const { sandbox, call } = await setup(scenario('quick-timeout', { timeout_ms: 200 }), AT_T0)
+    const slow = await receiverForTest()
     slow.otherwise = 'hang'
     const { id } = await createEndpoint(call, slow.url)
     await trigger(call)
@@ -440,8 +430,8 @@ describe('receivers that never succeed (c)', () => {
 
 describe('only 2xx is success (d)', () => {
   it.each([200, 201, 202, 204, 299])('%i is a success', async (status) => {
-    const { call } = await setup()
-    const r = await receiver()
+    const { call } = await setup({}, AT_T0)
+    const r = await receiverForTest()
     r.otherwise = status
     const { id } = await createEndpoint(call, r.url)
     await trigger(call)
@@ -452,8 +442,8 @@ describe('only 2xx is success (d)', () => {
   })
 
   it.each([301, 302, 400, 404, 410, 429, 500, 503])('%i is a failure', async (status) => {
-    const { sandbox, call } = await setup()
-    const r = await receiver()
+    const { sandbox, call } = await setup({}, AT_T0)
+    const r = await receiverForTest()
     r.otherwise = status
     const { id } = await createEndpoint(call, r.url)
     await trigger(call)
@@ -474,8 +464,8 @@ describe('only 2xx is success (d)', () => {
 
 describe('redelivery (e)', () => {
   it('sends the same event again as a new delivery, with the same webhook-id', async () => {
-    const { sandbox, call } = await setup()
-    const r = await receiver()
+    const { sandbox, call } = await setup({}, AT_T0)
+    const r = await receiverForTest()
     r.otherwise = 500
     const { id, secret } = await createEndpoint(call, r.url)
     await trigger(call)
@@ -522,10 +512,10 @@ describe('redelivery (e)', () => {
 
 describe('a slow endpoint (f)', () => {
   it('blocks neither deliveries to other endpoints nor API requests', async () => {
-    const { call } = await setup()
-    const slow = await receiver()
+    const { call } = await setup({}, AT_T0)
+    const slow = await receiverForTest()
     slow.otherwise = 'hang'
-    const fast = await receiver()
+    const fast = await receiverForTest()
     const slowEndpoint = await createEndpoint(call, slow.url)
     await createEndpoint(call, fast.url)
     // More events than the sandbox sends at once in total, all stuck at the slow endpoint.
@@ -555,9 +545,9 @@ describe('a slow endpoint (f)', () => {
 
 describe('event filters (g)', () => {
   it('an endpoint subscribed to user.created gets registrations, not key rotations', async () => {
-    const { call } = await setup()
-    const filtered = await receiver()
-    const everything = await receiver()
+    const { call } = await setup({}, AT_T0)
+    const filtered = await receiverForTest()
+    const everything = await receiverForTest()
     const only = await createEndpoint(call, filtered.url, ['user.created'])
     await createEndpoint(call, everything.url, [])
 
@@ -581,8 +571,8 @@ describe('event filters (g)', () => {
 
 describe('scenario settings (h)', () => {
   it('retry_scale shrinks the schedule (0.01: +50 ms, +300 ms, +1.2 s)', async () => {
-    const { sandbox, call } = await setup(scenario('fast-retries', { retry_scale: 0.01 }))
-    const r = await receiver()
+    const { sandbox, call } = await setup(scenario('fast-retries', { retry_scale: 0.01 }), AT_T0)
+    const r = await receiverForTest()
     r.otherwise = 500
     const { id } = await createEndpoint(call, r.url)
     await trigger(call)
@@ -604,8 +594,8 @@ describe('scenario settings (h)', () => {
   })
 
   it('retry_scale with the clock running: the schedule completes by itself in real time', async () => {
-    const { call } = await setup(scenario('fast-retries-live', { retry_scale: 0.01 }), null)
-    const r = await receiver(500, 500, 500, 200)
+    const { call } = await setup(scenario('fast-retries-live', { retry_scale: 0.01 }))
+    const r = await receiverForTest(500, 500, 500, 200)
     const { id } = await createEndpoint(call, r.url)
     await trigger(call)
     // Nothing advances the clock: the receiver gets all four attempts by real time passing.
@@ -624,8 +614,9 @@ describe('scenario settings (h)', () => {
   it('retry_delays_ms sets each delay, the first one included', async () => {
     const { sandbox, call } = await setup(
       scenario('custom-delays', { retry_delays_ms: [1000, 2000, 3000, 4000] }),
+      AT_T0,
     )
-    const r = await receiver()
+    const r = await receiverForTest()
     r.otherwise = 503
     const { id } = await createEndpoint(call, r.url)
     await trigger(call)
@@ -647,8 +638,11 @@ describe('scenario settings (h)', () => {
   })
 
   it('signature_header renames the t=…,v1=… header; both schemes still verify', async () => {
-    const { call } = await setup(scenario('acme-header', { signature_header: 'X-Acme-Signature' }))
-    const r = await receiver()
+    const { call } = await setup(
+      scenario('acme-header', { signature_header: 'X-Acme-Signature' }),
+      AT_T0,
+    )
+    const r = await receiverForTest()
     const { secret } = await createEndpoint(call, r.url)
     await trigger(call)
     await flush(call)
@@ -663,7 +657,7 @@ describe('restart with a data file (i)', () => {
   /** A data file in a fresh folder, removed after the test's sandboxes are closed. */
   const dataFile = () => {
     const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-webhooks-'))
-    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
     return join(dir, 'sandbox.json')
   }
 
@@ -675,9 +669,9 @@ describe('restart with a data file (i)', () => {
 
   it('resumes a delivery mid-schedule and keeps its earlier attempts; a succeeded one is never resent', async () => {
     const data = dataFile()
-    const r = await receiver(500, 500, 500, 200)
+    const r = await receiverForTest(500, 500, 500, 200)
 
-    const first = await setup({ data, scenario: frozenAtT0 }, null)
+    const first = await setup({ data, scenario: frozenAtT0 })
     expect(first.sandbox.clock.now()).toBe(T0)
     const { id, secret } = await createEndpoint(first.call, r.url)
     const event = await trigger(first.call)
@@ -686,7 +680,7 @@ describe('restart with a data file (i)', () => {
     expect((await onlyDelivery(first.call, id)).status).toBe('failed')
     await first.sandbox.close()
 
-    const second = await setup({ data, scenario: frozenAtT0 }, null)
+    const second = await setup({ data, scenario: frozenAtT0 })
     expect(second.sandbox.clock.now()).toBe(T0)
     await second.sandbox.clock.advance(10 * MINUTE)
     expect(r.requests.map((q) => header(q, 'x-sandbox-attempt'))).toEqual(['1', '2', '3', '4'])
@@ -704,7 +698,7 @@ describe('restart with a data file (i)', () => {
     ])
     await second.sandbox.close()
 
-    const third = await setup({ data, scenario: frozenAtT0 }, null)
+    const third = await setup({ data, scenario: frozenAtT0 })
     expect((await usage(third.call)).webhook_deliveries_succeeded).toBe(1)
     await third.sandbox.clock.advance(24 * HOUR)
     expect(await flush(third.call)).toBe(0)
@@ -715,9 +709,9 @@ describe('restart with a data file (i)', () => {
   it('with the clock running, a pending retry goes out by itself after the restart', async () => {
     const data = dataFile()
     const options = { data, ...scenario('slow-retry', { retry_delays_ms: [0, 1000, 1000, 1000] }) }
-    const r = await receiver(500)
+    const r = await receiverForTest(500)
 
-    const first = await setup(options, null)
+    const first = await setup(options)
     const { id } = await createEndpoint(first.call, r.url)
     await trigger(first.call)
     await flush(first.call)
@@ -725,7 +719,7 @@ describe('restart with a data file (i)', () => {
     expect(r.requests).toHaveLength(1)
 
     // No request, no advance, no flush: the reopened sandbox's own timer sends the retry.
-    const second = await setup(options, null)
+    const second = await setup(options)
     await r.waitFor(2)
     expect(header(nth(r, 1), 'x-sandbox-attempt')).toBe('2')
     const d = await waitForStatus(second.call, id, 'succeeded')
@@ -734,16 +728,16 @@ describe('restart with a data file (i)', () => {
 
   it('with the clock running, a retry that fell due while the sandbox was down goes out at once', async () => {
     const data = dataFile()
-    const r = await receiver(500)
+    const r = await receiverForTest(500)
     // The first attempt was an hour ago (sandbox time), so the retry is long overdue.
-    const first = await setup({ data }, Date.now() - HOUR)
+    const first = await setup({ data }, { frozenAt: Date.now() - HOUR })
     const { id } = await createEndpoint(first.call, r.url)
     await trigger(first.call)
     await flush(first.call)
     await first.sandbox.close()
     expect(r.requests).toHaveLength(1)
 
-    const second = await setup({ data }, null)
+    const second = await setup({ data })
     await r.waitFor(2)
     expect(header(nth(r, 1), 'x-sandbox-attempt')).toBe('2')
     const d = await waitForStatus(second.call, id, 'succeeded')
@@ -758,7 +752,7 @@ describe('the built-in sink over a real socket (j)', () => {
       port: 0,
       logLevel: 'silent',
     })
-    cleanup.push(() => sandbox.close())
+    onTestFinished(() => sandbox.close())
     sandbox.clock.freeze(T0)
     const request = async (method: string, path: string, body?: unknown, creds?: Creds) => {
       const res = await fetch(`${sandbox.url}${path}`, {

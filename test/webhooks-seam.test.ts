@@ -1,25 +1,18 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
-import { createPartner, startReceiver, testSandbox } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { type Call, createPartner, receiverForTest, setup } from './helpers.js'
 
 // Webhooks over the state seam: deliveries come from committed transactions only, and the
 // built-in sink's requests are state like any other.
 
-/** A sandbox with its clock frozen (retries wait for a flush), closed after the test. */
-async function setup() {
-  const t = await testSandbox()
-  onTestFinished(() => t.sandbox.close())
-  t.sandbox.clock.freeze()
-  return t
-}
+/** Clocks frozen: retries wait for a flush. */
+const FROZEN = { frozenAt: true } as const
 
-const flush = (call: Awaited<ReturnType<typeof setup>>['call']) =>
-  call('POST', '/_sandbox/webhooks/flush', { creds: null })
+const flush = (call: Call) => call('POST', '/_sandbox/webhooks/flush', { creds: null })
 
 describe('webhooks over the state seam', () => {
   it('delivers an event only once its transaction commits, with the deliveries made in it', async () => {
-    const { sandbox, call } = await setup()
-    const receiver = await startReceiver()
-    onTestFinished(() => receiver.close())
+    const { sandbox, call } = await setup({}, FROZEN)
+    const receiver = await receiverForTest()
     const p = await createPartner(call, { name: 'Seam Hooks', webhook_url: receiver.url })
     const { state, events } = sandbox.services
     const object = { object: 'webhook_test', message: 'from a transaction' }
@@ -50,7 +43,7 @@ describe('webhooks over the state seam', () => {
   })
 
   it("keeps a sink's requests as state, which a whole-sandbox reset leaves alone", async () => {
-    const { sandbox, call } = await setup()
+    const { sandbox, call } = await setup({}, FROZEN)
     await call('PUT', '/_sandbox/sink/seam/config', { creds: null, body: { fail_next: 1 } })
     const first = await call('POST', '/_sandbox/sink/seam', { creds: null, body: { n: 1 } })
     expect(first.status).toBe(500)

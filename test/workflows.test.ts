@@ -103,7 +103,7 @@ describe('.github/workflows/release.yml', () => {
     const image = jobWith('docker/build-push-action')
     const actions = steps(image).map(actionOf)
     // QEMU emulates arm64 on the amd64 runner; buildx builds both platforms in one manifest.
-    expect(actions.indexOf('docker/setup-qemu-action')).toBeGreaterThanOrEqual(0)
+    expect(actions).toContain('docker/setup-qemu-action')
     expect(actions.indexOf('docker/setup-buildx-action')).toBeGreaterThan(
       actions.indexOf('docker/setup-qemu-action'),
     )

@@ -2,10 +2,12 @@ import { describe, expect, it } from 'vitest'
 import {
   bearer,
   FIXTURE_PASSWORD,
+  inboxOf,
   newUser,
   onboardingApplicant,
   registerAndLogin,
-  testSandbox,
+  setup,
+  snapshotOf,
 } from '../helpers.js'
 
 /**
@@ -31,8 +33,8 @@ interface Case {
   multiLine?: boolean
 }
 
-async function setup() {
-  const { sandbox, call } = await testSandbox({ rateLimit: 'off' })
+async function loggedIn() {
+  const { sandbox, call } = await setup({ rateLimit: 'off' })
   const u = await registerAndLogin(call)
   const auth = (extra: Body) => ({ headers: u.bearer, ...extra })
   return { sandbox, call, u, auth }
@@ -150,14 +152,14 @@ const cases = (email: string, phone: string): Case[] => [
 
 describe('control characters in a person’s text', () => {
   it('are refused with a 400 naming the field, and change nothing', async () => {
-    const { sandbox, call, u, auth } = await setup()
+    const { call, u, auth } = await loggedIn()
     for (const c of cases(u.user.email, u.user.phone_number)) {
       for (const bad of CONTROLS) {
         const allowed = c.multiLine && /[\t\n]/.test(bad)
         if (allowed) continue
         const label = `${c.name} with U+${bad.charCodeAt(0).toString(16).padStart(4, '0')}`
-        const before = JSON.stringify((await sandbox.services.state.export()).collections)
-        const inboxBefore = await sandbox.services.inbox.size()
+        const before = await snapshotOf(call)
+        const inboxBefore = await inboxOf(call)
         const res = await call(c.method, c.path, { ...auth({ body: c.body(bad) }), creds: c.creds })
         expect(res.status, `${label}: ${res.text}`).toBe(400)
         expect(res.json.error.code, label).toBe('validation_error')
@@ -165,16 +167,14 @@ describe('control characters in a person’s text', () => {
           .filter((d: { field: string }) => d.field === c.field)
           .map((d: { message: string }) => d.message)
         expect(messages.join('; '), label).toMatch(/control characters/)
-        expect(JSON.stringify((await sandbox.services.state.export()).collections), label).toBe(
-          before,
-        )
-        expect(await sandbox.services.inbox.size(), label).toBe(inboxBefore)
+        expect(await snapshotOf(call), label).toBe(before)
+        expect(await inboxOf(call), label).toBe(inboxBefore)
       }
     }
   })
 
   it('a password padded with NULs does not log in as the password', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', `${API}/auth/login`, {
       body: { email: FIXTURE_EMAIL, password: `${FIXTURE_PASSWORD}\u0000\u0000` },
     })
@@ -187,7 +187,7 @@ describe('control characters in a person’s text', () => {
   })
 
   it('tab and line breaks stay allowed in free text such as a webhook description', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', `${API}/webhooks`, {
       body: { url: 'https://example.test/hooks', events: [], description: 'line one\n\tline two' },
     })
@@ -196,7 +196,7 @@ describe('control characters in a person’s text', () => {
   })
 
   it('a name without controls is stored as sent', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await registerAndLogin(call, { first_name: 'Zoë', last_name: "O'Brien-Łukasz" })
     const me = await call('GET', `${API}/users/me`, { headers: bearer(u.token) })
     expect(me.json).toMatchObject({ first_name: 'Zoë', last_name: "O'Brien-Łukasz" })

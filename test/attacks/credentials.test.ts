@@ -1,6 +1,13 @@
 import { SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { type Creds, createPartner, orgHeaders, registerAndLogin, testSandbox } from '../helpers.js'
+import {
+  type Creds,
+  createPartner,
+  orgHeaders,
+  registerAndLogin,
+  setup,
+  snapshotOf,
+} from '../helpers.js'
 
 /**
  * The credential and session attack table: every row is an attempt a hostile or careless
@@ -19,8 +26,8 @@ interface Attack {
   message?: RegExp
 }
 
-async function setup() {
-  const { sandbox, call } = await testSandbox({ seed: 11 })
+async function attackers() {
+  const { sandbox, call } = await setup({ seed: 11 })
   const a = await createPartner(call, { name: 'attack-a' })
   const b = await createPartner(call, { name: 'attack-b' })
   const suspended = await createPartner(call, { name: 'attack-suspended' })
@@ -47,7 +54,7 @@ const org = (creds: Creds) => orgHeaders(creds)
 
 describe('credential and session attacks', () => {
   it('are refused with 401/403 in the envelope, and change nothing', async () => {
-    const s = await setup()
+    const s = await attackers()
     const token = s.userA.token
     const [header, payload, signature] = token.split('.') as [string, string, string]
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
@@ -193,7 +200,7 @@ describe('credential and session attacks', () => {
         status: 403,
       },
     ]
-    const before = JSON.stringify((await s.sandbox.services.state.export()).collections)
+    const before = await snapshotOf(s.call)
     for (const attack of attacks) {
       for (const [method, path] of [
         [attack.method ?? 'GET', attack.path ?? '/api/v1/partner/me'],
@@ -218,7 +225,7 @@ describe('credential and session attacks', () => {
         }
       }
     }
-    expect(JSON.stringify((await s.sandbox.services.state.export()).collections)).toBe(before)
+    expect(await snapshotOf(s.call)).toBe(before)
     // The real credentials and token still work: no attack disturbed them.
     const ok = await s.call('GET', USERS_ME, { creds: s.a.creds, headers: s.userA.bearer })
     expect(ok.status).toBe(200)

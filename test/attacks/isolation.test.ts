@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest'
-import { type Call, testSandbox } from '../helpers.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Call, snapshotOf, testSandbox } from '../helpers.js'
 import { buildTenant, type Tenant } from './tenants.js'
 
 /**
@@ -41,6 +41,7 @@ function bodyFor(path: string, victim: Tenant): unknown {
   return {}
 }
 
+afterAll(() => sandbox.close())
 beforeAll(async () => {
   ;({ sandbox, call } = await testSandbox({ seed: 21, rateLimit: 'off' }))
   tenants = []
@@ -76,7 +77,7 @@ describe('tenant isolation', () => {
     // machine sees no retry change the state it compares.
     await call('POST', '/_sandbox/clock/freeze', { creds: null })
     await call('POST', '/_sandbox/webhooks/flush', { creds: null })
-    const before = JSON.stringify((await sandbox.services.state.export()).collections)
+    const before = await snapshotOf(call)
     let attempts = 0
     for (const attacker of tenants) {
       for (const victim of tenants) {
@@ -113,7 +114,7 @@ describe('tenant isolation', () => {
       }
     }
     expect(attempts).toBeGreaterThanOrEqual(6 * 15)
-    expect(JSON.stringify((await sandbox.services.state.export()).collections)).toBe(before)
+    expect(await snapshotOf(call)).toBe(before)
     await call('POST', '/_sandbox/clock/unfreeze', { creds: null })
   }, 120_000)
 

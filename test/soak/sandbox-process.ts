@@ -23,11 +23,10 @@ export interface SoakSandbox extends CliProcess {
  *   to by default and what a busy CLI reaches anyway. Left to grow, it steps by tens of MB
  *   when a scavenge finds many requests in flight. What a bigger young generation changes
  *   in the old one (less garbage promoted) the collection before each sample takes out;
- * - no memory reducer: run from the sources, the process also holds tsx's loader thread
- *   with a heap of its own (about 40 MB, 30 of it unused after start-up), which V8's memory
- *   reducer shrinks at a moment it picks from the allocation rate, a 27 MB drop at any window
- *   of the run. In the CLI's own heap the reducer only does what the collection before each
- *   sample does.
+ * - no memory reducer: it shrinks the heap at a moment it picks from the allocation rate (a
+ *   27 MB drop at any window of a run, when the CLI still ran from the sources with tsx's
+ *   loader thread; it now runs from the bundle, test/cli-build.ts). In the CLI's own heap the
+ *   reducer only does what the collection before each sample does.
  * Extra flags from SOAK_NODE_ARGS (space-separated).
  */
 const NODE_ARGS = [

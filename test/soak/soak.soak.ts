@@ -36,6 +36,11 @@ const SCALE = Number(process.env.SOAK_SECONDS ?? 60) / 60
 const HISTORY_SECONDS = Math.round(70 * SCALE)
 const HISTORY_WINDOW_SECONDS = 10
 const STEADY_SECONDS = Math.round(60 * SCALE)
+/**
+ * Issue 40's target is 1.0 KB, which `npm run bench` reports (bench/rss-per-row.mjs); this run
+ * measured 0.62 and 1.04 KB on a loaded 2-core machine, so 1.0 does not hold yet and the bound
+ * stays where it holds until what a row costs is cut.
+ */
 const KB_PER_ROW = 1.2
 /**
  * The request journal keeps the last 5,000 requests and the inbox the last 5,000 messages
