@@ -26,6 +26,7 @@ import {
   registerAndLogin,
   startReceiver,
   testSandbox,
+  walkFlow,
 } from './helpers.js'
 import { describePostgres, freshDatabaseUrl, testDatabase } from './postgres.js'
 import { postgresBin } from './postgres-server.js'
@@ -309,6 +310,7 @@ describePostgres('the relational schema, held to the zod row schemas', () => {
         reviewed.bearer,
         onboardingApplicant(reviewed.user),
       )
+      await walkFlow(call, start.data.onboardingId)
       const review = await api(
         'POST',
         `/cards/onboarding/${start.data.onboardingId}/complete`,

@@ -3,6 +3,7 @@ import type { FaultRule } from '../../scenarios/faults.js'
 import type { Scenario } from '../../scenarios/schema.js'
 import type { Delivery } from '../../schemas/webhooks.js'
 import type { JournalEntryView } from '../journal-routes.js'
+import type { WalkBody, WalkedOnboarding } from '../onboarding-routes.js'
 import type { OverrideBody, OverrideView } from '../override-routes.js'
 import type { Ok } from '../router.js'
 import type { RuntimeFault, ScenarioSummary } from '../scenario-routes.js'
@@ -51,6 +52,8 @@ export interface SandboxSinkConfig extends z.input<typeof SinkConfigBody> {}
 export interface SandboxWaitResult extends z.infer<typeof WaitResultSchema> {}
 export interface SandboxOverride extends z.infer<typeof OverrideView> {}
 export interface SandboxOverrideRequest extends z.input<typeof OverrideBody> {}
+export interface SandboxWalkedOnboarding extends z.infer<typeof WalkedOnboarding> {}
+export type SandboxFlowEnd = NonNullable<z.input<typeof WalkBody>['end']>
 export interface SandboxVerifyResult extends z.infer<typeof VerifyResult> {}
 export interface SandboxTriggerResult extends z.infer<typeof TriggerResult> {}
 export interface SandboxWebhookLabReport extends z.infer<typeof LabReport> {}
