@@ -16,13 +16,16 @@ import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
 import { CachedRouter, frontDoor, gateOf } from './http/fast-path.js'
 import { collapseHandlers } from './http/handler-chain.js'
+import { productionFieldNames } from './http/production-names.js'
 import { partnerSettingsFirst, withSandboxClock } from './http/read-first.js'
 import { requestLog } from './http/request-log.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
+import { namedDocuments } from './openapi/named-document.js'
 import { operationIndex } from './openapi/operations.js'
 import { registerResponseHeaders } from './openapi/response-headers.js'
 import { documentTags } from './openapi/tags.js'
+import { registerWebhookDelivery } from './openapi/webhook-delivery.js'
 import { packageVersion } from './package-root.js'
 import { createRandom } from './random.js'
 import { authRoutes } from './routes/auth.js'
@@ -42,6 +45,7 @@ const description = [
   'Errors everywhere: `{ success: false, error: { code, message, details? }, requestId }`.',
   'Only test-mode credentials (`pk_test_`/`sk_test_`) are accepted.',
   'Rate limit: `rate_limit` requests per minute per partner; headers X-RateLimit-Limit, -Remaining, -Reset (unix seconds); 429 with Retry-After.',
+  "Names: this document spells the webhook signature header X-Service-Signature and the provider's word in field names provider_consumer_id as this sandbox is set (`--signature-header`, `--provider-name`, or a partner's own names with `?partner_id=`); the spec's own words are placeholders for production's.",
 ].join(' ')
 
 /** Composes middleware and routers. Never listens: `startSandbox` or the CLI binds a port. */
@@ -80,6 +84,7 @@ export function createApp(deps: SandboxParts) {
   )
   app.use('/_sandbox/*', adminGuard(deps.config.adminToken, access))
   app.use('/_sandbox/*', partnerSettingsFirst(deps))
+  app.use('/api/v1/*', productionFieldNames(deps.config.providerName))
 
   app.route('/api/v1', partnerRoutes(deps))
   app.route('/api/v1', authRoutes(deps))
@@ -120,6 +125,7 @@ export function createApp(deps: SandboxParts) {
   })
 
   registerResponseHeaders(registry)
+  registerWebhookDelivery(registry)
 
   let doc: ReturnType<typeof app.getOpenAPI31Document> | undefined
   const openapi = () => {
@@ -141,9 +147,13 @@ export function createApp(deps: SandboxParts) {
   }
   // The server is the address this request reached the sandbox at (or --public-url), as for
   // every link it returns: a generated client or mock then matches absolute URLs.
+  // With the production names of the sandbox, or of the partner `?partner_id=` names.
+  const named = namedDocuments(openapi, deps.names, deps.state)
   app.get(
     '/openapi.json',
-    withAccess('public', (c) => c.json({ ...openapi(), servers: [serverOf(deps.origins)] })),
+    withAccess('public', async (c) =>
+      c.json({ ...(await named(c.req.query('partner_id'))), servers: [serverOf(deps.origins)] }),
+    ),
   )
   mountDocs(app, deps)
   mountFavicon(app)
