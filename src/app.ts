@@ -23,6 +23,7 @@ import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
 import { namedDocuments } from './openapi/named-document.js'
 import { operationIndex } from './openapi/operations.js'
+import { markProvenance } from './openapi/provenance.js'
 import { registerResponseHeaders } from './openapi/response-headers.js'
 import { documentTags } from './openapi/tags.js'
 import { registerWebhookDelivery } from './openapi/webhook-delivery.js'
@@ -129,19 +130,21 @@ export function createApp(deps: SandboxParts) {
 
   let doc: ReturnType<typeof app.getOpenAPI31Document> | undefined
   const openapi = () => {
-    doc ??= composeExamples(
-      app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: {
-          title: 'Partner Card Service API (sandbox)',
-          version: packageVersion,
-          description,
-          license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
-          // No address to give: the sandbox is run by the partner's own team.
-          contact: { name: 'partner-sandbox' },
-        },
-        tags: documentTags,
-      }),
+    doc ??= markProvenance(
+      composeExamples(
+        app.getOpenAPI31Document({
+          openapi: '3.1.0',
+          info: {
+            title: 'Partner Card Service API (sandbox)',
+            version: packageVersion,
+            description,
+            license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
+            // No address to give: the sandbox is run by the partner's own team.
+            contact: { name: 'partner-sandbox' },
+          },
+          tags: documentTags,
+        }),
+      ),
     )
     return doc
   }
