@@ -104,14 +104,20 @@ function closedSchemas(schemas: Record<string, Doc>): Record<string, Doc> {
   const copy = structuredClone(schemas)
   const extended = new Set<string>()
   const findExtended = (node: Doc) => {
-    if (Array.isArray(node)) return node.forEach(findExtended)
+    if (Array.isArray(node)) {
+      for (const n of node) findExtended(n)
+      return
+    }
     if (!node || typeof node !== 'object') return
     for (const part of node.allOf ?? []) if (part.$ref) extended.add(part.$ref.split('/').pop())
     for (const value of Object.values(node)) findExtended(value)
   }
   findExtended(copy)
   const close = (node: Doc, isExtended: boolean) => {
-    if (Array.isArray(node)) return node.forEach((n) => close(n, false))
+    if (Array.isArray(node)) {
+      for (const n of node) close(n, false)
+      return
+    }
     if (!node || typeof node !== 'object') return
     if (node.properties && node.additionalProperties === undefined && !node.allOf && !isExtended)
       node.unevaluatedProperties = false
