@@ -600,7 +600,10 @@ describePostgres('state seam, PostgreSQL engine', () => {
     )
     const runs = await Promise.all(three.map((client) => migrate(client, schema)))
     expect(runs.flat()).toEqual(migrations.map((m) => m.version))
-    expect(migrations.map((m) => [m.version, m.name])).toEqual([[1, 'baseline']])
+    expect(migrations.map((m) => [m.version, m.name])).toEqual([
+      [1, 'baseline'],
+      [2, 'partner-names'],
+    ])
     // Three replicas opening the migrated schema at once: one seeds it.
     let seeded = 0
     const replicas = await Promise.all(
@@ -614,8 +617,13 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(seeded).toBe(1)
     expect(await replicas[2]?.count('users_by_partner', 'p1')).toBe(2)
     const { client } = await connect(url)
-    const applied = await client.query('SELECT version, name FROM schema_migrations')
-    expect(applied.rows).toEqual([{ version: 1, name: 'baseline' }])
+    const applied = await client.query(
+      'SELECT version, name FROM schema_migrations ORDER BY version',
+    )
+    expect(applied.rows).toEqual([
+      { version: 1, name: 'baseline' },
+      { version: 2, name: 'partner-names' },
+    ])
   })
 
   it('refuses a schema holding the key-value layout of an earlier build, and changes nothing there', async () => {
