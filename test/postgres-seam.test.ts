@@ -602,7 +602,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(runs.flat()).toEqual(migrations.map((m) => m.version))
     expect(migrations.map((m) => [m.version, m.name])).toEqual([
       [1, 'baseline'],
-      [2, 'partner-names'],
+      [3, 'partner-names'],
     ])
     // Three replicas opening the migrated schema at once: one seeds it.
     let seeded = 0
@@ -622,7 +622,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
     )
     expect(applied.rows).toEqual([
       { version: 1, name: 'baseline' },
-      { version: 2, name: 'partner-names' },
+      { version: 3, name: 'partner-names' },
     ])
   })
 

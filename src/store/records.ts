@@ -84,7 +84,7 @@ export const partnerRow = z.object({
   /**
    * Sandbox setting: the production names this partner's traffic carries in place of the
    * spec's placeholders (domain/production-names.ts). Absent: the sandbox's. Last, as the
-   * column a later migration added (0002).
+   * column a later migration added (0003).
    */
   names: z
     .object({ signature_header: z.string().optional(), provider: z.string().optional() })
