@@ -104,6 +104,8 @@ export async function flow(bases, tag, timed) {
     },
     bearer,
   )
+  // The hosted flow, walked headlessly: the completion is taken only once it ended.
+  await send('POST', `/_sandbox/onboardings/${start.data.onboardingId}/walk`, {})
   await send(
     'POST',
     `/api/v1/partner/cards/onboarding/${start.data.onboardingId}/complete`,

@@ -14,15 +14,19 @@ import type { AppEnv } from './http/app-env.js'
 import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
 import { journalRequests } from './http/journal-requests.js'
+import { productionFieldNames } from './http/production-names.js'
 import { partnerSettingsFirst, sandboxClockFirst } from './http/read-first.js'
 import { requestIds } from './http/request-id.js'
 import { requestLog } from './http/request-log.js'
 import { originsOf } from './http/request-origin.js'
 import { validationHook } from './http/validation.js'
 import { composeExamples } from './openapi/compose-examples.js'
+import { namedDocuments } from './openapi/named-document.js'
 import { operationIndex } from './openapi/operations.js'
+import { markProvenance } from './openapi/provenance.js'
 import { registerResponseHeaders } from './openapi/response-headers.js'
 import { documentTags } from './openapi/tags.js'
+import { registerWebhookDelivery } from './openapi/webhook-delivery.js'
 import { packageVersion } from './package-root.js'
 import { createRandom } from './random.js'
 import { authRoutes } from './routes/auth.js'
@@ -42,6 +46,7 @@ const description = [
   'Errors everywhere: `{ success: false, error: { code, message, details? }, requestId }`.',
   'Only test-mode credentials (`pk_test_`/`sk_test_`) are accepted.',
   'Rate limit: `rate_limit` requests per minute per partner; headers X-RateLimit-Limit, -Remaining, -Reset (unix seconds); 429 with Retry-After.',
+  "Names: this document spells the webhook signature header X-Service-Signature and the provider's word in field names provider_consumer_id as this sandbox is set (`--signature-header`, `--provider-name`, or a partner's own names with `?partner_id=`); the spec's own words are placeholders for production's.",
 ].join(' ')
 
 /** Composes middleware and routers. Never listens: `startSandbox` or the CLI binds a port. */
@@ -75,6 +80,7 @@ export function createApp(deps: SandboxParts) {
   )
   app.use('/_sandbox/*', adminGuard(deps.config.adminToken, access))
   app.use('/_sandbox/*', partnerSettingsFirst(deps))
+  app.use('/api/v1/*', productionFieldNames(deps.config.providerName))
 
   app.route('/api/v1', partnerRoutes(deps))
   app.route('/api/v1', authRoutes(deps))
@@ -115,30 +121,37 @@ export function createApp(deps: SandboxParts) {
   })
 
   registerResponseHeaders(registry)
+  registerWebhookDelivery(registry)
 
   let doc: ReturnType<typeof app.getOpenAPI31Document> | undefined
   const openapi = () => {
-    doc ??= composeExamples(
-      app.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: {
-          title: 'Partner Card Service API (sandbox)',
-          version: packageVersion,
-          description,
-          license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
-          // No address to give: the sandbox is run by the partner's own team.
-          contact: { name: 'partner-sandbox' },
-        },
-        tags: documentTags,
-      }),
+    doc ??= markProvenance(
+      composeExamples(
+        app.getOpenAPI31Document({
+          openapi: '3.1.0',
+          info: {
+            title: 'Partner Card Service API (sandbox)',
+            version: packageVersion,
+            description,
+            license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
+            // No address to give: the sandbox is run by the partner's own team.
+            contact: { name: 'partner-sandbox' },
+          },
+          tags: documentTags,
+        }),
+      ),
     )
     return doc
   }
   // The server is the address this request reached the sandbox at (or --public-url), as for
   // every link it returns: a generated client or mock then matches absolute URLs.
+  // With the production names of the sandbox, or of the partner `?partner_id=` names.
+  const named = namedDocuments(openapi, deps.names, deps.state)
   app.get(
     '/openapi.json',
-    withAccess('public', (c) => c.json({ ...openapi(), servers: [serverOf(deps.origins)] })),
+    withAccess('public', async (c) =>
+      c.json({ ...(await named(c.req.query('partner_id'))), servers: [serverOf(deps.origins)] }),
+    ),
   )
   mountDocs(app, deps)
   mountFavicon(app)

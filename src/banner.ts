@@ -1,4 +1,5 @@
 import type { SandboxConfig } from './config.js'
+import { SPEC_PROVIDER_WORD, SPEC_SIGNATURE_HEADER } from './domain/production-names.js'
 import { describeDatabase } from './state/database-url.js'
 
 /** What the start-up banner shows, gathered by the CLI from the running sandbox. */
@@ -38,6 +39,21 @@ function storage(config: SandboxConfig): string {
   return config.data ?? 'memory (use --data FILE to keep state)'
 }
 
+/**
+ * The names deliveries and answers carry. The spec's are placeholders for production's, which
+ * a partner's code should be tested with: said until they are set.
+ */
+function names(config: SandboxConfig): string {
+  const field = `${config.providerName}_consumer_id`
+  const set = `  Names     ${config.signatureHeader}, ${field}`
+  if (
+    config.signatureHeader !== SPEC_SIGNATURE_HEADER ||
+    config.providerName !== SPEC_PROVIDER_WORD
+  )
+    return set
+  return `${set}   (the spec's placeholders: set production's with --signature-header, --provider-name)`
+}
+
 /** The start-up banner: where things are, the default credentials, and any exposure warning. */
 export function banner(facts: BannerFacts): string {
   const { url, config, credentials } = facts
@@ -48,6 +64,7 @@ export function banner(facts: BannerFacts): string {
     `  Control   ${url}/_sandbox${config.adminToken ? '   (admin token required)' : ''}`,
     `  Storage   ${storage(config)}`,
     `  Scenario  ${facts.scenario}`,
+    names(config),
   ]
   if (credentials) {
     const { apiKey, apiSecret } = credentials

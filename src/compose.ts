@@ -82,8 +82,15 @@ export async function compose(
   const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
   // Webhooks: the fan-out reads the partner's endpoints in the event's own transaction; the
   // dispatcher takes the deliveries it made from the rows.
-  const deliveryCtx = { clocks, random, scenarios }
-  const events = new EventBus(random, clocks, state, (tx, event) => fanOut(deliveryCtx, tx, event))
+  const names = { signatureHeader: config.signatureHeader, provider: config.providerName }
+  const deliveryCtx = { clocks, random, scenarios, names }
+  const events = new EventBus(
+    random,
+    clocks,
+    state,
+    (tx, event) => fanOut(deliveryCtx, tx, event),
+    names,
+  )
   const moneyKernel = { clocks, random, events, scenarios }
   const money = new Money({ state, ...moneyKernel })
   const bankConnect = new BankConnect({
@@ -179,6 +186,7 @@ export async function compose(
     clocks,
     random,
     scenarios,
+    names,
     events,
     dispatcher,
     webhookLimit: config.webhookLimit,
@@ -192,7 +200,7 @@ export async function compose(
         authorizePurchase(moneyKernel, tx, partner, user, amount, merchant as MerchantInput),
     },
   })
-  const sinks = new SinkRegistry(state)
+  const sinks = new SinkRegistry(state, undefined, config.signatureHeader)
   const platform = new Platform({
     config,
     state,
@@ -204,6 +212,7 @@ export async function compose(
   })
   return {
     config,
+    names,
     store,
     defaultPartnerPresent,
     state,

@@ -1,5 +1,11 @@
 import { z } from 'zod'
 import { parseDuration } from './clock.js'
+import {
+  providerWord,
+  SPEC_PROVIDER_WORD,
+  SPEC_SIGNATURE_HEADER,
+  signatureHeaderName,
+} from './domain/production-names.js'
 import type { Scenario } from './scenarios/schema.js'
 
 /** Options of createSandbox/startSandbox, the CLI flags and the environment variables. */
@@ -111,6 +117,13 @@ export const sandboxOptionsSchema = z
      */
     defaultInquiryId: completionDefault.default('inq_sandbox_default'),
     defaultProductId: completionDefault.default('prod_sandbox_card'),
+    /**
+     * Production names in place of the spec's placeholders (domain/production-names.ts): the
+     * webhook signature header's name, and the provider's word in field names
+     * (`<word>_consumer_id`). A scenario or a partner's own names override them.
+     */
+    signatureHeader: signatureHeaderName.default(SPEC_SIGNATURE_HEADER),
+    providerName: providerWord.default(SPEC_PROVIDER_WORD),
     /** fsync every journal write (survives power loss as well as a process crash). */
     fsync: switchOption(),
     /**
@@ -154,4 +167,6 @@ export const envNames: Record<string, keyof SandboxConfig> = {
   SANDBOX_HEADERS_TIMEOUT: 'headersTimeout',
   SANDBOX_DEFAULT_INQUIRY_ID: 'defaultInquiryId',
   SANDBOX_DEFAULT_PRODUCT_ID: 'defaultProductId',
+  SANDBOX_SIGNATURE_HEADER: 'signatureHeader',
+  SANDBOX_PROVIDER_NAME: 'providerName',
 }

@@ -12,7 +12,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { describeWithBrowser, launchBrowser } from './browser.js'
-import { type Call, httpCall, onboardingApplicant, registerAndLogin } from './helpers.js'
+import {
+  type Call,
+  httpCall,
+  onboardingApplicant,
+  registerAndLogin,
+  walkAndComplete,
+} from './helpers.js'
 
 const BROWSER_TEST_TIMEOUT = 60_000
 /** How long one step of the page may take to show up (real time). */
@@ -227,7 +233,7 @@ describeWithBrowser('hosted bank connect in a real browser (phone viewport)', ()
         body: onboardingApplicant(s.user),
       })
       expect(start.status, start.text).toBe(200)
-      const done = await call('POST', `${ONBOARDING}/${start.json.data.onboardingId}/complete`, {
+      const done = await walkAndComplete(call, start.json.data.onboardingId, {
         headers: s.bearer,
         body: { result: 'pass', data: {}, agreement_accepted: true },
       })

@@ -19,6 +19,7 @@ import {
   registerAndLogin,
   startReceiver,
   UNDERWRITING_ANSWERS,
+  walkAndComplete,
 } from './helpers.js'
 import { recordRequests, saveScreenshot } from './screenshots.js'
 
@@ -73,11 +74,9 @@ describeWithBrowser('/_sandbox dashboard in a real browser', () => {
       body: onboardingApplicant(denied.user),
     })
     expect(deniedStart.status, deniedStart.text).toBe(200)
-    const deniedDone = await call(
-      'POST',
-      `/api/v1/partner/cards/onboarding/${deniedStart.json.data.onboardingId}/complete`,
-      { headers: denied.bearer, body: { result: 'pass', data: {}, agreement_accepted: true } },
-    )
+    const deniedDone = await walkAndComplete(call, deniedStart.json.data.onboardingId, {
+      headers: denied.bearer,
+    })
     expect(deniedDone.status, deniedDone.text).toBe(200)
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } })

@@ -34,8 +34,12 @@ describeWithBrowser('/docs API reference in a real browser', () => {
 
     const doc = (await (await fetch(`${sandbox.url}/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { operationId?: string }>>
+      webhooks: Record<string, Record<string, { operationId?: string }>>
     }
-    const operations = Object.values(doc.paths).flatMap((p) => Object.keys(p))
+    // The API's operations and the webhook delivery the document describes (OpenAPI 3.1).
+    const operations = [...Object.values(doc.paths), ...Object.values(doc.webhooks)].flatMap((p) =>
+      Object.keys(p),
+    )
     await expect.poll(() => page.locator('.opblock').count()).toBe(operations.length)
 
     // The partner's own profile, tried from the page with the prefilled key and secret.

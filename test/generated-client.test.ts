@@ -62,10 +62,20 @@ export async function run(baseUrl: string, key: string, secret: string) {
     address_city: 'Springfield', address_state: 'IL', address_zip: '62701', ssn: '123-45-6789',
   } })
   const onboardingId: string = start.data?.data.onboardingId ?? ''
+  // The hosted flow, walked without a browser; the completion forwards what it recorded.
+  const walked = await api.POST('/_sandbox/onboardings/{id}/walk', {
+    params: { path: { id: onboardingId } },
+    body: { end: 'passed' },
+  })
+  const flow = walked.data?.flow
   await api.POST('/api/v1/partner/cards/onboarding/{onboardingId}/complete', {
     headers: auth,
     params: { path: { onboardingId } },
-    body: { result: 'pass', data: {}, agreement_accepted: true },
+    body: {
+      result: flow?.result ?? 'fail',
+      data: flow?.data ?? {},
+      agreement_accepted: flow?.agreementAccepted ?? false,
+    },
   })
   const fund = await api.POST('/api/v1/partner/cards/simulate-fund', { headers: auth, body: { amount: 25 } })
   const balance: number | undefined = fund.data?.availableBalance
@@ -206,6 +216,11 @@ describe('a client generated from /openapi.json', () => {
     })
     expect(start.response.status).toBe(200)
     const onboardingId = start.data.data.onboardingId
+    const walked = await api.POST('/_sandbox/onboardings/{id}/walk', {
+      params: { path: { id: onboardingId } },
+      body: { end: 'passed' },
+    })
+    expect(walked.data.flow).toMatchObject({ result: 'pass', agreementAccepted: true })
     const done = await api.POST('/api/v1/partner/cards/onboarding/{onboardingId}/complete', {
       headers,
       params: { path: { onboardingId } },
@@ -232,6 +247,7 @@ describe('a client generated from /openapi.json', () => {
       'GET /_sandbox/inbox 200',
       'POST /api/v1/partner/auth/verify-otp 200',
       'POST /api/v1/partner/cards/onboarding 200',
+      'POST /_sandbox/onboardings/{id}/walk 200',
       'POST /api/v1/partner/cards/onboarding/{onboardingId}/complete 200',
       'POST /api/v1/partner/cards/simulate-fund 200',
       'GET /api/v1/partner/cards/status 200',

@@ -371,15 +371,54 @@ export async function onboardedUser(
     body: onboardingApplicant(registered.user),
   })
   if (start.status !== 200) throw new Error(`onboarding start: ${start.status} ${start.text}`)
-  const done = await call(
-    'POST',
-    `/api/v1/partner/cards/onboarding/${start.json.data.onboardingId}/complete`,
-    { creds, headers, body: { result: 'pass', data: { from: 'test' }, agreement_accepted: true } },
-  )
+  const done = await walkAndComplete(call, start.json.data.onboardingId, {
+    creds,
+    headers,
+    body: { result: 'pass', data: { from: 'test' }, agreement_accepted: true },
+  })
   const card = done.json?.data?.card
   if (done.status !== 200 || card?.status !== 'active')
     throw new Error(`onboarding complete: ${done.status} ${done.text}`)
   return { ...registered, cardId: card.id as string }
+}
+
+/** The ends the control plane's headless walk can take the hosted onboarding flow to. */
+export type FlowEnd = 'passed' | 'failed' | 'agreement_declined'
+
+/**
+ * The hosted onboarding flow walked headlessly to `end` (POST /_sandbox/onboardings/:id/walk),
+ * so the partner's completion is taken: answers the flow's message (`result`,
+ * `agreementAccepted`, `data`) and the walk's whole answer. Throws unless 200.
+ */
+export async function walkFlow(call: Call, onboardingId: string, end: FlowEnd = 'passed') {
+  const res = await call('POST', `/_sandbox/onboardings/${onboardingId}/walk`, {
+    creds: null,
+    body: { end },
+  })
+  if (res.status !== 200) throw new Error(`walk to ${end}: ${res.status} ${res.text}`)
+  return res.json.flow as { result: 'pass' | 'fail'; agreementAccepted: boolean; data: object }
+}
+
+/**
+ * A completion as a partner's backend makes it once the flow ended: the flow walked
+ * headlessly to `end`, then POST …/onboarding/:id/complete with `body`, or without one the
+ * flow's own message (result, data, agreement_accepted). Answers the completion's response.
+ */
+export async function walkAndComplete(
+  call: Call,
+  onboardingId: string,
+  opts: { headers: Record<string, string>; creds?: Creds; body?: unknown; end?: FlowEnd },
+) {
+  const flow = await walkFlow(call, onboardingId, opts.end)
+  return call('POST', `/api/v1/partner/cards/onboarding/${onboardingId}/complete`, {
+    creds: opts.creds ?? acme,
+    headers: opts.headers,
+    body: opts.body ?? {
+      result: flow.result,
+      data: flow.data,
+      agreement_accepted: flow.agreementAccepted,
+    },
+  })
 }
 
 /** The accounts a hosted bank-connect page offers: its data-account / data-institution-id pairs. */

@@ -14,6 +14,7 @@ import {
   receiverForTest,
   registerAndLogin,
   setup,
+  walkAndComplete,
 } from './helpers.js'
 
 /**
@@ -187,11 +188,10 @@ describe('the happy path (spec section 1)', () => {
       body: onboardingApplicant(user),
     })
     expect(start.status, start.text).toBe(200)
-    const done = await call(
-      'POST',
-      `${API}/partner/cards/onboarding/${start.json.data.onboardingId}/complete`,
-      { headers, body: { result: 'pass', data: { from: 'embed' }, agreement_accepted: true } },
-    )
+    const done = await walkAndComplete(call, start.json.data.onboardingId, {
+      headers,
+      body: { result: 'pass', data: { from: 'embed' }, agreement_accepted: true },
+    })
     expect(done.status, done.text).toBe(200)
     const card = done.json.data.card
     expect(card).toMatchObject({ status: 'active', available_balance: 0, ledger_balance: 0 })

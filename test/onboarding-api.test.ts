@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import type { SandboxOptions } from '../src/index.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
-import { bearer, type Call, northwind, registerAndLogin, testSandbox } from './helpers.js'
+import {
+  bearer,
+  type Call,
+  type FlowEnd,
+  northwind,
+  registerAndLogin,
+  testSandbox,
+  walkAndComplete,
+} from './helpers.js'
 
 /**
  * Card onboarding through the API only (app.request): start/resume, the hosted flow's step
@@ -94,7 +102,10 @@ async function userOf(call: Call, creds = undefined as typeof northwind | undefi
     expect(res.status, res.text).toBe(200)
     return res.json.data
   }
-  return { user, asUser, start }
+  /** The flow walked headlessly to `end`, then completed with `body` (default: its message). */
+  const complete = (id: string, body?: unknown, end?: FlowEnd) =>
+    walkAndComplete(call, id, { creds, headers: user.bearer, body, end })
+  return { user, asUser, start, complete }
 }
 
 /** A step of the hosted flow, as the hosted page posts it (no partner credentials). */
@@ -234,9 +245,9 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('normalizes the SSN server-side: a dashed magic SSN still decides the outcome', async () => {
-    const { asUser, start } = await setup()
+    const { start, complete } = await setup()
     const s = await start({ ssn: '000-00-0007' })
-    const done = await asUser('POST', completePath(s.onboardingId), PASS)
+    const done = await complete(s.onboardingId)
     expect(done.status).toBe(200)
     expect(done.json.data).toMatchObject({
       status: 'failed',
@@ -376,9 +387,9 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('409 for a user who already holds a card', async () => {
-    const { asUser, start } = await setup()
+    const { asUser, start, complete } = await setup()
     const s = await start()
-    expect((await asUser('POST', completePath(s.onboardingId), PASS)).status).toBe(200)
+    expect((await complete(s.onboardingId, PASS)).status).toBe(200)
     const again = await asUser('POST', START, applicant())
     expect(again.status).toBe(409)
     expect(again.json.error.code).toBe('conflict')
@@ -616,7 +627,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
         consumer: { kyc_status: kyc },
         card: null,
       })
-      // The same as completing with result pass directly (see the complete tests).
+      // The same as walking to a pass headlessly (see the complete tests).
       expect((await asUser('GET', ME)).json.kyc_status).toBe(kyc)
     },
   )
@@ -691,15 +702,12 @@ describe('GET /partner/cards/onboarding/latest', () => {
   })
 
   it('shows the most recent onboarding, even when two share a timestamp (frozen clock)', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start, complete } = await setup()
     await freeze(call)
     for (let round = 0; round < 4; round++) {
       const s = await start()
-      const fail = await asUser('POST', completePath(s.onboardingId), {
-        result: 'fail',
-        data: 'user gave up',
-        agreement_accepted: false,
-      })
+      const gaveUp = { result: 'fail', data: 'user gave up', agreement_accepted: false }
+      const fail = await complete(s.onboardingId, gaveUp, 'agreement_declined')
       expect(fail.status).toBe(200)
       const next = await start()
       expect(next.onboardingId).not.toBe(s.onboardingId)
@@ -709,11 +717,8 @@ describe('GET /partner/cards/onboarding/latest', () => {
       const status = await asUser('GET', STATUS)
       expect(status.json.data.onboarding.onboardingId).toBe(next.onboardingId)
       // Fail this one too, so the next round starts afresh.
-      await asUser('POST', completePath(next.onboardingId), {
-        result: 'fail',
-        data: 'again',
-        agreement_accepted: false,
-      })
+      const again = { result: 'fail', data: 'again', agreement_accepted: false }
+      await complete(next.onboardingId, again, 'agreement_declined')
     }
   })
 })
@@ -761,9 +766,9 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('a pass answers the completion with consumer and card; the user and card status follow', async () => {
-    const { asUser, start, user } = await setup()
+    const { asUser, start, user, complete } = await setup()
     const s = await start()
-    const res = await asUser('POST', completePath(s.onboardingId), PASS)
+    const res = await complete(s.onboardingId, PASS)
     expect(res.status, res.text).toBe(200)
     expect(res.json.success).toBe(true)
     const data = res.json.data
@@ -798,18 +803,13 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('data: a string is kept as is, an object is stored JSON-stringified', async () => {
-    const { call, start, asUser } = await setup()
+    const { call, start, complete } = await setup()
     const payload = { inquiry: 'inq_123', nested: { steps: [1, 2] }, ok: true }
     const a = await start()
-    expect(
-      (await asUser('POST', completePath(a.onboardingId), { ...PASS, data: payload })).status,
-    ).toBe(200)
+    expect((await complete(a.onboardingId, { ...PASS, data: payload })).status).toBe(200)
     const b = await userOf(call)
     const bs = await b.start()
-    expect(
-      (await b.asUser('POST', completePath(bs.onboardingId), { ...PASS, data: 'raw-payload' }))
-        .status,
-    ).toBe(200)
+    expect((await b.complete(bs.onboardingId, { ...PASS, data: 'raw-payload' })).status).toBe(200)
     const rows = (await snapshot(call)).json.collections.onboardings
     expect(typeof rows[a.onboardingId].completion.data).toBe('string')
     expect(rows[a.onboardingId].completion.data).toBe(JSON.stringify(payload))
@@ -844,9 +844,9 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('completing twice with the same result answers the same; a different result is 409', async () => {
-    const { call, asUser, start, user } = await setup()
+    const { call, asUser, start, user, complete } = await setup()
     const s = await start()
-    const first = await asUser('POST', completePath(s.onboardingId), PASS)
+    const first = await complete(s.onboardingId, PASS)
     const second = await asUser('POST', completePath(s.onboardingId), {
       ...PASS,
       data: 'another payload',
@@ -875,11 +875,11 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
     ['SSN 000000001', { ssn: '000000001' }],
     ['last name Denied', { last_name: 'Denied' }],
   ])(
-    '%s, completed as a pass: failed for identity_verification_failed, KYC rejected, no card',
+    '%s, walked to a pass and completed as the flow ended: failed for identity_verification_failed, KYC rejected, no card',
     async (_, o) => {
-      const { call, asUser, start } = await setup()
+      const { call, asUser, start, complete } = await setup()
       const s = await start(o)
-      const res = await asUser('POST', completePath(s.onboardingId), PASS)
+      const res = await complete(s.onboardingId)
       expect(res.status).toBe(200)
       expect(res.json.data).toMatchObject({
         status: 'failed',
@@ -895,10 +895,10 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
     },
   )
 
-  it('SSN 000000007, completed as a pass: failed for underwriting_declined, KYC approved, no card', async () => {
-    const { asUser, start } = await setup()
+  it('SSN 000000007, walked to a pass and completed as the flow ended: failed for underwriting_declined, KYC approved, no card', async () => {
+    const { asUser, start, complete } = await setup()
     const s = await start({ ssn: '000000007' })
-    const res = await asUser('POST', completePath(s.onboardingId), PASS)
+    const res = await complete(s.onboardingId)
     expect(res.json.data).toMatchObject({
       status: 'failed',
       failure_reason: 'underwriting_declined',
@@ -910,10 +910,10 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('SSN 000000004: manual review for 10 minutes of sandbox clock, then completed with a card', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start, complete } = await setup()
     const s = await start({ ssn: '000000004' })
     const now = await freeze(call)
-    const res = await asUser('POST', completePath(s.onboardingId), PASS)
+    const res = await complete(s.onboardingId, PASS)
     expect(res.status).toBe(200)
     expect(res.json.data).toMatchObject({
       status: 'manual_review',
@@ -938,7 +938,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('a manual review ends as the scenario says: review_outcome kyc_fail → failed, no card', async () => {
-    const { call, asUser, start } = await setup({
+    const { call, asUser, start, complete } = await setup({
       scenario: {
         name: 'reviews-fail',
         description: 'Manual reviews end in a KYC failure.',
@@ -946,9 +946,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
       },
     })
     const s = await start({ ssn: '000000004' })
-    expect((await asUser('POST', completePath(s.onboardingId), PASS)).json.data.status).toBe(
-      'manual_review',
-    )
+    expect((await complete(s.onboardingId, PASS)).json.data.status).toBe('manual_review')
     await advance(call, '10m')
     const status = await asUser('GET', STATUS)
     expect(status.json.data.onboarding).toMatchObject({
@@ -1002,9 +1000,9 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
       'underwriting_declined',
     ],
   ])('scenario rules decide first (%s)', async (_, o, status, reason) => {
-    const { asUser, start } = await setup({ scenario: rules })
+    const { start, complete } = await setup({ scenario: rules })
     const s = await start({ ssn: '111-22-3333', ...o })
-    const res = await asUser('POST', completePath(s.onboardingId), PASS)
+    const res = await complete(s.onboardingId)
     expect(res.status).toBe(200)
     expect(res.json.data.status).toBe(status)
     expect(res.json.data.failure_reason).toBe(reason)
@@ -1013,7 +1011,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
 
 describe('events', () => {
   it('onboarding.started once (not on resume); onboarding.completed and card.created on a pass', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, start, complete } = await setup()
     const s = await start()
     await start()
     await start({ address_line1: '2 Other Street' })
@@ -1021,7 +1019,7 @@ describe('events', () => {
     expect(started).toHaveLength(1)
     expect(started[0]?.data.object).toMatchObject({ id: s.onboardingId, status: 'pending' })
     expect(await eventsOf(call, 'onboarding.completed')).toEqual([])
-    const done = await asUser('POST', completePath(s.onboardingId), PASS)
+    const done = await complete(s.onboardingId, PASS)
     const completed = await eventsOf(call, 'onboarding.completed')
     expect(completed).toHaveLength(1)
     expect(completed[0]?.data.object).toMatchObject({ id: s.onboardingId, status: 'completed' })
@@ -1032,13 +1030,10 @@ describe('events', () => {
   })
 
   it('onboarding.failed on a fail, and no card.created', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, start, complete } = await setup()
     const s = await start()
-    await asUser('POST', completePath(s.onboardingId), {
-      result: 'fail',
-      data: 'declined',
-      agreement_accepted: false,
-    })
+    const declined = { result: 'fail', data: 'declined', agreement_accepted: false }
+    await complete(s.onboardingId, declined, 'agreement_declined')
     const failed = await eventsOf(call, 'onboarding.failed')
     expect(failed).toHaveLength(1)
     expect(failed[0]?.data.object).toMatchObject({ id: s.onboardingId, status: 'failed' })
@@ -1047,9 +1042,9 @@ describe('events', () => {
   })
 
   it('no event carries the SSN', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, start, complete } = await setup()
     const s = await start({ ssn: '321-54-9876' })
-    await asUser('POST', completePath(s.onboardingId), PASS)
+    await complete(s.onboardingId, PASS)
     const raw = (
       await call('GET', `/_sandbox/events?partner_id=${DEFAULT_PARTNER.id}&limit=500`, {
         creds: null,
@@ -1133,7 +1128,7 @@ describe('OpenAPI document', () => {
 })
 
 describe('the hosted flow decides, not only the partner', () => {
-  it('a flow whose agreement was declined cannot be completed as a pass; KYC stays approved', async () => {
+  it('a flow whose agreement was declined cannot be completed as a pass (409 naming both values); as a fail, KYC stays approved', async () => {
     const { call, asUser, start } = await setup()
     const s = await start()
     const last = await runFlow(call, s, false)
@@ -1142,15 +1137,20 @@ describe('the hosted flow decides, not only the partner', () => {
       outcome: 'declined',
       reason: 'agreement_declined',
     })
-    const res = await asUser(
-      'POST',
-      `/api/v1/partner/cards/onboarding/${s.onboardingId}/complete`,
-      {
-        result: 'pass',
-        data: {},
-        agreement_accepted: true,
-      },
-    )
+    const asPass = await asUser('POST', completePath(s.onboardingId), PASS)
+    expect(asPass.status).toBe(409)
+    expect(asPass.json.error.code).toBe('conflict')
+    for (const said of ['"fail"', 'agreement_accepted false', '"pass"', 'agreement_accepted true'])
+      expect(asPass.json.error.message).toContain(said)
+    expect((await asUser('GET', LATEST)).json.data).toMatchObject({
+      status: 'in_progress',
+      card_id: null,
+    })
+    const res = await asUser('POST', completePath(s.onboardingId), {
+      result: 'fail',
+      data: {},
+      agreement_accepted: false,
+    })
     expect(res.status).toBe(200)
     expect(res.json.data).toMatchObject({
       status: 'failed',
@@ -1163,13 +1163,9 @@ describe('the hosted flow decides, not only the partner', () => {
   })
 
   it('starting again after a failure sets kyc_status back to pending and says so in user.updated', async () => {
-    const { call, asUser, start, user } = await setup()
+    const { call, asUser, start, user, complete } = await setup()
     const first = await start({ ssn: '000-00-0001' })
-    await asUser('POST', `/api/v1/partner/cards/onboarding/${first.onboardingId}/complete`, {
-      result: 'pass',
-      data: {},
-      agreement_accepted: true,
-    })
+    await complete(first.onboardingId)
     expect((await asUser('GET', '/api/v1/partner/users/me')).json.kyc_status).toBe('rejected')
     await start()
     expect((await asUser('GET', '/api/v1/partner/users/me')).json.kyc_status).toBe('pending')

@@ -22,6 +22,7 @@ import {
   type Receiver,
   registerAndLogin,
   startReceiver,
+  walkAndComplete,
 } from './helpers.js'
 
 const BROWSER_TEST_TIMEOUT = 60_000
@@ -706,12 +707,12 @@ describeWithBrowser('hosted onboarding in a real browser, embedded in a partner 
   )
 
   it(
-    'opened after the partner completed without the hosted flow: the page shows the outcome, not a blank step',
+    'opened after the flow was walked headlessly and completed: the page shows the outcome, not a blank step',
     async () => {
       const { call, page } = await setup()
       const { user, bearer } = await registerAndLogin(call)
       const start = await startOnboarding(call, bearer, onboardingApplicant(user))
-      const done = await call('POST', `${ONBOARDING}/${start.onboardingId}/complete`, {
+      const done = await walkAndComplete(call, start.onboardingId, {
         headers: bearer,
         body: { result: 'pass', data: { from: 'backend' }, agreement_accepted: true },
       })

@@ -7,6 +7,7 @@ import {
   registerAndLogin,
   testSandbox,
   UNDERWRITING_ANSWERS,
+  walkFlow,
 } from './helpers.js'
 
 /**
@@ -69,6 +70,7 @@ describe('concurrent onboarding requests of one user', () => {
   it('issues one card however many completions race', async () => {
     const { call, u, start } = await startedOnboarding()
     const id = start.onboardingId
+    await walkFlow(call, id)
     const done = await Promise.all(
       Array.from({ length: N }, () =>
         call('POST', `${START}/${id}/complete`, {

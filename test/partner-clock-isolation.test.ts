@@ -12,6 +12,7 @@ import {
   registerAndLogin,
   startReceiver,
   testSandbox,
+  walkAndComplete,
 } from './helpers.js'
 
 /**
@@ -83,15 +84,11 @@ async function inReview(call: Call, creds: Creds) {
     onboardingApplicant(user, { ssn: '000000004' }),
   )
   expect(start.status, start.text).toBe(200)
-  const done = await as(
-    'POST',
-    `/api/v1/partner/cards/onboarding/${start.json.data.onboardingId}/complete`,
-    {
-      result: 'pass',
-      data: { from: 'test' },
-      agreement_accepted: true,
-    },
-  )
+  const done = await walkAndComplete(call, start.json.data.onboardingId, {
+    creds,
+    headers: bearer,
+    body: { result: 'pass', data: { from: 'test' }, agreement_accepted: true },
+  })
   expect(done.json.data.status).toBe('manual_review')
   return { status: async () => (await as('GET', '/api/v1/partner/cards/status')).json.data }
 }

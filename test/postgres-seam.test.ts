@@ -665,6 +665,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(migrations.map((m) => [m.version, m.name])).toEqual([
       [1, 'baseline'],
       [2, 'rules'],
+      [3, 'partner-names'],
     ])
     // Three replicas opening the migrated schema at once: one seeds it.
     let seeded = 0
@@ -685,6 +686,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(applied.rows).toEqual([
       { version: 1, name: 'baseline' },
       { version: 2, name: 'rules' },
+      { version: 3, name: 'partner-names' },
     ])
   })
 

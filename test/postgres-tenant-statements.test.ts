@@ -19,6 +19,9 @@ const notAPartnersRequest = [
   /^SELECT .* FROM partners WHERE \(api_key\) = \$1 /,
   // The control plane's inbox, where the test reads its login code.
   /^SELECT .* FROM inbox_messages WHERE \(lower\("to"\)\) = \$1 /,
+  // The control plane's headless walk of the test's onboarding flow: an onboarding by its id
+  // (the control plane is told no partner).
+  /^SELECT .* FROM onboardings WHERE id = \$1$/,
   // The inbox's cap, trimmed after a message is sent: every partner's messages, oldest first.
   /^SELECT .* FROM inbox_messages WHERE \(\$2\) = \$1( |$)/,
   // The sweeps: due work (every row under 'waiting')...

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { specNames } from '../src/domain/production-names.js'
 import { endpointKey } from '../src/state/indexes.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { recordAttempt } from '../src/webhooks/attempt-result.js'
@@ -74,7 +75,7 @@ describe('an attempt taken by a process that died before recording it', () => {
 
     // The dead process's record of its attempt 1 comes late: the first record stands.
     const late = await state.transaction((tx) =>
-      recordAttempt({ clocks, random, scenarios }, tx, id, {
+      recordAttempt({ clocks, random, scenarios, names: specNames }, tx, id, {
         number: 1,
         at: due,
         result: { status: null, durationMs: 1_000, error: 'timed out' },

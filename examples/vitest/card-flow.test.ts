@@ -63,3 +63,44 @@ it('a forced 503 (Prefer: code=503) is answered once, in the error envelope', as
   expect(ok.data?.partner.id).toBe(s.partner.id)
   expect(await s.partner.requests.count({ path: '/api/v1/partner/me', status: 503 })).toBe(1)
 })
+
+it('onboards to an active card without a browser: the hosted flow walked, then completed', async () => {
+  const s = await setup()
+  const headers = await signedIn(s, 'una@example.test')
+  const started = await s.api.POST('/api/v1/partner/cards/onboarding', {
+    headers,
+    body: {
+      first_name: 'Una',
+      last_name: 'Unit',
+      email: 'una@example.test',
+      phone_number: '+14155550100',
+      country_code: 'US',
+      date_of_birth: '1988-08-08',
+      address_line1: '1 Main Street',
+      address_city: 'Springfield',
+      address_state: 'IL',
+      address_zip: '62701',
+      ssn: '123-45-6789',
+    },
+  })
+  const onboardingId = started.data?.data.onboardingId ?? ''
+  // Before the user ends the hosted flow, the completion is refused, as in production.
+  const early = await s.api.POST('/api/v1/partner/cards/onboarding/{onboardingId}/complete', {
+    headers,
+    params: { path: { onboardingId } },
+    body: { result: 'pass', data: {}, agreement_accepted: true },
+  })
+  expect(early.response.status).toBe(409)
+  // The control plane walks it as the user would; the backend forwards what the flow recorded.
+  const { flow } = await s.sandbox.control.onboardings.walk(onboardingId, 'passed')
+  const done = await s.api.POST('/api/v1/partner/cards/onboarding/{onboardingId}/complete', {
+    headers,
+    params: { path: { onboardingId } },
+    body: {
+      result: flow.result ?? 'fail',
+      data: flow.data,
+      agreement_accepted: flow.agreementAccepted,
+    },
+  })
+  expect(done.data?.data.card?.status).toBe('active')
+})

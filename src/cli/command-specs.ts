@@ -39,6 +39,10 @@ export const serveCommand: Command = {
     ['partner-sandbox listen --forward-to URL', 'forward webhook deliveries to your app'],
     ['partner-sandbox trigger EVENT', "emit a webhook event made from a partner's real state"],
     ['partner-sandbox migrate --database URL', "create or upgrade a database's tables, and exit"],
+    [
+      'partner-sandbox proxy --upstream URL',
+      "check another deployment's traffic against the contract",
+    ],
     ['partner-sandbox help COMMAND', "a command's options and examples (or: COMMAND --help)"],
   ],
   optionsTitle:
@@ -155,11 +159,52 @@ export const helpCommand: Command = {
   examples: ['partner-sandbox help listen'],
 }
 
+export const proxyCommand: Command = {
+  name: 'proxy',
+  summary: "check another deployment's traffic against the sandbox's contract",
+  usage: [['partner-sandbox proxy --upstream URL [--record DIR] [options]', '']],
+  about:
+    "Forwards your app's API traffic, unchanged, to the deployment at URL (on 127.0.0.1) and\nchecks each request and answer against the sandbox's contract (its /openapi.json): each\ndifference (operation, status, field, type, header) is printed and written to the report,\nsecrets redacted. Point your app's upstream at the proxy instead of the deployment.",
+  flags: [
+    {
+      name: 'upstream',
+      type: 'string',
+      arg: 'URL',
+      help: 'the deployment to forward to, on 127.0.0.1 (required)',
+    },
+    {
+      name: 'port',
+      type: 'string',
+      arg: 'N',
+      help: 'port of the proxy, 0 for any',
+      default: '4011',
+    },
+    {
+      name: 'report',
+      type: 'string',
+      arg: 'FILE',
+      help: 'the differences, one JSON line each',
+      default: 'partner-sandbox-drift.jsonl',
+    },
+    {
+      name: 'record',
+      type: 'string',
+      arg: 'DIR',
+      help: 'also keep every exchange, redacted, as a JSON file here',
+    },
+  ],
+  examples: [
+    'partner-sandbox proxy --upstream http://127.0.0.1:4010',
+    'partner-sandbox proxy --upstream http://127.0.0.1:8080 --port 0 --record drift/',
+  ],
+}
+
 export const commands = [
   scenariosCommand,
   listenCommand,
   triggerCommand,
   migrateCommand,
+  proxyCommand,
   helpCommand,
 ]
 

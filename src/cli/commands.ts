@@ -5,6 +5,7 @@ import {
   commands,
   listenCommand,
   migrateCommand,
+  proxyCommand,
   scenariosCommand,
   serveCommand,
   triggerCommand,
@@ -14,6 +15,7 @@ import { type Command, helpHint, parseFlags, UsageError } from './flags.js'
 import { listen } from './listen.js'
 import { runMigrate } from './migrate.js'
 import { nearest } from './nearest.js'
+import { runProxy } from './proxy.js'
 import { remoteFrom } from './remote.js'
 import { eventList, parseOverrides, trigger } from './trigger.js'
 
@@ -70,6 +72,11 @@ export async function runCommand(argv: string[], fail: Fail) {
   }
   if (command === migrateCommand) {
     await runMigrate({ values, positionals }, fail, print)
+    return true
+  }
+  if (command === proxyCommand) {
+    if (positionals.length > 0) fail(`proxy takes no arguments\n${helpHint(proxyCommand)}`, 2)
+    await runProxy(values, fail, print)
     return true
   }
   const remote = remoteFrom(values)

@@ -51,6 +51,20 @@ export const serveFlags: ServeFlag[] = [
     'product_id of a completion without one',
     'prod_sandbox_card',
   ),
+  string(
+    'signature-header',
+    'signatureHeader',
+    'NAME',
+    'name of the webhook signature header',
+    'X-Service-Signature',
+  ),
+  string(
+    'provider-name',
+    'providerName',
+    'WORD',
+    "provider's word in field names: WORD_consumer_id",
+    'provider',
+  ),
   {
     name: 'fsync',
     key: 'fsync',

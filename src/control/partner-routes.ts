@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { pageOf, paginateInOrder } from '../domain/pagination.js'
 import { publicPartner } from '../domain/partners.js'
+import { namesOf, type ProductionNames } from '../domain/production-names.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { controlPageQuery } from '../schemas/limit.js'
@@ -18,13 +19,15 @@ import {
 
 /** What the control plane shows of a partner: its scenario, and whether that can be found. */
 export function sandboxPartner(
-  s: { scenarios: Pick<ScenarioRegistry, 'problemOf'> },
+  s: { scenarios: Pick<ScenarioRegistry, 'problemOf'>; names: ProductionNames },
   p: PartnerRow,
 ) {
+  const names = namesOf(s.names, p)
   return {
     ...publicPartner(p),
     scenario: p.scenario,
     auto_complete: p.auto_complete ?? false,
+    names: { signature_header: names.signatureHeader, provider: names.provider },
     scenario_error: s.scenarios.problemOf(p) ?? null,
   }
 }
@@ -36,6 +39,7 @@ export function partnerRoutes(s: {
   partners: Partners
   platform: Platform
   scenarios: ScenarioRegistry
+  names: ProductionNames
 }) {
   const app = controlRouter()
 
@@ -95,7 +99,7 @@ export function partnerRoutes(s: {
       method: 'patch',
       path: '/partners/{id}',
       operationId: 'updateSandboxPartner',
-      summary: "Set a partner's status, scenario, rate limit or auto_complete",
+      summary: "Set a partner's status, scenario, rate limit, auto_complete or production names",
       request: { params: PartnerIdParam, body: jsonBody(PatchSandboxPartner) },
       responses: {
         200: jsonResponse(SandboxPartner, 'The partner.'),

@@ -1,9 +1,27 @@
 import { z } from '@hono/zod-openapi'
+import { providerWord, signatureHeaderName } from '../domain/production-names.js'
 import * as ex from '../schemas/examples.js'
 import { partnerScope, partnerStatus, SLUG_PATTERN } from '../schemas/fields.js'
 import { PartnerId } from '../schemas/ids.js'
 import { allowedOrigin, httpUrl, Partner } from '../schemas/partner.js'
 import { singleLine } from '../schemas/text.js'
+
+/** A partner's own names, as the control plane sets them (null: back to the sandbox's). */
+export const PartnerNames = z
+  .object({
+    signature_header: signatureHeaderName.nullable().optional().openapi({
+      description:
+        "The webhook signature header's name (the spec's placeholder: X-Service-Signature).",
+      example: 'X-Acme-Signature',
+    }),
+    provider: providerWord.nullable().optional().openapi({
+      description:
+        "The provider's word in field names: `<word>_consumer_id` (the spec's placeholder: provider).",
+      example: 'lithic',
+    }),
+  })
+  .strict()
+  .openapi('SandboxPartnerNames')
 
 export const Health = z
   .object({
@@ -67,6 +85,7 @@ export const CreatePartnerBody = z
       .optional()
       .openapi({ description: 'Bundled scenario name.' }),
     auto_complete: autoComplete.optional(),
+    names: PartnerNames.optional(),
   })
   .strict()
   .openapi('CreateSandboxPartner', {
@@ -102,12 +121,22 @@ export const CreatedPartner = z
 export const SandboxPartner = Partner.extend({
   scenario: z.string().nullable(),
   auto_complete: autoComplete,
+  names: z.object({ signature_header: z.string(), provider: z.string() }).openapi({
+    description:
+      "The production names this partner's traffic carries: its own, else the sandbox's (the spec's placeholders by default).",
+  }),
   scenario_error: z.string().nullable().openapi({
     description:
       "Set when the partner's scenario is not loaded (its API requests get 503 until it is).",
   }),
 }).openapi('SandboxPartner', {
-  example: { ...ex.partner, scenario: null, auto_complete: false, scenario_error: null },
+  example: {
+    ...ex.partner,
+    scenario: null,
+    auto_complete: false,
+    names: { signature_header: 'X-Service-Signature', provider: 'provider' },
+    scenario_error: null,
+  },
 })
 
 export const PatchSandboxPartner = z
@@ -116,10 +145,11 @@ export const PatchSandboxPartner = z
     scenario: z.string().min(1).nullable().optional(),
     rate_limit: z.number().int().positive().max(1_000_000).optional(),
     auto_complete: autoComplete.optional(),
+    names: PartnerNames.optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, {
-    message: 'give at least one of status, scenario, rate_limit, auto_complete',
+    message: 'give at least one of status, scenario, rate_limit, auto_complete, names',
   })
   .openapi('PatchSandboxPartner', { minProperties: 1, example: { status: 'suspended' } })
 

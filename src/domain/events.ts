@@ -2,6 +2,12 @@ import type { Random } from '../random.js'
 import type { State, StateTx } from '../state/seam.js'
 import type { EventRow } from '../store/records.js'
 import type { PartnerClocks } from './partner-clocks.js'
+import {
+  namesOf,
+  type ProductionNames,
+  renameProviderFields,
+  specNames,
+} from './production-names.js'
 
 /**
  * The one event bus. Domain code records an event in the same transaction as the change it
@@ -46,6 +52,8 @@ export class EventBus {
     commits: Pick<State, 'onCommit'>,
     /** The webhook deliveries of each event (webhooks/fan-out.ts); none without it. */
     private readonly fanOut?: FanOut,
+    /** The sandbox-wide production names; an event's object carries its partner's. */
+    private readonly names: ProductionNames = specNames,
   ) {
     // Listeners hear only events recorded here whose write committed, after the commit's own
     // work is done; rows written otherwise (a partner's snapshot restored) are not news.
@@ -114,12 +122,15 @@ export class EventBus {
   ): Promise<EventRow> {
     // A patch that changes nothing hands the object back as is; one that sets fields, a copy.
     const patched = this.patches.get(type)?.(object) ?? object
+    // Written with the partner's production names, as Stripe renders an event with the API
+    // version of its account when it happens: what is delivered and listed is what was recorded.
+    const { provider } = namesOf(this.names, await tx.get('partners', partnerId))
     const event: EventRow = {
       id: this.random.id('evt'),
       partner_id: partnerId,
       type,
       created_at: this.clocks.forPartner(partnerId).iso(),
-      data: { object: patched },
+      data: { object: renameProviderFields(patched, provider) },
       ...(options.chosen || patched !== object ? { chosen: true as const } : {}),
     }
     this.recorded.add(event)

@@ -16,7 +16,6 @@ export async function completeFromFlow(
   ctx: OnboardingCtx,
   tx: StateTx,
   row: OnboardingRow,
-  result?: 'pass' | 'fail',
 ): Promise<Completion> {
   if (!row.flow_result) {
     const step = currentStep(row)
@@ -32,7 +31,7 @@ export async function completeFromFlow(
   if (!user) throw new ApiError('not_found', `The user of onboarding ${row.id} no longer exists.`)
   const message = flowResult(row)
   return completeOnboarding(ctx, tx, partner, user, row.id, {
-    result: result ?? row.flow_result,
+    result: row.flow_result,
     data: message.data,
     agreement_accepted: message.agreementAccepted,
   })

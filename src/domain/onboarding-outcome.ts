@@ -5,7 +5,8 @@ import type { StateReader, StateTx } from '../state/seam.js'
 import type { CardRow, OnboardingRow, PartnerRow, UserRow } from '../store/records.js'
 import { issueCard, publicCard } from './cards.js'
 import { recordTransaction } from './ledger.js'
-import { type OnboardingCtx, onboardingEventObject } from './onboarding.js'
+import { currentStep, type OnboardingCtx, onboardingEventObject } from './onboarding.js'
+import { flowResult } from './onboarding-flow.js'
 import { publicUser } from './users.js'
 
 /**
@@ -74,6 +75,7 @@ export async function completeOnboarding(
       'must be true for a pass: the user has to accept the card agreement',
     )
   }
+  assertFlowAgrees(row, input)
   const now = ctx.clocks.forPartner(partner.id).iso()
   const completion = {
     result: input.result,
@@ -84,14 +86,15 @@ export async function completeOnboarding(
     product_configuration: input.product_configuration ?? null,
     completed_at: now,
   }
-  // The hosted flow's own end wins over what the partner reports: a flow that ended in a
-  // decline (KYC, underwriting, declined agreement) cannot be completed as a pass.
-  const outcome =
-    input.result === 'fail' || row.flow_result === 'fail' ? 'flow_fail' : row.decision.outcome
+  // The flow's own end decides (it agrees with the completion, checked above): a decline
+  // keeps the flow's reason (KYC failure, underwriting decline, or agreement_declined, which
+  // submitStep recorded there).
   let next: OnboardingRow = { ...row, completion, updated_at: now }
-  if (outcome === 'pass') {
-    next = await approve(ctx, tx, next, user, productId ?? null)
-  } else if (outcome === 'manual_review') {
+  if (row.flow_result === 'fail') {
+    const reason = row.decision.reason ?? 'onboarding_flow_failed'
+    // An underwriting decline or a declined agreement comes after identity verification passed.
+    next = await decline(ctx, tx, next, user, reason, kycPassedFor(reason))
+  } else if (row.decision.outcome === 'manual_review') {
     const resolves = new Date(
       ctx.clocks.nowOf(row.partner_id) + (row.decision.review_ms ?? 0),
     ).toISOString()
@@ -103,19 +106,30 @@ export async function completeOnboarding(
     }
     tx.put('onboardings', next)
   } else {
-    // A fail after the hosted flow itself failed keeps the flow's reason (KYC failure,
-    // underwriting decline, or agreement_declined, which submitStep recorded there).
-    const reason =
-      outcome === 'flow_fail'
-        ? input.agreement_accepted || row.flow_result === 'fail'
-          ? (row.decision.reason ?? 'onboarding_flow_failed')
-          : 'agreement_declined'
-        : (row.decision.reason as string)
-    // An underwriting decline comes after identity verification passed, whichever way the
-    // partner reports it (result pass, or fail after the hosted flow declined).
-    next = await decline(ctx, tx, next, user, reason, kycPassedFor(reason))
+    next = await approve(ctx, tx, next, user, productId ?? null)
   }
   return completionOf(tx, next)
+}
+
+/**
+ * A completion is taken only once the hosted flow ended, and only with what it recorded, as a
+ * real provider checks its inquiry: a backend that completes without its user fails here too.
+ */
+function assertFlowAgrees(row: OnboardingRow, input: CompletionInput): void {
+  if (!row.flow_result) {
+    const step = currentStep(row)
+    throw new ApiError(
+      'conflict',
+      `The hosted flow of onboarding ${row.id} has not ended${step ? ` (the user is at ${step})` : ''}, so it cannot be completed yet. End it on the hosted page (onboardingEmbedUrl), headlessly with POST /_sandbox/onboardings/${row.id}/walk and {"end": "passed" | "failed" | "agreement_declined"}, or let the partner's auto_complete setting complete it when the flow ends.`,
+    )
+  }
+  const agreed = flowResult(row).agreementAccepted
+  if (input.result !== row.flow_result || input.agreement_accepted !== agreed) {
+    throw new ApiError(
+      'conflict',
+      `The hosted flow of onboarding ${row.id} recorded result "${row.flow_result}" and agreement_accepted ${agreed}; this completion sent result "${input.result}" and agreement_accepted ${input.agreement_accepted}. Send the values of the flow's message.`,
+    )
+  }
 }
 
 /** Ends a manual review as the scenario said; false when it is no longer due (or gone). */

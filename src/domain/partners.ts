@@ -5,6 +5,7 @@ import type { StateReader, StateTx } from '../state/seam.js'
 import type { PartnerRow, PartnerStatus } from '../store/records.js'
 import type { EventBus } from './events.js'
 import type { PartnerClocks } from './partner-clocks.js'
+import { type PartnerNamesPatch, patchedNames } from './production-names.js'
 import { hashSecret } from './secret-hash.js'
 
 /** What the partner functions use of the kernel. */
@@ -120,6 +121,7 @@ export interface NewPartnerInput {
   config?: Record<string, unknown>
   scenario?: string | null
   auto_complete?: boolean
+  names?: PartnerNamesPatch
 }
 
 function slugify(name: string): string {
@@ -187,6 +189,8 @@ export async function insertPartner(
     created_at: now,
     updated_at: now,
   }
+  const names = input.names && patchedNames(undefined, input.names)
+  if (names) partner.names = names
   tx.put('partners', partner)
   return partner
 }

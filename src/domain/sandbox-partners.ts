@@ -3,12 +3,14 @@ import type { StateTx } from '../state/seam.js'
 import type { PartnerRow, PartnerStatus } from '../store/records.js'
 import type { PartnerClocks } from './partner-clocks.js'
 import { partnerById } from './partners.js'
+import { type PartnerNamesPatch, patchedNames } from './production-names.js'
 
 export interface SandboxPartnerPatch {
   status?: PartnerStatus
   scenario?: string | null
   rate_limit?: number
   auto_complete?: boolean
+  names?: PartnerNamesPatch
 }
 
 /** The settings of a patch other than `status` (which has its own rule, partners.ts). */
@@ -36,15 +38,19 @@ export async function updateSandboxPartnerSettings(
   if (
     patch.scenario === undefined &&
     patch.rate_limit === undefined &&
-    patch.auto_complete === undefined
+    patch.auto_complete === undefined &&
+    patch.names === undefined
   )
     return partner
-  const next = {
-    ...partner,
+  const names = patch.names ? patchedNames(partner.names, patch.names) : partner.names
+  const { names: _, ...rest } = partner
+  const next: PartnerRow = {
+    ...rest,
     ...(patch.auto_complete !== undefined ? { auto_complete: patch.auto_complete } : {}),
     ...(patch.scenario !== undefined ? { scenario: patch.scenario } : {}),
     ...(patch.rate_limit !== undefined ? { rate_limit: patch.rate_limit } : {}),
     updated_at: ctx.clocks.forPartner(partner.id).iso(),
+    ...(names ? { names } : {}),
   }
   tx.put('partners', next)
   return next

@@ -16,7 +16,7 @@ import type { Logger } from '../logger.js'
 import type { TagName } from '../openapi/tags.js'
 import type { Random } from '../random.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
-import { stepBodies } from '../schemas/embed-steps.js'
+import { FlowMessage, stepBodies } from '../schemas/embed-steps.js'
 import { passOrFail } from '../schemas/fields.js'
 import { OnboardingId } from '../schemas/ids.js'
 import type { HostedPage, Onboarding } from '../services/onboarding.js'
@@ -28,19 +28,9 @@ const StepResult = z
     step: z.string(),
     next_step: z.string().nullable(),
     finished: z.boolean(),
-    result: z
-      .object({
-        type: z.literal('partner-sandbox:onboarding'),
-        version: z.literal(1),
-        onboardingId: z.uuid(),
-        result: passOrFail.nullable(),
-        outcome: z.enum(['approved', 'declined', 'manual_review']),
-        reason: z.string().nullable(),
-        agreementAccepted: z.boolean(),
-        data: z.record(z.string(), z.unknown()),
-      })
-      .optional()
-      .openapi({ description: 'The message the page posts to its host when the flow ends.' }),
+    result: FlowMessage.optional().openapi({
+      description: 'The message the page posts to its host when the flow ends.',
+    }),
   })
   .openapi('EmbedStepResult', {
     example: {

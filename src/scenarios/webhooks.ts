@@ -46,13 +46,17 @@ export interface WebhookPolicy {
   failFirstAttempts: number
 }
 
-export function webhookPolicy(scenario: WebhooksScenario): WebhookPolicy {
+/** `signatureHeader`: the name when the scenario sets none (the partner's, or the sandbox's). */
+export function webhookPolicy(
+  scenario: WebhooksScenario,
+  signatureHeader = DEFAULT_SIGNATURE_HEADER,
+): WebhookPolicy {
   const section = scenario.webhooks
   const scale = section?.retry_scale ?? 1
   return {
     delays: (section?.retry_delays_ms ?? DEFAULT_RETRY_DELAYS_MS).map((d) => Math.round(d * scale)),
     timeoutMs: section?.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-    signatureHeader: section?.signature_header ?? DEFAULT_SIGNATURE_HEADER,
+    signatureHeader: section?.signature_header ?? signatureHeader,
     failFirstAttempts: section?.fail_first_attempts ?? 0,
   }
 }

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import { underwritingChoices } from '../domain/onboarding-flow.js'
+import { passOrFail } from './fields.js'
 
 /**
  * The bodies the hosted onboarding page posts, one per step, typed so a client of the document
@@ -46,3 +47,17 @@ export const stepBodies = [
   ['underwriting', UnderwritingStep, 'Answer the underwriting questions'],
   ['agreement', AgreementStep, 'Accept or decline the card agreement'],
 ] as const
+
+/** The message the page posts to its host when the flow ends: what a completion forwards. */
+export const FlowMessage = z
+  .object({
+    type: z.literal('partner-sandbox:onboarding'),
+    version: z.literal(1),
+    onboardingId: z.uuid(),
+    result: passOrFail.nullable(),
+    outcome: z.enum(['approved', 'declined', 'manual_review']),
+    reason: z.string().nullable(),
+    agreementAccepted: z.boolean(),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .openapi('OnboardingFlowMessage')

@@ -1,6 +1,7 @@
 import { partnerOrigins } from '../domain/allowed-origins.js'
 import { currentCard } from '../domain/cards.js'
 import { autoCompleteIfAsked, completeFromFlow } from '../domain/flow-completion.js'
+import { type FlowEnd, walkFlow } from '../domain/flow-walk.js'
 import {
   type OnboardingCtx,
   type OnboardingInput,
@@ -29,6 +30,11 @@ export type OnPartner = (partner: PartnerRow) => void
 export interface FlowState {
   onboarding: OnboardingRow
   card: CardRow | undefined
+}
+
+/** A flow walked headlessly: the steps taken, and the onboarding after them. */
+export interface WalkedFlow extends FlowState {
+  steps: Step[]
 }
 
 /** What the hosted page is drawn from. */
@@ -86,11 +92,22 @@ export class Onboarding {
   }
 
   /** Completes a finished hosted flow for the partner (the dashboard's button). */
-  completeFromFlow(id: string, result?: 'pass' | 'fail'): Promise<Completion> {
+  completeFromFlow(id: string): Promise<Completion> {
+    return this.state.transaction(async (tx) =>
+      completeFromFlow(this.ctx, tx, await this.byId(tx, id)),
+    )
+  }
+
+  /**
+   * Walks the hosted flow headlessly to `end` (the control plane's walk), then completes it
+   * when the partner's `auto_complete` asks, as after the page's last step.
+   */
+  walk(id: string, end: FlowEnd): Promise<WalkedFlow> {
     return this.state.transaction(async (tx) => {
-      const row = await tx.get('onboardings', id)
-      if (!row) throw new ApiError('not_found', `No onboarding with id ${id}.`)
-      return completeFromFlow(this.ctx, tx, row, result)
+      const walked = walkFlow(this.ctx, tx, await this.byId(tx, id), end)
+      await autoCompleteIfAsked(this.ctx, tx, walked.onboarding)
+      const onboarding = (await tx.get('onboardings', id)) ?? walked.onboarding
+      return { ...walked, onboarding, card: await this.issuedCard(tx, onboarding) }
     })
   }
 
@@ -163,6 +180,12 @@ export class Onboarding {
     const partner = await requireActivePartner(reader, onboarding.partner_id)
     onPartner(partner)
     return { onboarding, partner }
+  }
+
+  private async byId(reader: StateReader, id: string): Promise<OnboardingRow> {
+    const row = await reader.get('onboardings', id)
+    if (!row) throw new ApiError('not_found', `No onboarding with id ${id}.`)
+    return row
   }
 
   private async issuedCard(reader: StateReader, row: OnboardingRow) {

@@ -2,6 +2,7 @@ import { EventWaiters } from '../control/event-waits.js'
 import type { EventBus, EventType } from '../domain/events.js'
 import { newestFirst, paginate } from '../domain/pagination.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
+import type { ProductionNames } from '../domain/production-names.js'
 import { listEvents } from '../domain/sandbox-events.js'
 import { ApiError } from '../errors.js'
 import type { Random } from '../random.js'
@@ -30,6 +31,8 @@ export interface WebhooksOptions {
   clocks: PartnerClocks
   random: Random
   scenarios: ScenarioRegistry
+  /** The sandbox-wide production names (the signature header of deliveries). */
+  names: ProductionNames
   events: EventBus
   dispatcher: Dispatcher
   /** The money a trigger makes for real (the money area's operations). */

@@ -76,6 +76,14 @@ export const partnerRow = z.object({
     .optional(),
   created_at: z.string(),
   updated_at: z.string(),
+  /**
+   * Sandbox setting: the production names this partner's traffic carries in place of the
+   * spec's placeholders (domain/production-names.ts). Absent: the sandbox's. Last, as the
+   * column a later migration added (0003).
+   */
+  names: z
+    .object({ signature_header: z.string().optional(), provider: z.string().optional() })
+    .optional(),
 })
 export type PartnerRow = z.infer<typeof partnerRow>
 

@@ -1,4 +1,5 @@
 import type { PartnerClocks } from '../domain/partner-clocks.js'
+import { namesOf, type ProductionNames } from '../domain/production-names.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { type WebhookPolicy, webhookPolicy } from '../scenarios/webhooks.js'
@@ -10,19 +11,26 @@ export interface DeliveryCtx {
   clocks: Pick<PartnerClocks, 'nowOf'>
   random: Random
   scenarios: Pick<ScenarioRegistry, 'ownScenarioOf' | 'default'>
+  /** The sandbox-wide production names (a partner's own override them). */
+  names: ProductionNames
 }
 
 /**
  * The retry schedule, timeout and signature header of the partner's own scenario, as the
- * partner row read through `reader` names it (a transaction's: the row as it sees it).
+ * partner row read through `reader` names it (a transaction's: the row as it sees it). The
+ * signature header is the scenario's, else the partner's production name, else the sandbox's.
  */
 export async function policyOf(
-  ctx: Pick<DeliveryCtx, 'scenarios'>,
+  ctx: Pick<DeliveryCtx, 'scenarios' | 'names'>,
   reader: Pick<StateReader, 'get'>,
   partnerId: string,
 ): Promise<WebhookPolicy> {
   const partner = await reader.get('partners', partnerId)
-  return webhookPolicy(partner ? ctx.scenarios.ownScenarioOf(partner) : ctx.scenarios.default)
+  const header = namesOf(ctx.names, partner).signatureHeader
+  return webhookPolicy(
+    partner ? ctx.scenarios.ownScenarioOf(partner) : ctx.scenarios.default,
+    header,
+  )
 }
 
 export interface NewDeliveryOptions {

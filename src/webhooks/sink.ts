@@ -23,12 +23,12 @@ export interface SinkConfig {
  */
 export const SINK_LIMITS = { maxSinks: 100, maxRequests: 1000, maxBytes: 8 * 1024 * 1024 }
 
-const emptyConfig = (): SinkConfig => ({
+const emptyConfig = (signatureHeader: string): SinkConfig => ({
   secret: null,
   fail_next: 0,
   fail_status: 500,
   delay_ms: 0,
-  signature_header: DEFAULT_SIGNATURE_HEADER,
+  signature_header: signatureHeader,
 })
 
 type SinkState = Pick<State, 'transaction' | 'range' | 'count' | 'get' | 'all'>
@@ -41,6 +41,8 @@ export class SinkRegistry {
   constructor(
     private readonly state: SinkState,
     private readonly limits = SINK_LIMITS,
+    /** The header a new sink verifies: the sandbox's production name (`--signature-header`). */
+    private readonly signatureHeader = DEFAULT_SIGNATURE_HEADER,
   ) {}
 
   async configure(name: string, patch: Partial<SinkConfig>): Promise<SinkConfig> {
@@ -107,7 +109,7 @@ export class SinkRegistry {
     ])
     return {
       name,
-      config: redact(sink ? configOf(sink) : emptyConfig()),
+      config: redact(sink ? configOf(sink) : emptyConfig(this.signatureHeader)),
       data: requests.map(({ id: _, sink: __, number, ...request }) => ({ id: number, ...request })),
       has_more: held > limit,
     }
@@ -135,7 +137,7 @@ export class SinkRegistry {
     others.sort((a, b) => a.used - b.used)
     for (const old of others.slice(0, Math.max(0, others.length + 1 - this.limits.maxSinks)))
       await forget(tx, old.id)
-    return { id: name, ...emptyConfig(), seq: 0, bytes: 0, used }
+    return { id: name, ...emptyConfig(this.signatureHeader), seq: 0, bytes: 0, used }
   }
 }
 

@@ -161,6 +161,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       address_zip: '94105',
       ssn: '123-45-6789',
     })
+    // The hosted flow, walked headlessly: the completion is taken only once it ended.
+    await call('POST', `/_sandbox/onboardings/${start.data.onboardingId}/walk`, {}, {})
     await call(
       'POST',
       `/api/v1/partner/cards/onboarding/${start.data.onboardingId}/complete`,

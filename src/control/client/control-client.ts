@@ -13,6 +13,7 @@ import type {
   SandboxClockState,
   SandboxDelivery,
   SandboxEventEnvelope,
+  SandboxFlowEnd,
   SandboxHealth,
   SandboxInboxMessage,
   SandboxJournalEntry,
@@ -24,6 +25,7 @@ import type {
   SandboxSinkConfig,
   SandboxSnapshot,
   SandboxTriggerResult,
+  SandboxWalkedOnboarding,
   TriggerOptions,
   VerifyFilter,
 } from './types.js'
@@ -167,6 +169,20 @@ export function createControlClient(url: string, options: ControlClientOptions =
         req<{ expired: number }>(
           'POST',
           `/_sandbox/users/${encodeURIComponent(userId)}/sessions/expire`,
+        ),
+    },
+
+    onboardings: {
+      /**
+       * Walks the hosted onboarding flow without a browser to `end` (default `passed`), as
+       * its user would; the partner's completion then takes the answer's `flow.result`,
+       * `flow.data` and `flow.agreementAccepted`.
+       */
+      walk: (onboardingId: string, end: SandboxFlowEnd = 'passed') =>
+        req<SandboxWalkedOnboarding>(
+          'POST',
+          `/_sandbox/onboardings/${encodeURIComponent(onboardingId)}/walk`,
+          { body: { end } },
         ),
     },
 

@@ -2,6 +2,7 @@ import type { z } from '@hono/zod-openapi'
 import type { Scenario } from '../../scenarios/schema.js'
 import type { Delivery } from '../../schemas/webhooks.js'
 import type { JournalEntryView } from '../journal-routes.js'
+import type { WalkBody, WalkedOnboarding } from '../onboarding-routes.js'
 import type { Ok } from '../router.js'
 import type { RuleBody, RuleView } from '../rule-routes.js'
 import type { ScenarioSummary } from '../scenario-routes.js'
@@ -48,6 +49,8 @@ export interface SandboxSinkConfig extends z.input<typeof SinkConfigBody> {}
 export interface SandboxWaitResult extends z.infer<typeof WaitResultSchema> {}
 export interface SandboxRule extends z.infer<typeof RuleView> {}
 export interface SandboxRuleRequest extends z.input<typeof RuleBody> {}
+export interface SandboxWalkedOnboarding extends z.infer<typeof WalkedOnboarding> {}
+export type SandboxFlowEnd = NonNullable<z.input<typeof WalkBody>['end']>
 export interface SandboxVerifyResult extends z.infer<typeof VerifyResult> {}
 export interface SandboxTriggerResult extends z.infer<typeof TriggerResult> {}
 export interface SandboxWebhookLabReport extends z.infer<typeof LabReport> {}
