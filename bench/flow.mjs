@@ -53,7 +53,10 @@ let turn = 0
 
 /** A step's name: its method and path, without the query and with the onboarding id as {id}. */
 export const stepOf = (method, path) =>
-  `${method} ${path.split('?')[0].replace(/\/onboarding\/[^/]+\/complete$/, '/onboarding/{id}/complete')}`
+  `${method} ${path
+    .split('?')[0]
+    .replace(/\/onboarding\/[^/]+\/complete$/, '/onboarding/{id}/complete')
+    .replace(/\/onboardings\/[^/]+\/walk$/, '/onboardings/{id}/walk')}`
 
 /**
  * Runs the whole flow for a new user `tag`; resolves with the user's Bearer header. `bases`
