@@ -1,8 +1,7 @@
 import type { CollectionName } from '../../store/records.js'
+import { tables } from './tables.js'
 
 type Row = Record<string, unknown>
-
-import { tables } from './tables.js'
 
 /** Sends a statement; answers its rows, each as its values in column order. */
 export type SendArrays = (text: string, params: unknown[]) => Promise<unknown[][]>
@@ -14,8 +13,8 @@ type Read = [CollectionName, string, unknown[], (row: Row | undefined, error?: u
 
 /**
  * The one-row reads (by id, or the first under a key) started in one tick, such as a session
- * and its user, sent as one statement (or one per MAX_READS): each a subquery LEFT JOINed to a single row, so one
- * that finds nothing leaves its columns NULL. Outside transactions only.
+ * and its user, sent as one statement (or one per MAX_READS): each a subquery LEFT JOINed to
+ * a single row, so one that finds nothing leaves its columns NULL. Outside transactions only.
  */
 export class OneRowReads {
   private waiting: Read[] = []
@@ -41,14 +40,20 @@ export class OneRowReads {
       from += params.length
       return ` LEFT JOIN (${renumbered}) r${i} ON true`
     })
-    const sent = this.send(
-      `SELECT * FROM (SELECT) one${joins.join('')}`,
-      reads.flatMap((r) => r[2]),
-    )
-    const [values = []] = await sent.catch((error: unknown) => {
+    let values: unknown[]
+    try {
+      const text = `SELECT * FROM (SELECT) one${joins.join('')}`
+      values =
+        (
+          await this.send(
+            text,
+            reads.flatMap((r) => r[2]),
+          )
+        )[0] ?? []
+    } catch (error) {
       for (const [, , , done] of reads) done(undefined, error)
-      return []
-    })
+      return
+    }
     let at = 0
     for (const [collection, , , done] of reads) {
       const row: Row = {}

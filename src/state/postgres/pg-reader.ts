@@ -26,7 +26,7 @@ export class PgReader implements StateReader {
     protected readonly oneRow?: OneRowReads,
   ) {}
 
-  /** The one row a statement finds, if any: with others started at once, when outside a transaction. */
+  /** The row a statement finds, if any: sent with other reads started at once, outside a transaction. */
   private async first(collection: CollectionName, text: string, params: unknown[]) {
     if (this.oneRow === undefined || holdsNul(params)) return (await this.run(text, params))[0]
     return this.oneRow.read(collection, text, params)
