@@ -145,7 +145,7 @@ describe('the request journal: headers, bodies and redaction', () => {
       partner_id: null,
       scenario: null,
       capture: {
-        requestHeaders: { 'x-n': String(n) },
+        requestHeaders: new Headers({ 'x-n': String(n) }),
         requestBody: {},
         response: new Response(JSON.stringify({ n }), {
           headers: { 'content-type': 'application/json' },

@@ -8,7 +8,6 @@ import type { PartnerRow } from '../store/records.js'
 import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
 import { createRateLimiter } from './rate-limit.js'
-import { requestHeader } from './request-headers.js'
 import { requestedScenario } from './request-scenario.js'
 import { followRules, meetRules } from './rules.js'
 import { attachSession } from './user-session.js'
@@ -51,7 +50,7 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
   }
   /** The scenarios the request names, read from their rows when loaded ones (LoadedScenarios). */
   const named = (c: Context<AppEnv>, partner: PartnerRow) => {
-    const header = requestHeader(c, 'x-sandbox-scenario')?.trim()
+    const header = c.req.header('x-sandbox-scenario')?.trim()
     const name = header && !header.startsWith('{') ? header : undefined
     return Promise.all([
       deps.loadedScenarios.refresh(partner.scenario),
@@ -75,10 +74,7 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
     // the credentials check reads no time.
     const [, partner] = await Promise.all([
       deps.clockRow.refresh(),
-      deps.partners.authenticate(
-        requestHeader(c, 'x-partner-key'),
-        requestHeader(c, 'x-partner-secret'),
-      ),
+      deps.partners.authenticate(c.req.header('x-partner-key'), c.req.header('x-partner-secret')),
     ])
     await named(c, partner)
     c.set('partner', partner)

@@ -3,7 +3,6 @@ import { bodyLimit as honoBodyLimit } from 'hono/body-limit'
 import { ApiError } from '../errors.js'
 import type { AppEnv } from './app-env.js'
 import { readJsonStrictly } from './json-body.js'
-import { requestHeader } from './request-headers.js'
 
 /**
  * Caps request bodies: `jsonLimit` for everything, `uploadLimit` for multipart uploads.
@@ -29,10 +28,10 @@ export function bodyLimit(
   return (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
     readJsonStrictly(c)
-    const multipart = requestHeader(c, 'content-type')?.startsWith('multipart/form-data')
+    const multipart = c.req.header('content-type')?.startsWith('multipart/form-data')
     const maxSize = multipart ? uploadLimit : jsonLimit
-    const length = requestHeader(c, 'content-length')
-    if (length !== undefined && requestHeader(c, 'transfer-encoding') === undefined) {
+    const length = c.req.header('content-length')
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
       return Number.parseInt(length, 10) > maxSize ? tooLarge(maxSize) : next()
     }
     return (multipart ? upload : json)(c, next)

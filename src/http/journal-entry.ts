@@ -59,14 +59,13 @@ export interface ShownCapture {
   response: ShownMessage | null
 }
 
-export type RawHeaders = Headers | Record<string, string | string[] | undefined>
-
 /**
  * What the journal keeps of a request, by reference only: the request's headers, hono's
  * body cache (the body the route parsed, if it parsed one) and the response.
  */
 export interface Capture {
-  requestHeaders: RawHeaders
+  /** Node's raw name/value list when served (retained lighter than a Headers), else Headers. */
+  requestHeaders: Headers | readonly string[]
   requestBody: Record<string, Promise<unknown> | undefined> | 'too_large'
   response: Response
   /** `response` is the one the server sends (on a socket), not a copy. */

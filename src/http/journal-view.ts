@@ -4,13 +4,11 @@ import type { AppEnv } from './app-env.js'
 import type {
   Capture,
   JournalEntry,
-  RawHeaders,
   ShownCapture,
   ShownMessage,
   StoredEntry,
 } from './journal-entry.js'
 import { redactHeaders, redactValue } from './redact.js'
-import { requestHeader } from './request-headers.js'
 
 /** Request bodies declared larger than this are not kept (the JSON limit is 1 MiB). */
 const KEEP_REQUEST_BYTES = 64 * 1024
@@ -31,18 +29,20 @@ export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'rules
  */
 export function capture(c: Context<AppEnv>): Capture | undefined {
   if (c.req.path.startsWith('/_sandbox')) return undefined
-  const incoming = (c.env as { incoming?: { headers: RawHeaders } } | undefined)?.incoming
-  const length = Number(requestHeader(c, 'content-length') ?? 0)
+  // Behind @hono/node-server (its HttpBindings): an answer sent on a socket.
+  const incoming = (c.env as { incoming?: { rawHeaders: string[] } } | undefined)?.incoming
+  const served = incoming !== undefined
+  const length = Number(c.req.header('content-length') ?? 0)
   return {
-    requestHeaders: incoming?.headers ?? c.req.raw.headers,
+    requestHeaders: incoming?.rawHeaders ?? c.req.raw.headers,
     requestBody:
       length > KEEP_REQUEST_BYTES
         ? 'too_large'
         : (c.req.bodyCache as Record<string, Promise<unknown>>),
     // @hono/node-server's responses keep their body string and can be read again later;
     // a plain Response (app.request) is read by the caller, so the journal needs a copy.
-    response: incoming ? c.res : c.res.clone(),
-    served: incoming !== undefined,
+    response: served ? c.res : c.res.clone(),
+    served,
   }
 }
 
@@ -100,9 +100,17 @@ function bodyView(text: string, type: string): Omit<ShownMessage, 'headers'> {
   return shownBody(redactValue(body))
 }
 
+/** Node's raw list as Headers: repeats joined as a request's Headers joins them. */
+function headersOf(raw: Capture['requestHeaders']): Headers {
+  if (raw instanceof Headers) return raw
+  const headers = new Headers()
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string)
+  return headers
+}
+
 /** A capture as the journal shows it: headers and bodies redacted and cut, plain JSON. */
 export async function showCapture(kept: Capture): Promise<ShownCapture> {
-  const headers = redactHeaders(kept.requestHeaders)
+  const headers = redactHeaders(headersOf(kept.requestHeaders))
   const request = {
     headers,
     ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),

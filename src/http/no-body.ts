@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { ApiError, type ErrorDetail } from '../errors.js'
-import { requestHeader } from './request-headers.js'
 
 /** Methods whose request may carry a body: on the others (GET, HEAD) it is never read. */
 export const bodyMethods = new Set(['post', 'put', 'patch', 'delete'])
@@ -18,8 +17,8 @@ const json = /^application\/([a-z-.]+\+)?json/i
  * a request whose sender meant something else act anyway (a webhook event POSTed at reset).
  */
 export const noBody: MiddlewareHandler = async (c, next) => {
-  const length = requestHeader(c, 'content-length')
-  const chunked = requestHeader(c, 'transfer-encoding') !== undefined
+  const length = c.req.header('content-length')
+  const chunked = c.req.header('transfer-encoding') !== undefined
   // Behind the node server a request with neither header has no body; in process
   // (app.request), a Request built with a body may name no length: it is read to know.
   const served = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
@@ -27,7 +26,7 @@ export const noBody: MiddlewareHandler = async (c, next) => {
   const bytes = await c.req.arrayBuffer()
   if (bytes.byteLength === 0) return next()
   const operation = `${c.req.method} ${c.req.path}`
-  if (!json.test(requestHeader(c, 'content-type') ?? '')) {
+  if (!json.test(c.req.header('content-type') ?? '')) {
     throw new ApiError(
       'unsupported_media_type',
       `${operation} takes no body: send none (or {} as application/json).`,

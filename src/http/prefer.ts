@@ -3,7 +3,6 @@ import { ApiError } from '../errors.js'
 import type { RuleRow } from '../rules/rule-schema.js'
 import type { PartnerRow } from '../store/records.js'
 import type { AppEnv } from './app-env.js'
-import { requestHeader } from './request-headers.js'
 
 /** The statuses `Prefer: code=` can force: the platform's error answers. */
 export const PREFERABLE_CODES = [429, 500, 502, 503, 504] as const
@@ -20,7 +19,7 @@ const headerError = (message: string) =>
  * ignored, per RFC 7240.
  */
 export function preferredRule(c: Context<AppEnv>, partner: PartnerRow): RuleRow | undefined {
-  const header = requestHeader(c, 'prefer')
+  const header = c.req.header('prefer')
   if (!header) return undefined
   const match = /(?:^|[,;\s])code\s*=\s*"?([^",;\s]*)"?/i.exec(header)
   if (!match) return undefined

@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AppEnv } from './app-env.js'
-import { requestHeader } from './request-headers.js'
 
 /**
  * The base of every link the sandbox returns (embed URL, connect URL, picture URL).
@@ -103,42 +102,19 @@ export function requestOrigins(
   /** The origin shared by the `shared` requests in flight outside the storage. */
   let sharedOrigin: string | undefined
   let shared = 0
-  /** Origins by their raw headers: computing one parses the URL and runs two regexes. */
+  /** Origins by what they are made of: making one parses the URL and runs two regexes. */
   const known = new Map<string, string | undefined>()
-  /** The latest request's inputs and origin: the next one nearly always has the same. */
-  let last = {
-    proto: '',
-    forwarded: '',
-    host: '',
-    authority: '',
-    origin: undefined as string | undefined,
-  }
   const originFor = (c: Context<AppEnv>) => {
-    // Everything originOf reads: the three headers and the scheme and authority of the URL.
-    const proto = (trustProxy && requestHeader(c, 'x-forwarded-proto')) || ''
-    const forwarded = (trustProxy && requestHeader(c, 'x-forwarded-host')) || ''
-    const host = requestHeader(c, 'host') ?? ''
+    const proto = (trustProxy && c.req.header('x-forwarded-proto')) || ''
+    const forwarded = (trustProxy && c.req.header('x-forwarded-host')) || ''
+    const host = c.req.header('host') ?? ''
     const url = c.req.url
-    const end = url.indexOf('/', url.indexOf('//') + 2)
-    if (
-      proto === last.proto &&
-      forwarded === last.forwarded &&
-      host === last.host &&
-      end === last.authority.length &&
-      url.startsWith(last.authority)
-    ) {
-      return last.origin
-    }
-    const authority = url.slice(0, end)
+    const authority = url.slice(0, url.indexOf('/', url.indexOf('//') + 2))
     const key = `${proto} ${forwarded} ${host} ${authority}`
-    let origin: string | undefined
-    if (known.has(key)) origin = known.get(key)
-    else {
-      origin = originOf((name) => requestHeader(c, name), url, trustProxy)
-      if (known.size >= 256) known.clear()
-      known.set(key, origin)
-    }
-    last = { proto, forwarded, host, authority, origin }
+    if (known.has(key)) return known.get(key)
+    const origin = originOf((name) => c.req.header(name), url, trustProxy)
+    if (known.size >= 256) known.clear()
+    known.set(key, origin)
     return origin
   }
   return {

@@ -4,7 +4,6 @@ import { describeIssues } from '../scenarios/loader.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { type Scenario, scenarioSchema } from '../scenarios/schema.js'
 import type { AppEnv } from './app-env.js'
-import { requestHeader } from './request-headers.js'
 
 const HEADER = 'x-sandbox-scenario'
 
@@ -22,7 +21,7 @@ export function requestedScenario(
   c: Context<AppEnv>,
 ): Scenario | undefined {
   {
-    const value = requestHeader(c, HEADER)
+    const value = c.req.header(HEADER)
     const partner = c.get('partner')
     if (!value || !partner) return undefined
     let scenario: Scenario

@@ -11,7 +11,6 @@ import type { PartnerRow } from '../store/records.js'
 import type { AppEnv } from './app-env.js'
 import type { MetRule } from './journal-entry.js'
 import { preferredRule } from './prefer.js'
-import { requestHeader } from './request-headers.js'
 
 /** What meeting rules takes: the rules, the scenarios (theirs and decisions), the dice. */
 export interface RuleGate {
@@ -195,6 +194,6 @@ async function readJson(c: Context<AppEnv>): Promise<unknown> {
 
 /** The text of a JSON body, read once and cached (hono's `c.req.text()`); else undefined. */
 function jsonText(c: Context<AppEnv>): Promise<string> | undefined {
-  if (!/json/i.test(requestHeader(c, 'content-type') ?? '')) return undefined
+  if (!/json/i.test(c.req.header('content-type') ?? '')) return undefined
   return c.req.text()
 }

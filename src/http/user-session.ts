@@ -1,7 +1,6 @@
 import type { Context } from 'hono'
 import type { SessionVerifier } from '../domain/sessions.js'
 import type { AppEnv } from './app-env.js'
-import { requestHeader } from './request-headers.js'
 
 /**
  * Layer 2 of spec section 5: `Authorization: Bearer <sessionToken>` after the org credentials,
@@ -11,7 +10,7 @@ export function attachSession(
   s: { sessions: Pick<SessionVerifier, 'authenticate'> },
   c: Context<AppEnv>,
 ): Promise<void> | undefined {
-  const found = s.sessions.authenticate(requestHeader(c, 'authorization'), c.get('partner'))
+  const found = s.sessions.authenticate(c.req.header('authorization'), c.get('partner'))
   const attach = ({ user, session }: Awaited<typeof found>) => {
     c.set('user', user)
     c.set('session', session)
