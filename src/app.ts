@@ -40,6 +40,7 @@ import { partnerRoutes } from './routes/partner.js'
 import { transactionRoutes } from './routes/transactions.js'
 import { userRoutes } from './routes/users.js'
 import { webhookRoutes } from './routes/webhooks.js'
+import { scenarioContractMessage, scenarioRuleProblems } from './rules/contract.js'
 
 const description = [
   'A stateful, offline sandbox of the Partner Card Service API.',
@@ -60,6 +61,8 @@ export function createApp(deps: SandboxParts) {
   let requests = 0
   // Each route's declared access, filled in once every router is mounted (below).
   const access = new AccessTable()
+  // The partner API's operations, read from its routes once all are mounted (below).
+  const operations = operationIndex(() => app.openAPIRegistry.definitions)
   app.use(requestIds(() => `req_${prefix}${(requests++).toString(36)}`))
   // Outside everything else, so what they see is the answer the client gets.
   app.use(journalRequests(deps))
@@ -69,7 +72,7 @@ export function createApp(deps: SandboxParts) {
   app.use(sandboxClockFirst(deps.clockRow, '/api/v1/'))
   // The API's body limit before its gate: 413 before 401.
   app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
-  app.use('/api/v1/*', apiGate(deps, access))
+  app.use('/api/v1/*', apiGate({ ...deps, operations }, access))
   app.use('/embed/*', bodyLimit(64 * 1024))
   app.use('/embed/*', partnerSettingsFirst(deps))
   // The control plane takes the API's limit; only a snapshot restore, a whole state, more.
@@ -91,11 +94,13 @@ export function createApp(deps: SandboxParts) {
   app.route('/api/v1', transactionRoutes(deps))
   app.route('/api/v1', disputeRoutes(deps))
   app.route('/api/v1', bankConnectRoutes(deps))
-  // Response overrides are checked against the API's routes, all mounted by their first use.
-  const operations = operationIndex(() => app.openAPIRegistry.definitions)
   app.route('/_sandbox', controlPlane(deps, operations))
   app.route('/files', fileRoutes(deps))
   app.route('/embed', embedRoutes(deps))
+  // The scenario the sandbox starts with is held to the contract as a loaded one is.
+  const problems = scenarioRuleProblems(operations, deps.scenarios.default.rules)
+  if (problems.length > 0)
+    throw new Error(scenarioContractMessage(`Scenario ${deps.scenarios.default.name}`, problems))
 
   const registry = app.openAPIRegistry
   registry.registerComponent('securitySchemes', 'PartnerKey', {

@@ -37,7 +37,7 @@ export function controlPlane(deps: SandboxParts, operations: OperationIndex) {
   app.route('/', webhookLabRoutes(deps))
   app.route('/', controlDeliveryRoutes(deps))
   app.route('/', controlMoneyRoutes(deps))
-  app.route('/', controlScenarioRoutes(deps))
+  app.route('/', controlScenarioRoutes(deps, operations))
   app.route('/', journalRoutes(deps))
   app.route('/', verifyRoutes(deps))
   app.route('/', ruleRoutes(deps, operations))

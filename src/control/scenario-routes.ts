@@ -3,7 +3,9 @@ import type { Clock } from '../clock.js'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import { ApiError } from '../errors.js'
 import { issuesToDetails } from '../http/validation.js'
+import type { OperationIndex } from '../openapi/operations.js'
 import type { Random } from '../random.js'
+import { scenarioContractMessage, scenarioRuleProblems } from '../rules/contract.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
@@ -33,7 +35,7 @@ export interface ScenarioRoutesParts {
 }
 
 /** Control-plane routes of the scenario engine (rules have their own: rule-routes.ts). */
-export function controlScenarioRoutes(s: ScenarioRoutesParts) {
+export function controlScenarioRoutes(s: ScenarioRoutesParts, operations: OperationIndex) {
   const app = controlRouter()
 
   app.openapi(
@@ -90,7 +92,10 @@ export function controlScenarioRoutes(s: ScenarioRoutesParts) {
         body: jsonBody(
           z
             .record(z.string(), z.unknown())
-            .openapi({ description: 'A scenario document (see scenarios/scenario.schema.json).' }),
+            .openapi({
+              description:
+                "A scenario document (see scenarios/scenario.schema.json). Its rules are held to the API's contract as rules added here are (400 naming rules.<n>.…), unless a rule says off_contract: true.",
+            }),
         ),
       },
       responses: {
@@ -108,6 +113,11 @@ export function controlScenarioRoutes(s: ScenarioRoutesParts) {
           { details: issuesToDetails(parsed.error, 'json', body, '(root)') },
         )
       }
+      const details = scenarioRuleProblems(operations, parsed.data.rules)
+      if (details.length > 0)
+        throw new ApiError('validation_error', scenarioContractMessage('The scenario', details), {
+          details,
+        })
       await s.loadedScenarios.load(parsed.data)
       return c.json(
         {

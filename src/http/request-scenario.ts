@@ -1,5 +1,7 @@
 import type { Context } from 'hono'
 import { ApiError } from '../errors.js'
+import type { OperationIndex } from '../openapi/operations.js'
+import { scenarioContractMessage, scenarioRuleProblems } from '../rules/contract.js'
 import { describeIssues } from '../scenarios/loader.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { type Scenario, scenarioSchema } from '../scenarios/schema.js'
@@ -17,7 +19,10 @@ const headerError = (message: string) =>
  * sections laid over the partner's scenario, for this one request only.
  */
 export function requestedScenario(
-  deps: { scenarios: Pick<ScenarioRegistry, 'forPartner' | 'resolve'> },
+  deps: {
+    scenarios: Pick<ScenarioRegistry, 'forPartner' | 'resolve'>
+    operations: OperationIndex
+  },
   c: Context<AppEnv>,
 ): Scenario | undefined {
   {
@@ -42,6 +47,19 @@ export function requestedScenario(
       }
       const parsed = scenarioSchema.safeParse(merged)
       if (!parsed.success) throw headerError(`invalid override: ${describeIssues(parsed.error)}`)
+      const problems = scenarioRuleProblems(deps.operations, parsed.data.rules)
+      if (problems.length > 0)
+        throw new ApiError(
+          'validation_error',
+          scenarioContractMessage('X-Sandbox-Scenario', problems),
+          {
+            details: problems.map((p) => ({
+              ...p,
+              field: `X-Sandbox-Scenario ${p.field}`,
+              location: 'header',
+            })),
+          },
+        )
       scenario = {
         ...parsed.data,
         name: `${base.name}+request`,

@@ -1,7 +1,7 @@
 import type { ErrorDetail } from '../errors.js'
 import { humanMessage, valueAt } from '../http/issue-messages.js'
 import type { OperationIndex } from '../openapi/operations.js'
-import type { RuleInput } from './rule-schema.js'
+import type { RuleInput, ScenarioRule } from './rule-schema.js'
 
 /** Error statuses any route may answer with the sandbox's envelope (the platform's own). */
 export const PLATFORM_ERRORS: readonly number[] = [429, 500, 502, 503, 504]
@@ -57,3 +57,25 @@ export function contractProblem(
     .join('; ')}`
   return { operation, problem, details }
 }
+
+/**
+ * Where a scenario's rules break the API's contract, each field named under `rules.<n>`: a
+ * scenario is held to what a rule added through the control plane is, so its answers say
+ * only what the real service could, unless a rule says `off_contract: true`.
+ */
+export function scenarioRuleProblems(
+  operations: OperationIndex,
+  rules: readonly ScenarioRule[] | undefined,
+): ErrorDetail[] {
+  return (rules ?? []).flatMap((rule, index) => {
+    if (rule.off_contract) return []
+    const { details = [] } = contractProblem(operations, rule.match, rule.respond)
+    return details.map((detail) => ({ ...detail, field: `rules.${index}.${detail.field}` }))
+  })
+}
+
+/** The refusal of a scenario whose rules break the contract (`where`: what gave it). */
+export const scenarioContractMessage = (where: string, details: ErrorDetail[]) =>
+  `${where}: its rules break the API's contract: ${details
+    .map((d) => `${d.field} ${d.message}`)
+    .join('; ')}. Fix them, or set off_contract: true on a rule to serve it anyway.`

@@ -128,9 +128,16 @@ export const checked = <T extends z.ZodObject>(schema: T) =>
       ctx.addIssue({ code: 'custom', path: ['once'], message: 'once means times: 1' })
   })
 
+const offContract = z
+  .boolean()
+  .optional()
+  .describe(
+    "Serve an answer the API's contract does not allow (no such operation, an undocumented status, a body its schema refuses); the journal marks such answers.",
+  )
+
 /** A rule as a scenario carries it (its count is kept per partner). */
 export const scenarioRule = checked(
-  z.object({ match: ruleMatch, ...effectShape, ...countShape }).strict(),
+  z.object({ match: ruleMatch, ...effectShape, ...countShape, off_contract: offContract }).strict(),
 )
 export type ScenarioRule = z.infer<typeof scenarioRule>
 
@@ -144,12 +151,7 @@ export const ruleInputShape = {
     .int()
     .optional()
     .describe('Higher first (default 0); among equals, the newest first.'),
-  off_contract: z
-    .boolean()
-    .optional()
-    .describe(
-      "Serve an answer the API's contract does not allow (no such operation, an undocumented status, a body its schema refuses); the journal marks such answers.",
-    ),
+  off_contract: offContract,
 }
 export const ruleInput = checked(z.object(ruleInputShape).strict())
 export type RuleInput = z.infer<typeof ruleInput>

@@ -86,7 +86,10 @@ export class Rules {
 function scenarioRows(partnerId: string, scenario: Scenario): RuleRow[] {
   return (scenario.rules ?? []).map((rule, index) => {
     const name = `${scenario.name} rules[${index}]`
-    const digest = createHash('sha256').update(`${partnerId}|${name}`).digest('base64url')
+    // Its count is the partner's for this rule as written: a changed rule starts again at 0.
+    const digest = createHash('sha256')
+      .update(`${partnerId}|${name}|${JSON.stringify(rule)}`)
+      .digest('base64url')
     return {
       id: `rul_s${digest.slice(0, 24)}`,
       partner_id: partnerId,
@@ -95,7 +98,7 @@ function scenarioRows(partnerId: string, scenario: Scenario): RuleRow[] {
       used: 0,
       rate: rule.rate ?? null,
       priority: 0,
-      off_contract: false,
+      off_contract: rule.off_contract ?? false,
       contract_problem: null,
       operation_id: null,
       scenario: name,
