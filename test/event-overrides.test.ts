@@ -3,7 +3,7 @@ import type { EventType } from '../src/domain/events.js'
 import { ControlPlaneError } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { eventObjectSchemas } from '../src/webhooks/event-objects.js'
-import { type Call, onboardedUser, testSandbox } from './helpers.js'
+import { type Call, onboardedUser, setup, type TestSandbox } from './helpers.js'
 
 /** Events with chosen data: POST /_sandbox/events `overrides`, and the typed client's. */
 
@@ -13,14 +13,14 @@ const trigger = (call: Call, body: object) =>
     body: { partner_id: DEFAULT_PARTNER.id, ...body },
   })
 
-const counts = async (sandbox: Awaited<ReturnType<typeof testSandbox>>['sandbox']) => ({
+const counts = async (sandbox: TestSandbox['sandbox']) => ({
   events: (await sandbox.services.state.all('events')).length,
   transactions: (await sandbox.services.state.all('transactions')).length,
 })
 
 describe('POST /_sandbox/events with overrides', () => {
   it('card.funded with a chosen amount funds that amount for real and names what it made', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const u = await onboardedUser(call)
     const res = await trigger(call, {
       type: 'card.funded',
@@ -41,7 +41,7 @@ describe('POST /_sandbox/events with overrides', () => {
   })
 
   it('a purchase takes its merchant from overrides; other fields are set on the event', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await onboardedUser(call)
     await trigger(call, { type: 'card.funded' })
     const res = await trigger(call, {
@@ -61,7 +61,7 @@ describe('POST /_sandbox/events with overrides', () => {
   })
 
   it('a resent object takes overrides too, nested values whole', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     await onboardedUser(call)
     const res = await trigger(call, {
       type: 'user.created',
@@ -76,7 +76,7 @@ describe('POST /_sandbox/events with overrides', () => {
   })
 
   it("chosen fields stay on their event: the next trigger resends the partner's real object", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     await onboardedUser(call)
     const real = (await trigger(call, { type: 'user.created' })).json.event.data.object
     const chosen = await trigger(call, {
@@ -94,7 +94,7 @@ describe('POST /_sandbox/events with overrides', () => {
   })
 
   it('a bad override is a 400 naming the path and what is wrong, and changes nothing', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     await onboardedUser(call)
     const before = await counts(sandbox)
     const cases: [object, string, RegExp][] = [
@@ -136,7 +136,7 @@ describe('POST /_sandbox/events with overrides', () => {
   })
 
   it('every real event of a flow fits its type’s object schema', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     await onboardedUser(call)
     await trigger(call, { type: 'card.funded' })
     await trigger(call, { type: 'card_transaction.created' })
@@ -151,7 +151,7 @@ describe('POST /_sandbox/events with overrides', () => {
 
 describe('the typed client', () => {
   it('trigger(…, { overrides }) sets fields, and a bad one throws with the path', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     await onboardedUser(call)
     const event = await sandbox.control.events.trigger(
       DEFAULT_PARTNER.id,
