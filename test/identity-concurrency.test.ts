@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { openCodeKey } from '../src/state/indexes.js'
-import { newUser, testSandbox } from './helpers.js'
+import { newUser, setup } from './helpers.js'
 
 // Each identity request writes in one transaction, and transactions never interleave: what
 // parallel requests leave behind is what the same requests one after another would.
 
 describe('identity under concurrent requests', () => {
   it('registers one user when 20 requests race for the same e-mail; the others get 409', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const body = newUser({ email: 'race@example.com' })
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => call('POST', '/api/v1/partner/auth/register', { body })),
@@ -20,7 +20,7 @@ describe('identity under concurrent requests', () => {
   })
 
   it('leaves one open code of 10 parallel logins, and the inbox holds every one sent', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const user = newUser({ email: 'many@example.com' })
     const registered = await call('POST', '/api/v1/partner/auth/register', { body: user })
     expect(registered.status).toBe(201)
