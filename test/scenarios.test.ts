@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createSandbox } from '../src/index.js'
 import { listBundledScenarios, loadScenario } from '../src/scenarios/loader.js'
-import { engineOptions, testSandbox } from './helpers.js'
+import { engineOptions, setup } from './helpers.js'
 
 const tempFile = (name: string, content: string) => {
   const file = join(mkdtempSync(join(tmpdir(), 'scn-')), name)
@@ -51,7 +51,7 @@ describe('scenario skeleton', () => {
   })
 
   it('a partner created with a scenario runs under it; others keep the default', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const created = await call('POST', '/_sandbox/partners', {
       creds: null,
       body: { name: 'W1', scenario: 'default' },
@@ -66,7 +66,7 @@ describe('scenario skeleton', () => {
   })
 
   it('a scenario needs only a name: description is optional, listed as null', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const loaded = await call('POST', '/_sandbox/scenarios', {
       creds: null,
       body: { name: 'no-words', otp: { code: '424242' } },
