@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { acme, type Call, testSandbox } from './helpers.js'
+import { acme, type Call, setup } from './helpers.js'
 
 /**
  * The webhook lab: armed on an endpoint, it sends a duplicate, an out-of-order event, a forged
@@ -83,7 +83,7 @@ const ALL = ['duplicate', 'out_of_order', 'forged_signature', 'replay']
 
 describe('the webhook lab over the control plane', () => {
   it('passes a receiver that verifies with stripe.webhooks.constructEvent', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     let secret = ''
     const acted = new Map<string, number>()
     const app = await receiver(stripeReceiver(() => secret, acted))
@@ -136,7 +136,7 @@ describe('the webhook lab over the control plane', () => {
   })
 
   it('flags a receiver that accepts anything: forged and replayed copies fail', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const app = await receiver(() => 200)
     const hook = await endpointFor(call, app.url)
     await call('POST', `/_sandbox/webhooks/${hook.id}/lab`, {
@@ -155,7 +155,7 @@ describe('the webhook lab over the control plane', () => {
   })
 
   it('pending until attempted; out_of_order waits for a successor', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const app = await receiver(() => 500)
     const hook = await endpointFor(call, app.url)
     await call('POST', `/_sandbox/webhooks/${hook.id}/lab`, {
@@ -176,7 +176,7 @@ describe('the webhook lab over the control plane', () => {
   })
 
   it('bad arming is a 400 naming the field; unknown endpoints are 404; reset clears the lab', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const app = await receiver(() => 200)
     const hook = await endpointFor(call, app.url)
     const bad = await call('POST', `/_sandbox/webhooks/${hook.id}/lab`, {
@@ -238,7 +238,7 @@ describe('the webhook lab over the control plane', () => {
 
 describe('the webhook lab through the typed client', () => {
   it('passes a receiver that verifies with standardwebhooks', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     let verifier: Webhook | undefined
     const app = await receiver((body, headers) => {
       try {
@@ -274,7 +274,7 @@ describe('the webhook lab through the typed client', () => {
 
 describe('the webhook lab on the dashboard', () => {
   it('shows each endpoint’s report and a button that arms every check', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const app = await receiver(() => 200)
     const hook = await endpointFor(call, app.url)
     const before = await sandbox.app.request(`/_sandbox?partner=${DEFAULT_PARTNER.id}`)
