@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, onTestFinished } from 'vitest'
 import type { InternalOptions } from '../src/compose.js'
 import { createSandbox, type Sandbox, type SandboxOptions } from '../src/index.js'
@@ -152,6 +155,17 @@ export function sharedSetup(options: SandboxOptions = {}, { frozenAt, internal }
       return made().sandbox
     },
   } satisfies TestSandbox
+}
+
+/**
+ * A fresh temporary directory (for data files), removed when the test ends: after the
+ * sandboxes setup() made later in the test are closed, since they write their file on close.
+ * Call it inside the test, or in a `beforeEach`.
+ */
+export function tempDirForTest(prefix = 'sandbox-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
 }
 
 /** The engine of this run: the `postgres` project sets PARTNER_SANDBOX_TEST_ENGINE. */

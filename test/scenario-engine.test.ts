@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSandbox, type SandboxOptions, ScenarioError, startSandbox } from '../src/index.js'
+import { createSandbox, ScenarioError, startSandbox } from '../src/index.js'
 import { listBundledScenarios } from '../src/scenarios/loader.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { spawnCli, stopCliProcesses } from './cli-process.js'
@@ -18,9 +17,10 @@ import {
   onboardingApplicant,
   orgHeaders,
   type Receiver,
+  receiverForTest,
   registerAndLogin,
-  startReceiver,
-  testSandbox,
+  setup,
+  tempDirForTest,
 } from './helpers.js'
 
 /**
@@ -45,23 +45,7 @@ afterEach(async () => {
   for (const close of cleanup.splice(0).reverse()) await close()
 })
 
-async function setup(options: SandboxOptions = {}) {
-  const t = await testSandbox(options)
-  cleanup.push(() => t.sandbox.close())
-  return t
-}
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver()
-  cleanup.push(() => r.close())
-  return r
-}
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'scenario-engine-'))
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+const tempDir = () => tempDirForTest('scenario-engine-')
 
 async function loadScenarioDoc(call: Call, doc: Record<string, unknown>) {
   const res = await call('POST', '/_sandbox/scenarios', { creds: null, body: doc })
@@ -150,8 +134,8 @@ function meetingPoint(parties: number): () => Promise<void> {
 describe('two partners with different scenarios, at the same time', () => {
   it('each sees only its own outcomes, codes, webhooks and rules', async () => {
     const { call } = await setup()
-    const hooksA = await receiver()
-    const hooksB = await receiver()
+    const hooksA = await receiverForTest()
+    const hooksB = await receiverForTest()
     await loadScenarioDoc(call, {
       name: 'qa-kyc-fail-random-otp',
       description: 'Onboardings fail KYC; login codes are random.',
@@ -427,8 +411,8 @@ describe('X-Sandbox-Scenario: a scenario for one request', () => {
 
   it('does not leak into the webhook deliveries of another partner', async () => {
     const { call } = await setup()
-    const hooksA = await receiver()
-    const hooksB = await receiver()
+    const hooksA = await receiverForTest()
+    const hooksB = await receiverForTest()
     hooksA.script(500)
     await loadScenarioDoc(call, {
       name: 'slow-retries',
