@@ -77,7 +77,7 @@ function client(send: (path: string, init: RequestInit) => Response | Promise<Re
  * PostgreSQL engine (vitest project `postgres`), on a new schema of the test server. `internal`
  * shortens real-time waits a test would otherwise sit through (compose.ts InternalOptions).
  */
-export async function testSandbox(
+async function testSandbox(
   options: SandboxOptions = {},
   internal: InternalOptions = {},
 ): Promise<TestSandbox> {
