@@ -12,6 +12,8 @@ import {
   receiverForTest,
   registerAndLogin,
   setup,
+  storedRow,
+  storedRows,
   type TestSandbox,
 } from './helpers.js'
 
@@ -23,8 +25,12 @@ import {
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
+/** The rows of `collection` whose `field` is `value`, as the sandbox's snapshot holds them. */
+const rowsWhere = async (call: Call, collection: string, field: string, value: string) =>
+  (await storedRows(call, collection)).filter((row) => row[field] === value)
+
 const codesOf = (t: TestSandbox, userId: string) =>
-  t.sandbox.services.state.lookup('codes_by_user', userId)
+  rowsWhere(t.call, 'verification_codes', 'user_id', userId)
 
 describe('login codes and sessions', () => {
   it('a used code stays a day after it expired, then goes', async () => {
@@ -75,7 +81,7 @@ describe('login codes and sessions', () => {
     expect(
       (await t.call('POST', '/api/v1/partner/auth/logout', { headers: bearer(token) })).status,
     ).toBe(200)
-    const sessions = () => t.sandbox.services.state.lookup('sessions_by_user', userId)
+    const sessions = () => rowsWhere(t.call, 'sessions', 'user_id', userId)
     await t.sandbox.clock.advance(DAY - 60_000)
     expect(await sessions()).toHaveLength(1)
     await t.sandbox.clock.advance(HOUR + 2 * 60_000)
@@ -88,7 +94,7 @@ describe('login codes and sessions', () => {
   it('a session that expired stays a day past its expiry; a live one is never removed', async () => {
     const t = await setup({}, { frozenAt: true })
     const { userId } = await registerAndLogin(t.call)
-    const sessions = () => t.sandbox.services.state.lookup('sessions_by_user', userId)
+    const sessions = () => rowsWhere(t.call, 'sessions', 'user_id', userId)
     // The session lives 24 h; kept until 48 h, gone within the hour after.
     await t.sandbox.clock.advance(2 * DAY - 60_000)
     expect(await sessions()).toHaveLength(1)
@@ -116,8 +122,8 @@ describe('events and deliveries', () => {
     })
     expect(funded.status, funded.text).toBe(200)
     await t.sandbox.services.dispatcher.runDue()
-    const events = () => t.sandbox.services.state.lookup('events_by_partner', partner.id)
-    const deliveries = () => t.sandbox.services.state.lookup('deliveries_by_partner', partner.id)
+    const events = () => rowsWhere(t.call, 'events', 'partner_id', partner.id)
+    const deliveries = () => rowsWhere(t.call, 'webhook_deliveries', 'partner_id', partner.id)
     const count = (await events()).length
     expect(count).toBeGreaterThan(2)
     expect(await deliveries()).toHaveLength(count)
@@ -161,7 +167,7 @@ describe('events and deliveries', () => {
     const [event] = await t.sandbox.services.state.lookup('events_by_partner', partner.id)
     expect(event?.type).toBe('user.created')
     await t.sandbox.clock.advance(35 * DAY)
-    expect(await t.sandbox.services.state.get('events', event?.id as string)).toBeDefined()
+    expect(await storedRow(t.call, 'events', event?.id as string)).toBeDefined()
     const [pending] = await t.sandbox.services.state.lookup('deliveries_by_partner', partner.id)
     expect(pending?.status).toBe('pending')
     await t.sandbox.clock.advance(6 * DAY)
@@ -170,14 +176,10 @@ describe('events and deliveries', () => {
     // Finished now: it counts in the last 24 h, so it stays that long, then both go.
     const usage = await t.call('GET', '/api/v1/partner/usage', { creds: partner.creds })
     expect(usage.json.last_24h.webhook_deliveries_succeeded).toBe(1)
-    expect(
-      await t.sandbox.services.state.get('webhook_deliveries', pending?.id as string),
-    ).toBeDefined()
+    expect(await storedRow(t.call, 'webhook_deliveries', pending?.id as string)).toBeDefined()
     await t.sandbox.clock.advance(DAY + 2 * HOUR)
-    expect(
-      await t.sandbox.services.state.get('webhook_deliveries', pending?.id as string),
-    ).toBeUndefined()
-    expect(await t.sandbox.services.state.get('events', event?.id as string)).toBeUndefined()
+    expect(await storedRow(t.call, 'webhook_deliveries', pending?.id as string)).toBeUndefined()
+    expect(await storedRow(t.call, 'events', event?.id as string)).toBeUndefined()
     expect(user.userId).toBeTruthy()
   })
 
@@ -244,7 +246,7 @@ describe('incremental pruning', () => {
   it(`removes at most ${BATCH} rows of a kind per run, and the backlog drains`, async () => {
     const t = await setup({}, { frozenAt: true })
     const { userId } = await registerAndLogin(t.call)
-    const [template] = await codesOf(t, userId)
+    const [template] = await t.sandbox.services.state.lookup('codes_by_user', userId)
     if (!template) throw new Error('no code')
     await t.sandbox.services.state.transaction(async (tx) => {
       for (let i = 0; i < BATCH * 2 + 7; i++)
