@@ -180,7 +180,7 @@ describe('events and deliveries', () => {
     await t.sandbox.clock.advance(DAY + 2 * HOUR)
     expect(await storedRow(t.call, 'webhook_deliveries', pending?.id as string)).toBeUndefined()
     expect(await storedRow(t.call, 'events', event?.id as string)).toBeUndefined()
-    expect(user.userId).toBeTruthy()
+    expect(user.userId).toMatch(/^[0-9a-f-]{36}$/)
   })
 
   it('a page cursor naming a removed delivery is a 400 that says why', async () => {

@@ -768,6 +768,7 @@ describe('the request journal', () => {
   it('records every request with partner, status, duration and scenario, newest first', async () => {
     const { call } = await setup()
     const p = await createPartner(call, { name: 'Journaled', scenario: 'kyc-fail' })
+    const began = performance.now()
     await call('DELETE', '/_sandbox/requests', { creds: null })
     const ok = await call('GET', ME, { creds: p.creds })
     const unauthorized = await call('GET', ME, {
@@ -779,6 +780,8 @@ describe('the request journal', () => {
       200, 401, 401, 200,
     ])
     const entries = await journalOf(call)
+    // Each request took part of the time the test waited for them all (to 0.1 ms).
+    const waited = performance.now() - began + 0.1
     // Newest first; the journal read itself is not in its own answer.
     expect(entries.map((e) => [e.method, e.path, e.status, e.partner_id, e.scenario])).toEqual([
       ['GET', USAGE, 200, DEFAULT_PARTNER.id, 'default'],
@@ -789,6 +792,7 @@ describe('the request journal', () => {
     ])
     for (const e of entries) {
       expect(e.duration_ms).toBeGreaterThanOrEqual(0)
+      expect(e.duration_ms).toBeLessThanOrEqual(waited)
       expect(e.id).toEqual(expect.any(String))
       expect(Number.isNaN(Date.parse(e.at))).toBe(false)
       expect(e.rules).toEqual([])
