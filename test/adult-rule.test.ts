@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bearer, type Call, newUser, registerAndLogin, testSandbox } from './helpers.js'
+import { bearer, type Call, newUser, registerAndLogin, setup } from './helpers.js'
 
 /**
  * The adult rule (18 to 120 on the partner's clock) is checked by the domain functions that
@@ -22,7 +22,7 @@ const usersOf = async (call: Call) =>
 
 describe('the adult rule comes before the other rules', () => {
   it('register: a minor with an email already taken gets 400 date_of_birth, not 409', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const first = newUser()
     expect((await call('POST', REGISTER, { body: first })).status).toBe(201)
     const before = await usersOf(call)
@@ -36,7 +36,7 @@ describe('the adult rule comes before the other rules', () => {
   })
 
   it('profile: a minor date_of_birth with metadata over the cap gets 400 date_of_birth only', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { token } = await registerAndLogin(call)
     // 50 keys stored: one more is valid on its own but over the cap once merged.
     const full = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]))
@@ -55,7 +55,7 @@ describe('the adult rule comes before the other rules', () => {
   })
 
   it('onboarding: a minor with a redirect_uri of another origin gets 400 date_of_birth only', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { bearer: headers } = await registerAndLogin(call)
     const res = await call('POST', START, {
       headers,

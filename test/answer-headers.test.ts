@@ -6,11 +6,11 @@ import type { OpenAPIHono } from '@hono/zod-openapi'
 import { stream } from 'hono/streaming'
 import { describe, expect, it } from 'vitest'
 import type { AppEnv } from '../src/http/app-env.js'
-import { testSandbox } from './helpers.js'
+import { setup } from './helpers.js'
 
 /** A sandbox with test routes under /api/v1, mounted before its first request. */
 async function sandboxWithRoutes() {
-  const { sandbox, call } = await testSandbox()
+  const { sandbox, call } = await setup()
   // The public type only answers requests; the routes go on the app itself, before any request.
   const app = sandbox.app as unknown as OpenAPIHono<AppEnv>
   app.get('/api/v1/test/plain', (c) => c.json({ ok: true }, 200))

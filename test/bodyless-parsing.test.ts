@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { acme, type Call, registerAndLogin, testSandbox } from './helpers.js'
+import { acme, type Call, registerAndLogin, setup } from './helpers.js'
 
 const json = 'application/json'
 
@@ -75,7 +75,7 @@ describe('a body on an operation that takes none', () => {
   it.each(refused)(
     'POST /_sandbox/reset refuses %s and resets nothing',
     async (_, body, type, status, code, field) => {
-      const { call } = await testSandbox()
+      const { call } = await setup()
       const user = await registerAndLogin(call)
       expectRefusal(await send(call, 'POST', '/_sandbox/reset', body, type), status, code, field)
       // The user made before the refused reset is still there.
@@ -88,7 +88,7 @@ describe('a body on an operation that takes none', () => {
   it.each(refused)(
     'POST /_sandbox/clock/unfreeze refuses %s and the clock stays frozen',
     async (_, body, type, status, code, field) => {
-      const { call } = await testSandbox()
+      const { call } = await setup()
       await call('POST', '/_sandbox/clock/freeze', { creds: null })
       expectRefusal(
         await send(call, 'POST', '/_sandbox/clock/unfreeze', body, type),
@@ -103,7 +103,7 @@ describe('a body on an operation that takes none', () => {
   it.each(refused)(
     'POST /partner/auth/logout refuses %s and the session lives on',
     async (_, body, type, status, code, field) => {
-      const { call } = await testSandbox()
+      const { call } = await setup()
       const user = await registerAndLogin(call)
       expectRefusal(
         await send(call, 'POST', '/api/v1/partner/auth/logout', body, type, user.bearer),
@@ -120,7 +120,7 @@ describe('a body on an operation that takes none', () => {
   it.each(refused)(
     'POST /partner/me/rotate-api-key refuses %s and the key stays',
     async (_, body, type, status, code, field) => {
-      const { call } = await testSandbox()
+      const { call } = await setup()
       expectRefusal(
         await send(call, 'POST', '/api/v1/partner/me/rotate-api-key', body, type),
         status,
@@ -134,14 +134,14 @@ describe('a body on an operation that takes none', () => {
   )
 
   it('words malformed JSON as every operation does', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const bodyless = await send(call, 'POST', '/_sandbox/reset', '{bad', json)
     const withBody = await send(call, 'POST', '/_sandbox/clock/advance', '{bad', json)
     expect(bodyless.json.error).toEqual(withBody.json.error)
   })
 
   it('is refused by DELETE too, and the partner control routes', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const partner = `/_sandbox/partners/${DEFAULT_PARTNER.id}`
     await call('POST', `${partner}/clock/freeze`, { creds: null })
     expectRefusal(
@@ -160,7 +160,7 @@ describe('a body on an operation that takes none', () => {
   })
 
   it('takes no body, an empty one, or {} (with a byte order mark too)', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     await call('POST', '/_sandbox/clock/freeze', { creds: null })
     for (const body of ['', '{}', ' { } ', '\ufeff{}']) {
       await call('POST', '/_sandbox/clock/freeze', { creds: null })
@@ -179,7 +179,7 @@ describe('a body on an operation that takes none', () => {
   })
 
   it('leaves the sink, which keeps whatever it is sent, unparsed', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     for (const body of ['{bad', '{"a":1,"a":2}', 'plain words']) {
       const res = await send(call, 'POST', '/_sandbox/sink/raw', body, 'text/plain')
       expect(res.status, res.text).toBe(200)

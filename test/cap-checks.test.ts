@@ -1,27 +1,20 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import type { SandboxOptions } from '../src/index.js'
 import { fillHistory } from './full-history.js'
-import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
+import { createPartner, receiverForTest, setup } from './helpers.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
 
 // The per-partner caps of events and deliveries hold when many events come at once: each asks
 // for a cap check, and those asked for while one runs are made by one check after it (on
 // PostgreSQL a check reads an index, long enough for events to commit during it).
 
-const receivers: Receiver[] = []
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close()))
-})
-
 /** 20 events at once for a partner at its caps: once they settle, the caps hold, newest kept. */
 async function manyAtOnce(options: SandboxOptions = {}) {
-  const t = await testSandbox(options)
-  const { state } = t.sandbox.services
   // Frozen: no sweep runs, so only the checks the events ask for can hold the caps.
-  t.sandbox.clock.freeze()
-  const receiver = await startReceiver()
-  receivers.push(receiver)
+  const t = await setup(options, { frozenAt: true })
+  const { state } = t.sandbox.services
+  const receiver = await receiverForTest()
   const partner = await createPartner(t.call, { name: 'Busy', webhook_url: receiver.url })
   await fillHistory(t.sandbox, partner.id)
   const answers = await Promise.all(
@@ -41,7 +34,6 @@ async function manyAtOnce(options: SandboxOptions = {}) {
   // The oldest went.
   expect(await state.get('events', 'evt_full00019')).toBeUndefined()
   expect(await state.get('events', 'evt_full00020')).toBeDefined()
-  await t.sandbox.close()
 }
 
 describe(`events and deliveries, ${HISTORY_CAP_PER_PARTNER} per partner`, () => {

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { InboxMessage } from '../src/domain/inbox.js'
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import { fillHistory } from './full-history.js'
-import { createPartner, type Receiver, startReceiver, testSandbox } from './helpers.js'
+import { createPartner, receiverForTest, setup } from './helpers.js'
 import { inboxOf } from './inbox-state.js'
 import { journalEntry, standaloneJournal } from './journal-entry.js'
 import { sinkRegistry } from './sink-registry.js'
@@ -12,12 +12,6 @@ import { sinkRegistry } from './sink-registry.js'
  * "Retention", "Limits and hardening"), not only after a sweep or a read: each test goes past
  * the bound through the real code that adds, and reads the count after every step.
  */
-
-let receivers: Receiver[] = []
-afterEach(async () => {
-  await Promise.all(receivers.map((r) => r.close()))
-  receivers = []
-})
 
 describe('in-memory history', () => {
   it('the inbox holds at most its capacity, dropped messages let go at once', async () => {
@@ -82,11 +76,9 @@ describe('in-memory history', () => {
 
 describe(`events and deliveries: ${HISTORY_CAP_PER_PARTNER} per partner at all times`, () => {
   it('a new event and its delivery push out the oldest at once, not at the next sweep', async () => {
-    const t = await testSandbox()
     // Frozen: no sweep runs between the steps, so only the write-time cap can hold the bound.
-    t.sandbox.clock.freeze()
-    const receiver = await startReceiver()
-    receivers.push(receiver)
+    const t = await setup({}, { frozenAt: true })
+    const receiver = await receiverForTest()
     const partner = await createPartner(t.call, { name: 'Busy', webhook_url: receiver.url })
     // A full history, every delivery finished within the last 24 hours.
     await fillHistory(t.sandbox, partner.id)
@@ -114,6 +106,5 @@ describe(`events and deliveries: ${HISTORY_CAP_PER_PARTNER} per partner at all t
     await t.sandbox.services.retention.settled()
     expect(receiver.requests.length).toBeGreaterThanOrEqual(5)
     expect(await deliveries()).toBe(HISTORY_CAP_PER_PARTNER)
-    await t.sandbox.close()
   })
 })

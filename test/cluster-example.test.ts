@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { envNames } from '../src/config.js'
-import { testSandbox } from './helpers.js'
+import { setup } from './helpers.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
 
 // examples/cluster: no Docker engine runs here, so what can be checked without one is: the
@@ -76,14 +76,10 @@ describe('examples/cluster/compose.yaml', () => {
 describe('the load balancer’s health check', () => {
   it('asks the sandbox’s open health route, which answers 200 without credentials', async () => {
     expect(healthPath).toBe('/_sandbox/health')
-    const { sandbox, call } = await testSandbox({ adminToken: 'a-token-the-check-does-not-send' })
-    try {
-      const res = await call('GET', healthPath as string, { creds: null })
-      expect(res.status, res.text).toBe(200)
-      expect(res.json.status).toBe('ok')
-    } finally {
-      await sandbox.close()
-    }
+    const { call } = await setup({ adminToken: 'a-token-the-check-does-not-send' })
+    const res = await call('GET', healthPath as string, { creds: null })
+    expect(res.status, res.text).toBe(200)
+    expect(res.json.status).toBe('ok')
   })
 
   // `haproxy -c` checks the whole configuration; without HAProxy this is left to the manual
@@ -99,13 +95,9 @@ describe('the load balancer’s health check', () => {
 
 describePostgres('a replica’s health on PostgreSQL', () => {
   it('says its state is in PostgreSQL', async () => {
-    const { sandbox, call } = await testSandbox({ database: freshDatabaseUrl() })
-    try {
-      const res = await call('GET', '/_sandbox/health', { creds: null })
-      expect(res.status, res.text).toBe(200)
-      expect(res.json.storage).toBe('postgres')
-    } finally {
-      await sandbox.close()
-    }
+    const { call } = await setup({ database: freshDatabaseUrl() })
+    const res = await call('GET', '/_sandbox/health', { creds: null })
+    expect(res.status, res.text).toBe(200)
+    expect(res.json.storage).toBe('postgres')
   })
 })

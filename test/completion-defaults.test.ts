@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { parseOptions, type SandboxOptions } from '../src/index.js'
+import { parseOptions } from '../src/index.js'
 import {
   type Call,
   type Creds,
   createPartner,
   onboardingApplicant,
   registerAndLogin,
-  testSandbox,
+  setup,
   walkAndComplete,
 } from './helpers.js'
 
@@ -38,11 +38,9 @@ async function complete(call: Call, body: Record<string, unknown> = PASS, creds?
   return { done, status }
 }
 
-const sandbox = (options: SandboxOptions = {}) => testSandbox(options).then((s) => s.call)
-
 describe('completion defaults of inquiry_id and product_id', () => {
   it('both default out of the box: the completion stores and answers them, the card has the product', async () => {
-    const { done } = await complete(await sandbox())
+    const { done } = await complete((await setup()).call)
     expect(done.status, done.text).toBe(200)
     expect(done.json.data).toMatchObject({
       inquiry_id: 'inq_sandbox_default',
@@ -52,7 +50,7 @@ describe('completion defaults of inquiry_id and product_id', () => {
   })
 
   it('given ids win over every default', async () => {
-    const { done } = await complete(await sandbox({ defaultInquiryId: 'inq_flag' }), {
+    const { done } = await complete((await setup({ defaultInquiryId: 'inq_flag' })).call, {
       ...PASS,
       inquiry_id: 'inq_given',
       product_id: 'prod_given',
@@ -62,7 +60,7 @@ describe('completion defaults of inquiry_id and product_id', () => {
 
   it('the sandbox-wide options (--default-inquiry-id, --default-product-id) set them', async () => {
     const { done } = await complete(
-      await sandbox({ defaultInquiryId: 'inq_ci_suite', defaultProductId: 'prod_platinum' }),
+      (await setup({ defaultInquiryId: 'inq_ci_suite', defaultProductId: 'prod_platinum' })).call,
     )
     expect(done.json.data).toMatchObject({
       inquiry_id: 'inq_ci_suite',
@@ -72,7 +70,7 @@ describe('completion defaults of inquiry_id and product_id', () => {
   })
 
   it('with both options off, omitting both ids is the 400 and changes nothing; one id is enough', async () => {
-    const call = await sandbox({ defaultInquiryId: 'off', defaultProductId: 'off' })
+    const { call } = await setup({ defaultInquiryId: 'off', defaultProductId: 'off' })
     const { done, status } = await complete(call)
     expect(done.status).toBe(400)
     expect(done.json).toMatchObject({
@@ -91,7 +89,7 @@ describe('completion defaults of inquiry_id and product_id', () => {
   })
 
   it('a scenario overrides the sandbox options; null there configures no default', async () => {
-    const call = await sandbox({ defaultInquiryId: 'inq_flag' })
+    const { call } = await setup({ defaultInquiryId: 'inq_flag' })
     const loaded = await call('POST', '/_sandbox/scenarios', {
       creds: null,
       body: {
@@ -110,7 +108,7 @@ describe('completion defaults of inquiry_id and product_id', () => {
   })
 
   it("a partner's config wins over scenario and options, and null there turns the default off", async () => {
-    const call = await sandbox({ defaultProductId: 'prod_flag' })
+    const { call } = await setup({ defaultProductId: 'prod_flag' })
     const patch = await call('PATCH', '/api/v1/partner/me', {
       body: { config: { default_inquiry_id: 'inq_config', default_product_id: 'prod_config' } },
     })
@@ -128,7 +126,7 @@ describe('completion defaults of inquiry_id and product_id', () => {
   })
 
   it('a partner config default that is not a string or null is a 400 naming the field', async () => {
-    const call = await sandbox()
+    const { call } = await setup()
     const bad = await call('PATCH', '/api/v1/partner/me', {
       body: { config: { default_inquiry_id: 42 } },
     })

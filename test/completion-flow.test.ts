@@ -5,7 +5,7 @@ import {
   createPartner,
   onboardingApplicant,
   registerAndLogin,
-  testSandbox,
+  setup,
 } from './helpers.js'
 
 /**
@@ -31,7 +31,7 @@ async function started(call: Call, creds?: Creds, overrides: Record<string, stri
 
 describe('completion before the hosted flow ended', () => {
   it('409 naming the ways to end it, nothing changes; the headless walk then lets it pass', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { asUser, id } = await started(call)
     const early = await asUser('POST', complete(id), PASS)
     expect(early.status, early.text).toBe(409)
@@ -58,7 +58,7 @@ describe('completion before the hosted flow ended', () => {
   })
 
   it('a walk half done (identity only, on the page) still refuses, naming the step the user is at', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await registerAndLogin(call)
     const res = await call('POST', START, { headers: u.bearer, body: onboardingApplicant(u.user) })
     const { onboardingId: id, accessToken } = res.json.data
@@ -90,7 +90,7 @@ describe('the completion agrees with what the flow recorded', () => {
   ] as const)(
     'walked to %s: a pass is 409 naming both values; a fail ends it (%s)',
     async (end, reason, kyc, steps) => {
-      const { call } = await testSandbox()
+      const { call } = await setup()
       const { asUser, id } = await started(call)
       const walked = await call('POST', walk(id), { creds: null, body: { end } })
       expect(walked.status, walked.text).toBe(200)
@@ -117,7 +117,7 @@ describe('the completion agrees with what the flow recorded', () => {
   )
 
   it('a passed flow completed as a fail is 409 too: the result must be the flow’s', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { asUser, id } = await started(call)
     await call('POST', walk(id), { creds: null, body: { end: 'passed' } })
     const asFail = await asUser('POST', complete(id), {
@@ -133,7 +133,7 @@ describe('the completion agrees with what the flow recorded', () => {
   })
 
   it('walked to passed, the sandbox’s own decision still ends the flow (SSN 000000007: underwriting)', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { id } = await started(call, undefined, { ssn: '000-00-0007' })
     const walked = await call('POST', walk(id), { creds: null, body: { end: 'passed' } })
     expect(walked.json).toMatchObject({
@@ -145,7 +145,7 @@ describe('the completion agrees with what the flow recorded', () => {
 
 describe('POST /_sandbox/onboardings/:id/walk', () => {
   it('refuses a flow that already ended (409), an unknown onboarding (404) and an unknown end (400)', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { id } = await started(call)
     expect((await call('POST', walk(id), { creds: null, body: {} })).status).toBe(200)
     const again = await call('POST', walk(id), { creds: null, body: { end: 'failed' } })
@@ -165,7 +165,7 @@ describe('POST /_sandbox/onboardings/:id/walk', () => {
   })
 
   it("completes too when the partner's auto_complete asks, as after the page's last step", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const partner = await createPartner(call, { name: 'Auto Co', auto_complete: true })
     const { asUser, id } = await started(call, partner.creds)
     const walked = await call('POST', walk(id), { creds: null, body: { end: 'passed' } })
@@ -179,7 +179,7 @@ describe('POST /_sandbox/onboardings/:id/walk', () => {
   })
 
   it('is guarded by the admin token like the rest of /_sandbox', async () => {
-    const { call } = await testSandbox({ adminToken: 'the-admin-token' })
+    const { call } = await setup({ adminToken: 'the-admin-token' })
     const res = await call('POST', walk('00000000-0000-4000-8000-000000000000'), {
       creds: null,
       body: {},

@@ -103,7 +103,7 @@ describe('createControlClient against a running sandbox (admin token, real socke
   it('inbox.latestCode reads the code sent to that user of that partner only', async () => {
     const partner = await control.createPartner({ name: 'Client Inbox', scenario: 'random-otp' })
     const u = await signIn(partner, 'inbox')
-    expect(u.token).toBeTruthy()
+    expect(u.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
     await api(partner, 'POST', '/partner/auth/forgot-password/request', { email: u.email })
     const reset = await partner.inbox.latestCode(u.email, { kind: 'password_reset_code' })
     expect(reset).toMatch(/^\d{6}$/)

@@ -6,13 +6,13 @@
 import { describe, expect, it } from 'vitest'
 import { banner, isLoopback } from '../src/banner.js'
 import { parseOptions } from '../src/index.js'
-import { testSandbox } from './helpers.js'
+import { setup } from './helpers.js'
 
 const TOKEN = 'admin-token-for-tests'
 
 describe('/_sandbox/health with an admin token', () => {
   it('answers without the token, while the rest of the control plane still asks for it', async () => {
-    const { call } = await testSandbox({ adminToken: TOKEN })
+    const { call } = await setup({ adminToken: TOKEN })
     const health = await call('GET', '/_sandbox/health', { creds: null })
     expect(health.status, health.text).toBe(200)
     expect(health.json.status).toBe('ok')
@@ -37,7 +37,7 @@ describe('/_sandbox/health with an admin token', () => {
   })
 
   it('is documented as open in the OpenAPI document; its neighbours keep the admin scheme', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const doc = (await call('GET', '/openapi.json')).json
     expect(doc.paths['/_sandbox/health'].get.security).toEqual([])
     expect(doc.paths['/_sandbox/reset'].post.security).toEqual([{ SandboxAdmin: [] }])

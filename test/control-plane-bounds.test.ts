@@ -2,7 +2,7 @@ import { type IncomingMessage, request, type Server, type ServerResponse } from 
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { parseOptions, startSandbox } from '../src/index.js'
 import { spawnCli, stopCliProcesses } from './cli-process.js'
-import { engineOptions, testSandbox } from './helpers.js'
+import { engineOptions, setup } from './helpers.js'
 import { sinkRegistry } from './sink-registry.js'
 
 const MiB = 1024 * 1024
@@ -12,7 +12,7 @@ afterAll(stopCliProcesses)
 describe('control-plane body limit', () => {
   it('is the API limit, 1 MiB by default, on every /_sandbox route', async () => {
     expect(parseOptions({}).bodyLimit).toBe(MiB)
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const over = JSON.stringify({ name: 'x'.repeat(MiB) })
     for (const path of ['/_sandbox/partners', '/_sandbox/scenarios', '/_sandbox/events']) {
       const res = await call('POST', path, {
@@ -28,7 +28,7 @@ describe('control-plane body limit', () => {
 
   it('allows a snapshot restore up to its own limit (16 MiB by default), and no more', async () => {
     expect(parseOptions({}).snapshotLimit).toBe(16 * MiB)
-    const { call } = await testSandbox({ snapshotLimit: 3 * MiB })
+    const { call } = await setup({ snapshotLimit: 3 * MiB })
     const exported = await call('GET', '/_sandbox/snapshot', { creds: null })
     // A 2 MiB restore passes the limit and is judged on its content.
     const padded = { ...exported.json, padding: 'x'.repeat(2 * MiB) }
@@ -191,7 +191,7 @@ describe('sinks', () => {
   })
 
   it('are not created by reading them', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     for (let i = 0; i < 5; i++) {
       const res = await call('GET', `/_sandbox/sink/never-${i}`, { creds: null })
       expect(res.status).toBe(200)
@@ -201,7 +201,7 @@ describe('sinks', () => {
   })
 
   it('refuse names that are too long or unsafe', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     for (const name of ['x'.repeat(65), 'a.b', '%F0%9F%92%A5']) {
       const res = await call('POST', `/_sandbox/sink/${name}`, { creds: null, body: {} })
       expect(res.status, name).toBe(400)

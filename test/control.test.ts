@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { acme, FIXTURE_PASSWORD, testEngine, testSandbox } from './helpers.js'
+import { acme, FIXTURE_PASSWORD, setup, testEngine } from './helpers.js'
 
 describe('control plane /_sandbox', () => {
   it('health reports the version, storage, scenario and sandbox time', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('GET', '/_sandbox/health', { creds: null })
     expect(res.status).toBe(200)
     expect(res.json).toMatchObject({
@@ -17,7 +17,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('creates a partner with fresh working credentials, shown once', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', '/_sandbox/partners', {
       creds: null,
       body: { name: 'Test Worker 3', rate_limit: 50 },
@@ -44,7 +44,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('gives a new partner a unique slug, and refuses a taken explicit one', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const a = await call('POST', '/_sandbox/partners', {
       creds: null,
       body: { name: 'Acme Fintech' },
@@ -58,7 +58,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('refuses bad partner input with 400s naming the field', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const cases: [unknown, string][] = [
       [{}, 'name'],
       [{ name: 'x', scenario: 'no-such-scenario' }, 'scenario'],
@@ -75,7 +75,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('PATCH /_sandbox/partners/:id answers 404 for an unknown id and 400 for a bad status', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const missing = await call('PATCH', '/_sandbox/partners/00000000-0000-4000-8000-000000000000', {
       creds: null,
       body: { status: 'active' },
@@ -96,7 +96,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('reset puts the fixtures back', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     await call('PATCH', '/api/v1/partner/me', { body: { display_name: 'Changed' } })
     await call('POST', '/_sandbox/partners', { creds: null, body: { name: 'Temp' } })
     const res = await call('POST', '/_sandbox/reset', { creds: null })
@@ -106,7 +106,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('reset and restore empty the inbox: no code of the old state is left to read', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const email = 'jamil.kreiger@example.com'
     const inbox = async () =>
       (await call('GET', `/_sandbox/inbox?email=${email}`, { creds: null })).json.data
@@ -123,7 +123,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('a snapshot exported and restored brings the state back exactly', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     await call('PATCH', '/api/v1/partner/me', { body: { display_name: 'Snapshotted' } })
     const snap = await call('GET', '/_sandbox/snapshot', { creds: null })
     expect(snap.status).toBe(200)
@@ -136,7 +136,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('an invalid snapshot is refused with the bad paths and nothing changes', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const snap = (await call('GET', '/_sandbox/snapshot', { creds: null })).json
     const [id, row] = Object.entries(snap.collections.partners)[0] as [
       string,
@@ -158,7 +158,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('the admin token guards the control plane when set, and only it', async () => {
-    const { call } = await testSandbox({ adminToken: 'let-me-in' })
+    const { call } = await setup({ adminToken: 'let-me-in' })
     // (The health check stays open: test/control-exposure.test.ts.)
     expect((await call('GET', '/_sandbox/clock', { creds: null })).status).toBe(401)
     expect(
@@ -189,7 +189,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('a value no form of a union takes is refused with the forms it could have been', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const rule = await call('POST', '/_sandbox/rules', {
       creds: null,
       body: { match: { path: '/api/v1/*' }, decide: { kyc: 'maybe' } },
@@ -223,7 +223,7 @@ describe('control plane /_sandbox', () => {
   })
 
   it('the clock can be read, frozen, advanced and unfrozen', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const frozen = await call('POST', '/_sandbox/clock/freeze', {
       creds: null,
       body: { at: '2026-05-01T12:00:00Z' },

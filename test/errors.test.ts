@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { acme, orgHeaders, testSandbox } from './helpers.js'
+import { acme, orgHeaders, setup } from './helpers.js'
 
 describe('the error envelope on every failure', () => {
   it('malformed JSON is a 400 that says so', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('PATCH', '/api/v1/partner/me', {
       raw: '{"display_name": ',
       headers: { 'content-type': 'application/json' },
@@ -14,7 +14,7 @@ describe('the error envelope on every failure', () => {
   })
 
   it('a body that is not JSON is a 415', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
       const res = await call('PATCH', '/api/v1/partner/me', {
         raw: 'display_name=x',
@@ -28,7 +28,7 @@ describe('the error envelope on every failure', () => {
   })
 
   it('an unknown route is a 404 in the envelope', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('GET', '/api/v1/partner/nope')
     expect(res.status).toBe(404)
     expect(res.json.error).toMatchObject({ code: 'not_found' })
@@ -37,7 +37,7 @@ describe('the error envelope on every failure', () => {
   })
 
   it('an oversized body is a 413 and changes nothing', async () => {
-    const { call } = await testSandbox({ bodyLimit: 1024 })
+    const { call } = await setup({ bodyLimit: 1024 })
     const res = await call('PATCH', '/api/v1/partner/me', {
       body: { display_name: 'x', config: { blob: 'a'.repeat(4096) } },
     })
@@ -47,7 +47,7 @@ describe('the error envelope on every failure', () => {
   })
 
   it('a thrown bug is a 500 with the request id and no stack', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const fail = () => {
       throw new Error('disk on fire at /secret/path.ts:42')
     }
@@ -62,7 +62,7 @@ describe('the error envelope on every failure', () => {
   })
 
   it('honours a client X-Request-Id and echoes it', async () => {
-    const { sandbox } = await testSandbox()
+    const { sandbox } = await setup()
     const res = await sandbox.app.request('/api/v1/partner/me', {
       headers: {
         ...orgHeaders({ key: acme.key, secret: 'sk_test_wrong' }),

@@ -3,7 +3,7 @@ import type { EventType } from '../src/domain/events.js'
 import { ControlPlaneError } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { eventObjectSchemas } from '../src/webhooks/event-objects.js'
-import { type Call, onboardedUser, testSandbox } from './helpers.js'
+import { type Call, onboardedUser, setup, storedRow, storedRows } from './helpers.js'
 
 /** Events with chosen data: POST /_sandbox/events `overrides`, and the typed client's. */
 
@@ -13,14 +13,15 @@ const trigger = (call: Call, body: object) =>
     body: { partner_id: DEFAULT_PARTNER.id, ...body },
   })
 
-const counts = async (sandbox: Awaited<ReturnType<typeof testSandbox>>['sandbox']) => ({
-  events: (await sandbox.services.state.all('events')).length,
-  transactions: (await sandbox.services.state.all('transactions')).length,
+/** How many events and transactions the sandbox holds (its snapshot). */
+const counts = async (call: Call) => ({
+  events: (await storedRows(call, 'events')).length,
+  transactions: (await storedRows(call, 'transactions')).length,
 })
 
 describe('POST /_sandbox/events with overrides', () => {
   it('card.funded with a chosen amount funds that amount for real and names what it made', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { call } = await setup()
     const u = await onboardedUser(call)
     const res = await trigger(call, {
       type: 'card.funded',
@@ -36,12 +37,12 @@ describe('POST /_sandbox/events with overrides', () => {
     })
     expect(txn.json.data).toMatchObject({ type: 'funding', amount: 12.34 })
     // What the endpoint receives is the stored event, overrides included.
-    const stored = await sandbox.services.state.get('events', res.json.event.id)
+    const stored = await storedRow(call, 'events', res.json.event.id)
     expect(stored?.data.object.amount).toBe(12.34)
   })
 
   it('a purchase takes its merchant from overrides; other fields are set on the event', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await onboardedUser(call)
     await trigger(call, { type: 'card.funded' })
     const res = await trigger(call, {
@@ -61,7 +62,7 @@ describe('POST /_sandbox/events with overrides', () => {
   })
 
   it('a resent object takes overrides too, nested values whole', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     await onboardedUser(call)
     const res = await trigger(call, {
       type: 'user.created',
@@ -76,7 +77,7 @@ describe('POST /_sandbox/events with overrides', () => {
   })
 
   it("chosen fields stay on their event: the next trigger resends the partner's real object", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     await onboardedUser(call)
     const real = (await trigger(call, { type: 'user.created' })).json.event.data.object
     const chosen = await trigger(call, {
@@ -94,9 +95,9 @@ describe('POST /_sandbox/events with overrides', () => {
   })
 
   it('a bad override is a 400 naming the path and what is wrong, and changes nothing', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { call } = await setup()
     await onboardedUser(call)
-    const before = await counts(sandbox)
+    const before = await counts(call)
     const cases: [object, string, RegExp][] = [
       [{ 'data.object.amount': 'lots' }, 'overrides.data.object.amount', /must be a number/],
       [
@@ -132,15 +133,15 @@ describe('POST /_sandbox/events with overrides', () => {
     })
     expect(polluted.status).toBe(400)
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
-    expect(await counts(sandbox)).toEqual(before)
+    expect(await counts(call)).toEqual(before)
   })
 
   it('every real event of a flow fits its type’s object schema', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { call } = await setup()
     await onboardedUser(call)
     await trigger(call, { type: 'card.funded' })
     await trigger(call, { type: 'card_transaction.created' })
-    const events = await sandbox.services.state.all('events')
+    const events = await storedRows(call, 'events')
     expect(new Set(events.map((e) => e.type)).size).toBeGreaterThanOrEqual(6)
     for (const e of events) {
       const parsed = eventObjectSchemas[e.type as EventType].safeParse(e.data.object)
@@ -151,7 +152,7 @@ describe('POST /_sandbox/events with overrides', () => {
 
 describe('the typed client', () => {
   it('trigger(…, { overrides }) sets fields, and a bad one throws with the path', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     await onboardedUser(call)
     const event = await sandbox.control.events.trigger(
       DEFAULT_PARTNER.id,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { testSandbox } from './helpers.js'
+import { setup } from './helpers.js'
 
 /** The sandbox serves its own icon, so no hosted page or /docs logs a 404 for it. */
 describe('favicon', () => {
   it('is served at /favicon.svg and /favicon.ico as SVG, cacheable, with no credentials', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     for (const path of ['/favicon.svg', '/favicon.ico']) {
       const res = await call('GET', path, { creds: null })
       expect(res.status, path).toBe(200)
@@ -15,7 +15,7 @@ describe('favicon', () => {
   })
 
   it('every HTML page links it: docs, the hosted error page', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const docs = await call('GET', '/docs', { creds: null })
     expect(docs.text).toContain('<link rel="icon" href="/favicon.svg"')
     const error = await call('GET', '/api/v1/external-bank-account-connect/connect?token=x', {

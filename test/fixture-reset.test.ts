@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import type { UserRow } from '../src/store/records.js'
-import { testEngine, testSandbox } from './helpers.js'
+import { type Call, setup, type TestSandbox, tempDirForTest, testEngine } from './helpers.js'
 
 // Reset keeps no second copy of the fixtures' rows: the store starts from the fixture rows
 // themselves (frozen), and a write replaces a row instead of changing it. These tests change
@@ -16,7 +15,7 @@ const defaults = JSON.parse(readFileSync(join('fixtures', 'default.json'), 'utf8
 const plainUserId = '0b6f5a0e-8a51-4c6e-9f0e-1f2d3c4b5a69'
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-fixture-reset-'))
+  dir = tempDirForTest('partner-sandbox-fixture-reset-')
   fixtures = join(dir, 'fixtures.json')
   const [first] = defaults.users
   const plain = {
@@ -31,14 +30,13 @@ beforeEach(() => {
     JSON.stringify({ partners: defaults.partners, users: [...defaults.users, plain] }),
   )
 })
-afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-type Sandbox = Awaited<ReturnType<typeof testSandbox>>['sandbox']
+type Sandbox = TestSandbox['sandbox']
 const rowsOf = async (sandbox: Sandbox) =>
   structuredClone((await sandbox.services.state.export()).collections)
 
 /** Changes, removes and adds rows of every kind a partner's writes make. */
-async function scribble(sandbox: Sandbox, call: Awaited<ReturnType<typeof testSandbox>>['call']) {
+async function scribble(sandbox: Sandbox, call: Call) {
   const [first, second] = await sandbox.services.state.all('users')
   const patched = await call('PATCH', '/api/v1/partner/me', { body: { display_name: 'Changed' } })
   expect(patched.status).toBe(200)
@@ -64,7 +62,7 @@ describe('reset to the fixtures', () => {
   for (const mode of ['memory', 'data file'] as const) {
     it(`restores exactly the fixtures after writes, again and again (${mode})`, async () => {
       const data = mode === 'data file' ? join(dir, 'sandbox.json') : undefined
-      const { sandbox, call } = await testSandbox({ fixtures, data })
+      const { sandbox, call } = await setup({ fixtures, data })
       const initial = await rowsOf(sandbox)
       expect(initial.users[plainUserId]?.password_hash).toMatch(/^scrypt\$/)
       for (let round = 0; round < 3; round++) {
@@ -79,7 +77,6 @@ describe('reset to the fixtures', () => {
         body: { email: 'plain@example.com', password: 'Plain-Passw0rd!' },
       })
       expect(login.status).toBe(200)
-      await sandbox.close()
     })
   }
 
@@ -88,7 +85,7 @@ describe('reset to the fixtures', () => {
   it.skipIf(testEngine === 'postgres')(
     'a fixture row cannot be changed in place, so no bug can change what a reset restores',
     async () => {
-      const { sandbox } = await testSandbox({ fixtures })
+      const { sandbox } = await setup({ fixtures })
       const row = sandbox.store.get('users', plainUserId) as UserRow
       expect(() => {
         ;(row as { first_name: string }).first_name = 'Mutated'

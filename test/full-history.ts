@@ -1,15 +1,16 @@
 import { HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import type { DeliveryRow, EventRow } from '../src/store/records.js'
-import type { testSandbox } from './helpers.js'
-
-type TestSandbox = Awaited<ReturnType<typeof testSandbox>>['sandbox']
+import type { TestSandbox } from './helpers.js'
 
 /**
  * Puts a partner at both of its history caps: HISTORY_CAP_PER_PARTNER events an hour old
  * (`evt_full00000`, the oldest, to `evt_full09999`), each with a delivery to the partner's
  * endpoint that finished now, within the last 24 hours (`dlv_full…`). One transaction.
  */
-export async function fillHistory(sandbox: TestSandbox, partnerId: string): Promise<void> {
+export async function fillHistory(
+  sandbox: TestSandbox['sandbox'],
+  partnerId: string,
+): Promise<void> {
   const { state } = sandbox.services
   const [webhook] = await state.lookup('webhooks_by_partner', partnerId)
   if (!webhook) throw new Error('no webhook')

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { onTestFinished } from 'vitest'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, onTestFinished } from 'vitest'
 import type { InternalOptions } from '../src/compose.js'
 import { createSandbox, type Sandbox, type SandboxOptions } from '../src/index.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
@@ -74,7 +77,7 @@ function client(send: (path: string, init: RequestInit) => Response | Promise<Re
  * PostgreSQL engine (vitest project `postgres`), on a new schema of the test server. `internal`
  * shortens real-time waits a test would otherwise sit through (compose.ts InternalOptions).
  */
-export async function testSandbox(
+async function testSandbox(
   options: SandboxOptions = {},
   internal: InternalOptions = {},
 ): Promise<TestSandbox> {
@@ -84,9 +87,13 @@ export async function testSandbox(
   )
   open.add(sandbox)
   const close = sandbox.close
+  // Once: a test that closes its sandbox itself (to open its data file again, say) is not
+  // closed a second time when it ends.
+  let closing: Promise<void> | undefined
   sandbox.close = () => {
     open.delete(sandbox)
-    return close()
+    closing ??= close()
+    return closing
   }
   const call = client((path, init) => sandbox.app.request(path, init))
   return { sandbox, call }
@@ -113,7 +120,7 @@ export interface TestSetup {
 
 /**
  * The one setup of a test: a fresh sandbox and its client (testSandbox), closed when the test
- * ends, its clock frozen if asked. Call it inside the test that uses it.
+ * ends, its clock frozen if asked. Call it inside the test that uses it, or in a `beforeEach`.
  */
 export async function setup(
   options: SandboxOptions = {},
@@ -123,6 +130,42 @@ export async function setup(
   onTestFinished(() => t.sandbox.close())
   if (frozenAt !== undefined) t.sandbox.clock.freeze(frozenAt === true ? undefined : frozenAt)
   return t
+}
+
+/**
+ * The setup of tests that share one sandbox (a file's, or a describe block's, when making it
+ * per test would repeat a costly preparation): call it at the top of the file or block, not in
+ * a test. The sandbox is made before the block's first test (as `setup` makes it) and closed
+ * after its last. `call` can be taken at once; `sandbox` is there from the block's start.
+ */
+export function sharedSetup(options: SandboxOptions = {}, { frozenAt, internal }: TestSetup = {}) {
+  let t: TestSandbox | undefined
+  const made = () => {
+    if (!t) throw new Error('sharedSetup: its sandbox is made when the tests start')
+    return t
+  }
+  beforeAll(async () => {
+    t = await testSandbox(options, internal)
+    if (frozenAt !== undefined) t.sandbox.clock.freeze(frozenAt === true ? undefined : frozenAt)
+  })
+  afterAll(() => t?.sandbox.close())
+  return {
+    call: ((...args) => made().call(...args)) as Call,
+    get sandbox(): Sandbox {
+      return made().sandbox
+    },
+  } satisfies TestSandbox
+}
+
+/**
+ * A fresh temporary directory (for data files), removed when the test ends: after the
+ * sandboxes setup() made later in the test are closed, since they write their file on close.
+ * Call it inside the test, or in a `beforeEach`.
+ */
+export function tempDirForTest(prefix = 'sandbox-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
 }
 
 /** The engine of this run: the `postgres` project sets PARTNER_SANDBOX_TEST_ENGINE. */
@@ -325,7 +368,7 @@ export async function closedPort(): Promise<number> {
 }
 
 /**
- * The same client as `testSandbox().call`, over a real socket: for a sandbox started with
+ * The same client as `setup().call`, over a real socket: for a sandbox started with
  * `startSandbox()` (browser tests, where the page and the test must see one server).
  */
 export function httpCall(baseUrl: string): Call {

@@ -7,7 +7,7 @@ import {
   journalOf,
   onboardingApplicant,
   registerAndLogin,
-  testSandbox,
+  setup,
   UNDERWRITING_ANSWERS,
 } from './helpers.js'
 
@@ -65,7 +65,7 @@ const eventTypes = async (call: Call, partnerId: string) => {
 
 describe('GET /embed/onboarding/:id/status (the hosted page polls it)', () => {
   it("answers only this onboarding's state, with its own access token, until the partner completes", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { start, bearer: auth } = await started(call)
     const { onboardingId: id, accessToken: token } = start
 
@@ -109,7 +109,7 @@ describe('GET /embed/onboarding/:id/status (the hosted page polls it)', () => {
   })
 
   it('401 without a token, with a wrong one, or with the token of another onboarding', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const a = (await started(call)).start
     const b = (await started(call)).start
     const none = await call('GET', statusPath(a.onboardingId), { creds: null })
@@ -124,7 +124,7 @@ describe('GET /embed/onboarding/:id/status (the hosted page polls it)', () => {
   })
 
   it('is journaled under its partner, the access token redacted', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { start } = await started(call)
     await flowStatus(call, start.onboardingId, start.accessToken)
     const [entry] = await journalOf(call, { path: statusPath(start.onboardingId) })
@@ -136,7 +136,7 @@ describe('GET /embed/onboarding/:id/status (the hosted page polls it)', () => {
 
 describe('the onboarding link of an unknown token', () => {
   it('says the token is unknown; a superseded one still says a newer link was issued', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await registerAndLogin(call)
     const body = onboardingApplicant(u.user)
     const first = (await call('POST', START, { headers: u.bearer, body })).json.data
@@ -161,7 +161,7 @@ describe('the onboarding link of an unknown token', () => {
 
 describe('auto_complete: the sandbox completes a finished hosted flow itself', () => {
   it('is off by default, set at creation or by PATCH, and listed', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const off = await createPartner(call, { name: 'Manual Co' })
     const on = await createPartner(call, { name: 'Auto Co', auto_complete: true })
     const list = (await call('GET', '/_sandbox/partners', { creds: null })).json.data as {
@@ -185,7 +185,7 @@ describe('auto_complete: the sandbox completes a finished hosted flow itself', (
   })
 
   it('completes as the partner would: card, events, no second card when the partner completes too', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const partner = await createPartner(call, { name: 'Auto Co', auto_complete: true })
     const { start, bearer: auth } = await started(call, partner.creds)
     const flow = await runFlow(call, start.onboardingId, start.accessToken)
@@ -215,7 +215,7 @@ describe('auto_complete: the sandbox completes a finished hosted flow itself', (
   })
 
   it('leaves the onboarding to the partner when off (the spec flow)', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { start } = await started(call)
     await runFlow(call, start.onboardingId, start.accessToken)
     const state = await flowStatus(call, start.onboardingId, start.accessToken)
@@ -225,7 +225,7 @@ describe('auto_complete: the sandbox completes a finished hosted flow itself', (
 
 describe('POST /_sandbox/onboardings/:id/complete (the dashboard button)', () => {
   it('409 before the flow ends; then completes with the flow result, as the API does', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { start, bearer: auth } = await started(call)
     const path = `/_sandbox/onboardings/${start.onboardingId}/complete`
     const early = await call('POST', path, { creds: null, body: {} })
@@ -254,7 +254,7 @@ describe('POST /_sandbox/onboardings/:id/complete (the dashboard button)', () =>
   })
 
   it('completes a declined flow as a failure (KYC magic SSN)', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { start } = await started(call, undefined, '000-00-0001')
     await runFlow(call, start.onboardingId, start.accessToken)
     const done = await call('POST', `/_sandbox/onboardings/${start.onboardingId}/complete`, {
@@ -271,7 +271,7 @@ describe('POST /_sandbox/onboardings/:id/complete (the dashboard button)', () =>
   })
 
   it('is guarded by the admin token like the rest of /_sandbox', async () => {
-    const { call } = await testSandbox({ adminToken: 'the-admin-token' })
+    const { call } = await setup({ adminToken: 'the-admin-token' })
     const res = await call(
       'POST',
       '/_sandbox/onboardings/00000000-0000-4000-8000-000000000000/complete',
@@ -286,7 +286,7 @@ describe('POST /_sandbox/onboardings/:id/complete (the dashboard button)', () =>
 
 describe('allowed_origins with any port (http://localhost:*)', () => {
   it('accepts the any-port form, refuses other wildcards naming the field', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const ok = await call('PATCH', '/api/v1/partner/me', {
       body: { allowed_origins: ['http://localhost:*', 'https://app.example'] },
     })
@@ -301,7 +301,7 @@ describe('allowed_origins with any port (http://localhost:*)', () => {
   })
 
   it('an exact origin still allows only its own port as a redirect_uri', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const partner = await createPartner(call, {
       name: 'Exact Co',
       allowed_origins: ['http://localhost:3000'],
@@ -324,7 +324,7 @@ describe('allowed_origins with any port (http://localhost:*)', () => {
 
   it('logs a framing the browser will refuse, with the origin and how to allow it', async () => {
     const lines: string[] = []
-    const { call } = await testSandbox({ logLevel: 'warn', onLog: (l) => lines.push(l) })
+    const { call } = await setup({ logLevel: 'warn', onLog: (l) => lines.push(l) })
     await call('PATCH', '/api/v1/partner/me', {
       body: { allowed_origins: ['http://localhost:*'] },
     })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type Call, newUser, testSandbox } from './helpers.js'
+import { type Call, newUser, setup } from './helpers.js'
 
 /**
  * The inbox shows a code only while it can be used (issue 40, item 7), on both engines: once
@@ -38,7 +38,7 @@ async function stored(call: Call) {
 
 describe('inbox codes only while they can be used', () => {
   it('a used login code leaves the message, in the row and in the text', async () => {
-    const { sandbox, call } = await testSandbox({ scenario: { name: 'r', otp: { random: true } } })
+    const { sandbox, call } = await setup({ scenario: { name: 'r', otp: { random: true } } })
     const user = await registered(call)
     await login(call, user)
     const [live] = await messages(call, user.email)
@@ -57,11 +57,10 @@ describe('inbox codes only while they can be used', () => {
     const rows = await sandbox.services.state.all('inbox_messages')
     expect(JSON.stringify(rows)).not.toContain(code)
     expect(await stored(call)).not.toContain(code)
-    await sandbox.close()
   })
 
   it('an expired login code leaves the message once the sandbox clock passes it', async () => {
-    const { sandbox, call } = await testSandbox({ scenario: { name: 'r', otp: { random: true } } })
+    const { sandbox, call } = await setup({ scenario: { name: 'r', otp: { random: true } } })
     const user = await registered(call)
     await login(call, user)
     const code = (await messages(call, user.email))[0]?.code as string
@@ -77,11 +76,10 @@ describe('inbox codes only while they can be used', () => {
     expect(expired?.body).not.toContain(code)
     const rows = await sandbox.services.state.all('inbox_messages')
     expect(JSON.stringify(rows)).not.toContain(code)
-    await sandbox.close()
   })
 
   it("an expired code leaves the message when only its partner's clock moves", async () => {
-    const { sandbox, call } = await testSandbox({ scenario: { name: 'r', otp: { random: true } } })
+    const { call } = await setup({ scenario: { name: 'r', otp: { random: true } } })
     const user = await registered(call)
     await login(call, user)
     const code = (await messages(call, user.email))[0]?.code as string
@@ -94,11 +92,10 @@ describe('inbox codes only while they can be used', () => {
     const [expired] = await messages(call, user.email)
     expect(expired).toMatchObject({ code: null, code_ended: 'expired' })
     expect(expired?.body).not.toContain(code)
-    await sandbox.close()
   })
 
   it('a used password-reset code leaves its message too', async () => {
-    const { sandbox, call } = await testSandbox({ scenario: { name: 'r', otp: { random: true } } })
+    const { call } = await setup({ scenario: { name: 'r', otp: { random: true } } })
     const user = await registered(call)
     const asked = await call('POST', '/api/v1/partner/auth/forgot-password/request', {
       body: { email: user.email },
@@ -113,6 +110,5 @@ describe('inbox codes only while they can be used', () => {
     const [used] = await messages(call, user.email, 'password_reset_code')
     expect(used).toMatchObject({ code: null, code_ended: 'used' })
     expect(used?.body).not.toContain(code)
-    await sandbox.close()
   })
 })

@@ -16,7 +16,8 @@ import {
   onboardingApplicant,
   orgHeaders,
   registerAndLogin,
-  testSandbox,
+  setup,
+  type TestSandbox,
 } from './helpers.js'
 
 const PNG = Buffer.from(
@@ -24,7 +25,7 @@ const PNG = Buffer.from(
   'base64',
 )
 
-type Sandbox = Awaited<ReturnType<typeof testSandbox>>['sandbox']
+type Sandbox = TestSandbox['sandbox']
 
 /** The three links, each fetched with `headers` added to the request that returns it. */
 async function links(sandbox: Sandbox, call: Call, headers: Record<string, string>) {
@@ -59,7 +60,7 @@ const origins = (l: Record<string, string>) => Object.values(l).map((url) => new
 
 describe('links follow the request without --public-url', () => {
   it('use the Host header the caller sent (a container published on another port)', async () => {
-    const { sandbox, call } = await testSandbox({ host: '0.0.0.0' })
+    const { sandbox, call } = await setup({ host: '0.0.0.0' })
     const l = await links(sandbox, call, { host: 'sandbox.ci.internal:8080' })
     expect(origins(l)).toEqual(Array(3).fill('http://sandbox.ci.internal:8080'))
     expect(l.embed).toMatch(/^http:\/\/sandbox\.ci\.internal:8080\/embed\/onboarding\?/)
@@ -70,7 +71,7 @@ describe('links follow the request without --public-url', () => {
 
   it('prefer X-Forwarded-Host and X-Forwarded-Proto set by a proxy (first value of a list)', async () => {
     // A proxy's headers count only when a setting says one stands in front (trust-proxy.test.ts).
-    const { sandbox, call } = await testSandbox({ trustProxy: true })
+    const { sandbox, call } = await setup({ trustProxy: true })
     const l = await links(sandbox, call, {
       host: 'sandbox:4010',
       'x-forwarded-host': 'api.partner.example, proxy.internal',
@@ -80,7 +81,7 @@ describe('links follow the request without --public-url', () => {
   })
 
   it('never carry 0.0.0.0 nor a Host that is not a host', async () => {
-    const { sandbox, call } = await testSandbox({ host: '0.0.0.0', port: 4010 })
+    const { sandbox, call } = await setup({ host: '0.0.0.0', port: 4010 })
     const wildcard = await links(sandbox, call, { host: '0.0.0.0:4010' })
     expect(origins(wildcard)).toEqual(Array(3).fill('http://127.0.0.1:4010'))
 
@@ -96,7 +97,7 @@ describe('links follow the request without --public-url', () => {
   })
 
   it('keep each request to its own Host when callers with different Hosts overlap', async () => {
-    const { sandbox, call } = await testSandbox({ host: '0.0.0.0' })
+    const { sandbox, call } = await setup({ host: '0.0.0.0' })
     const hosts = ['one.ci.internal:8001', 'two.ci.internal:8002', 'one.ci.internal:8001']
     const all = await Promise.all(hosts.map((host) => links(sandbox, call, { host })))
     all.forEach((l, i) => {
@@ -105,7 +106,7 @@ describe('links follow the request without --public-url', () => {
   })
 
   it('outside a request use the latest caller origin, and before any request a loopback one', async () => {
-    const { sandbox, call } = await testSandbox({ host: '0.0.0.0', port: 4010 })
+    const { sandbox, call } = await setup({ host: '0.0.0.0', port: 4010 })
     expect(sandbox.services.baseUrl()).toBe('http://127.0.0.1:4010')
     await call('GET', '/api/v1/partner/me', { headers: { host: 'sandbox.ci.internal:9000' } })
     expect(sandbox.services.baseUrl()).toBe('http://sandbox.ci.internal:9000')
@@ -114,7 +115,7 @@ describe('links follow the request without --public-url', () => {
 
 describe('--public-url wins over every header', () => {
   it('gives the public URL in every link, whatever Host or X-Forwarded-* say', async () => {
-    const { sandbox, call } = await testSandbox({ publicUrl: 'https://sandbox.partner.example/' })
+    const { sandbox, call } = await setup({ publicUrl: 'https://sandbox.partner.example/' })
     const l = await links(sandbox, call, {
       host: 'sandbox.ci.internal:8080',
       'x-forwarded-host': 'proxy.example',

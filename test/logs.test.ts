@@ -1,29 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { SandboxOptions } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { type Receiver, type Reply, startReceiver, testSandbox } from './helpers.js'
-
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const close of cleanup.splice(0).reverse()) await close()
-})
+import { type Call, receiverForTest, setup } from './helpers.js'
 
 /** A sandbox whose log lines land in `lines`, clock frozen so retries wait for an advance. */
 async function logged(options: SandboxOptions = {}) {
   const lines: string[] = []
-  const t = await testSandbox({ logLevel: 'info', onLog: (line) => lines.push(line), ...options })
-  cleanup.push(() => t.sandbox.close())
-  t.sandbox.clock.freeze(Date.parse('2026-03-01T12:00:00Z'))
+  const t = await setup(
+    { logLevel: 'info', onLog: (line) => lines.push(line), ...options },
+    { frozenAt: Date.parse('2026-03-01T12:00:00Z') },
+  )
   return { ...t, lines }
 }
-
-async function receiver(...replies: Reply[]): Promise<Receiver> {
-  const r = await startReceiver(...replies)
-  cleanup.push(() => r.close())
-  return r
-}
-
-type Call = Awaited<ReturnType<typeof testSandbox>>['call']
 
 async function endpointAndEvent(call: Call, url: string) {
   const created = await call('POST', '/api/v1/partner/webhooks', { body: { url, events: [] } })
@@ -56,7 +44,7 @@ describe('logs', () => {
 
   it('logs every webhook attempt: failures at warn with the next retry, success at info', async () => {
     const { call, lines } = await logged()
-    const hook = await receiver(500, 200)
+    const hook = await receiverForTest(500, 200)
     await endpointAndEvent(call, hook.url)
     await call('POST', '/_sandbox/webhooks/flush', { creds: null })
     await call('POST', '/_sandbox/clock/advance', { creds: null, body: { by: '5s' } })
@@ -76,7 +64,7 @@ describe('logs', () => {
 
   it('json webhook lines carry attempt, status, duration and next_retry_at as fields', async () => {
     const { call, lines } = await logged({ logFormat: 'json' })
-    const hook = await receiver(503)
+    const hook = await receiverForTest(503)
     await endpointAndEvent(call, hook.url)
     await call('POST', '/_sandbox/webhooks/flush', { creds: null })
     const entry = lines.map((l) => JSON.parse(l)).find((e) => e.delivery)
@@ -94,7 +82,7 @@ describe('logs', () => {
 
   it('debug adds request, response and webhook bodies with every secret redacted', async () => {
     const { call, lines } = await logged({ logLevel: 'debug' })
-    const hook = await receiver(200)
+    const hook = await receiverForTest(200)
     const { secret } = await endpointAndEvent(call, hook.url)
     await call('POST', '/_sandbox/webhooks/flush', { creds: null })
     await call('POST', '/api/v1/partner/auth/login', {
@@ -116,7 +104,7 @@ describe('logs', () => {
     await info.call('POST', '/api/v1/partner/webhooks', { body: { url: 'http://127.0.0.1:9/x' } })
     expect(info.lines.join('\n')).not.toMatch(/request_body|response_body|whsec_/)
     const silent = await logged({ logLevel: 'silent' })
-    const hook = await receiver(500)
+    const hook = await receiverForTest(500)
     await endpointAndEvent(silent.call, hook.url)
     await silent.call('POST', '/_sandbox/webhooks/flush', { creds: null })
     expect(silent.lines).toEqual([])

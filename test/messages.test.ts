@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { newUser, onboardedUser, testSandbox } from './helpers.js'
+import { newUser, onboardedUser, setup } from './helpers.js'
 
 /** Every validation failure names the field and says, in words, what to send instead. */
 describe('validation messages a person can act on', () => {
   it('a missing field is "required", a wrong type says what it must be and what came', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { first_name: _, ...body } = newUser()
     const res = await call('POST', '/api/v1/partner/auth/register', {
       body: { ...body, last_name: 42 },
@@ -21,7 +21,7 @@ describe('validation messages a person can act on', () => {
   })
 
   it('an amount with 3 decimals or of the wrong type says what an amount is', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await onboardedUser(call)
     const fund = (amount: unknown) =>
       call('POST', '/api/v1/partner/cards/simulate-fund', {
@@ -40,7 +40,7 @@ describe('validation messages a person can act on', () => {
   })
 
   it('enums list their choices, strings their lengths, unknown keys say so', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', '/api/v1/partner/auth/register', {
       body: newUser({ first_name: 'x'.repeat(101) }),
     })
@@ -72,7 +72,7 @@ describe('validation messages a person can act on', () => {
   })
 
   it('a message the schema words itself is kept as written', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', '/api/v1/partner/auth/register', {
       body: newUser({ phone_number: '12' }),
     })
@@ -86,7 +86,7 @@ describe('validation messages a person can act on', () => {
 
 describe('405 for a known path with a method it does not take', () => {
   it('answers 405 with Allow in the error envelope, and 404 for unknown paths', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('DELETE', '/api/v1/partner/me')
     expect(res.status).toBe(405)
     expect(res.headers.get('allow')).toBe('GET, HEAD, PATCH')

@@ -1,5 +1,5 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
-import { acme, connectBank, offeredBankAccounts, onboardedUser, testSandbox } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { acme, connectBank, offeredBankAccounts, onboardedUser, setup } from './helpers.js'
 
 /**
  * Money under concurrency beyond fundings and purchases (test/concurrency.test.ts): the seam
@@ -12,8 +12,7 @@ const API = '/api/v1/partner'
 const CONNECT = '/api/v1/external-bank-account-connect'
 
 async function cardholder() {
-  const t = await testSandbox({ rateLimit: 'off' })
-  onTestFinished(() => t.sandbox.close())
+  const t = await setup({ rateLimit: 'off' })
   const u = await onboardedUser(t.call)
   const as = (method: string, path: string, body?: unknown) =>
     t.call(method, path, { creds: acme, headers: u.bearer, body })

@@ -7,7 +7,7 @@ import {
   type FlowEnd,
   northwind,
   registerAndLogin,
-  testSandbox,
+  setup,
   walkAndComplete,
 } from './helpers.js'
 
@@ -81,8 +81,8 @@ const ANSWERS = {
 const PASS = { result: 'pass', data: { from: 'embed' }, agreement_accepted: true }
 
 /** A fresh sandbox and a registered, logged-in user of the default partner (acme). */
-async function setup(options: SandboxOptions = {}) {
-  const { sandbox, call } = await testSandbox(options)
+async function sandboxWithUser(options: SandboxOptions = {}) {
+  const { sandbox, call } = await setup(options)
   return { sandbox, call, ...(await userOf(call)) }
 }
 
@@ -167,7 +167,7 @@ const fieldsOf = (json: { error?: { details?: { field: string }[] } }) =>
 
 describe('POST /partner/cards/onboarding: start', () => {
   it('needs the organization headers and a Bearer session: 401 otherwise, nothing started', async () => {
-    const { call, user, asUser } = await setup()
+    const { call, user, asUser } = await sandboxWithUser()
     const body = applicant()
     const noSession = await call('POST', START, { body })
     expect(noSession.status).toBe(401)
@@ -213,7 +213,7 @@ describe('POST /partner/cards/onboarding: start', () => {
     ['an unknown field', (b) => (b.nickname = 'Rob'), 'nickname'],
   ]
   it.each(invalid)('400 naming the field: %s', async (_, mutate, field) => {
-    const { asUser } = await setup()
+    const { asUser } = await sandboxWithUser()
     const body = applicant() as unknown as Record<string, unknown>
     mutate(body)
     const res = await asUser('POST', START, body)
@@ -226,7 +226,7 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('accepts address_line2 omitted or empty, and an SSN with dashes or spaces', async () => {
-    const { call } = await setup()
+    const { call } = await sandboxWithUser()
     const cases: [Partial<Applicant>, (keyof Applicant)[], string][] = [
       [{}, ['address_line2'], '6789'],
       [{ address_line2: '' }, [], '6789'],
@@ -245,7 +245,7 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('normalizes the SSN server-side: a dashed magic SSN still decides the outcome', async () => {
-    const { start, complete } = await setup()
+    const { start, complete } = await sandboxWithUser()
     const s = await start({ ssn: '000-00-0007' })
     const done = await complete(s.onboardingId)
     expect(done.status).toBe(200)
@@ -256,7 +256,7 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('answers the onboarding session of spec section 2, wrapped in success and data', async () => {
-    const { asUser } = await setup()
+    const { asUser } = await sandboxWithUser()
     const res = await asUser('POST', START, applicant())
     expect(res.status).toBe(200)
     expect(res.json).toEqual({
@@ -282,7 +282,7 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('serves onboardingEmbedUrl: an HTML page framable only by the partner’s allowed_origins', async () => {
-    const { call, start } = await setup()
+    const { call, start } = await sandboxWithUser()
     const s = await start()
     const page = await openPage(call, s.onboardingEmbedUrl)
     expect(page.status).toBe(200)
@@ -310,7 +310,7 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('resumes a pending onboarding: same id, a new token, the old token’s page is a 401 error page', async () => {
-    const { call, start } = await setup()
+    const { call, start } = await sandboxWithUser()
     const first = await start()
     const second = await start()
     expect(second.onboardingId).toBe(first.onboardingId)
@@ -338,7 +338,7 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('resuming with identical applicant data keeps the progress (dashes, omitted line2 alike)', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const first = await start({ address_line2: '' })
     const id = first.onboardingId
     const identity = await step(call, id, first.accessToken, 'identity_verification', {
@@ -359,7 +359,7 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('resuming with changed applicant data starts the steps over, with a new decision', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const first = await start()
     const id = first.onboardingId
     expect(
@@ -387,7 +387,7 @@ describe('POST /partner/cards/onboarding: start', () => {
   })
 
   it('409 for a user who already holds a card', async () => {
-    const { asUser, start, complete } = await setup()
+    const { asUser, start, complete } = await sandboxWithUser()
     const s = await start()
     expect((await complete(s.onboardingId, PASS)).status).toBe(200)
     const again = await asUser('POST', START, applicant())
@@ -401,7 +401,7 @@ describe('POST /partner/cards/onboarding: start', () => {
     ['an allowed host on any port', 'http://localhost:5173/done'],
     ['an app link', 'myapp://done'],
   ])('accepts redirect_uri: %s, and carries it to the page', async (_, uri) => {
-    const { call, start } = await setup()
+    const { call, start } = await sandboxWithUser()
     const s = await start({ redirect_uri: uri })
     expect(new URL(s.onboardingEmbedUrl).searchParams.get('redirect_uri')).toBe(uri)
     expect((await openPage(call, s.onboardingEmbedUrl)).status).toBe(200)
@@ -413,7 +413,7 @@ describe('POST /partner/cards/onboarding: start', () => {
     ['javascript:', 'javascript:alert(1)'],
     ['not a URL', 'done'],
   ])('400 naming redirect_uri for %s', async (_, uri) => {
-    const { asUser } = await setup()
+    const { asUser } = await sandboxWithUser()
     const res = await asUser('POST', START, applicant({ redirect_uri: uri }))
     expect(res.status, res.text).toBe(400)
     expect(fieldsOf(res.json)).toContain('redirect_uri')
@@ -423,7 +423,7 @@ describe('POST /partner/cards/onboarding: start', () => {
 
 describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   it('takes the steps in order: 409 for a step out of order or done twice', async () => {
-    const { call, start } = await setup()
+    const { call, start } = await sandboxWithUser()
     const { onboardingId: id, accessToken: token } = await start()
     const early = await step(call, id, token, 'underwriting', ANSWERS)
     expect(early.status).toBe(409)
@@ -446,7 +446,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   })
 
   it('401 without the access token, with a wrong one, or with another onboarding’s', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const mine = await start()
     const other = await (await userOf(call)).start()
     const id = mine.onboardingId
@@ -466,7 +466,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   })
 
   it('the access token lasts expiresIn (3600 s): at 59 min it works, at 61 min it is a 401', async () => {
-    const { call, start } = await setup()
+    const { call, start } = await sandboxWithUser()
     const s = await start()
     await freeze(call)
     await advance(call, '59m')
@@ -487,7 +487,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
     ['confirmed false', { confirmed: false }],
     ['confirmed "true" (a string)', { confirmed: 'true' }],
   ])('identity verification needs confirmed: true (400 naming it): %s', async (_, body) => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const s = await start()
     const res = await step(call, s.onboardingId, s.accessToken, 'identity_verification', body)
     expect(res.status).toBe(400)
@@ -505,7 +505,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
     ['source_of_funds missing', { ...ANSWERS, source_of_funds: undefined }, 'source_of_funds'],
     ['source_of_funds a number', { ...ANSWERS, source_of_funds: 3 }, 'source_of_funds'],
   ])('underwriting needs valid choices (400 naming the field): %s', async (_, body, field) => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const { onboardingId: id, accessToken: token } = await start()
     expect((await step(call, id, token, 'identity_verification', { confirmed: true })).status).toBe(
       200,
@@ -517,7 +517,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   })
 
   it('status goes pending → in_progress, and the step flags of latest follow the steps', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const s = await start()
     const { onboardingId: id, accessToken: token } = s
     const flags = async () => (await asUser('GET', LATEST)).json.data
@@ -549,7 +549,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   })
 
   it('an ordinary applicant passes the flow: outcome approved, data ready for complete', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const s = await start()
     const end = await runFlow(call, s)
     expect(end).toMatchObject({
@@ -579,7 +579,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   ])(
     '%s: the flow ends after identity, declined for identity_verification_failed',
     async (_, o) => {
-      const { call, start } = await setup()
+      const { call, start } = await sandboxWithUser()
       const { onboardingId: id, accessToken: token } = await start(o)
       const identity = await step(call, id, token, 'identity_verification', { confirmed: true })
       expect(identity.status).toBe(200)
@@ -592,7 +592,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   )
 
   it('SSN 000000007: the flow ends after underwriting, declined for underwriting_declined', async () => {
-    const { call, start } = await setup()
+    const { call, start } = await sandboxWithUser()
     const { onboardingId: id, accessToken: token } = await start({ ssn: '000000007' })
     const identity = await step(call, id, token, 'identity_verification', { confirmed: true })
     expect(identity.json.finished).toBe(false)
@@ -610,7 +610,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   ])(
     'SSN %s: completing the failed flow as a fail keeps its reason and KYC state',
     async (ssn, last, reason, kyc) => {
-      const { call, asUser, start } = await setup()
+      const { call, asUser, start } = await sandboxWithUser()
       const { onboardingId: id, accessToken: token } = await start({ ssn })
       let end = await step(call, id, token, 'identity_verification', { confirmed: true })
       if (last === 'underwriting') end = await step(call, id, token, 'underwriting', ANSWERS)
@@ -633,7 +633,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   )
 
   it('SSN 000000004: the flow passes with outcome manual_review', async () => {
-    const { call, start } = await setup()
+    const { call, start } = await sandboxWithUser()
     const end = await runFlow(call, await start({ ssn: '000-00-0004' }))
     expect(end).toMatchObject({
       finished: true,
@@ -642,7 +642,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
   })
 
   it('declining the agreement ends the flow with result fail, reason agreement_declined', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const s = await start()
     const end = await runFlow(call, s, false)
     expect(end).toMatchObject({
@@ -670,7 +670,7 @@ describe('the hosted flow: POST /embed/onboarding/:id/steps/:step', () => {
 
 describe('GET /partner/cards/onboarding/latest', () => {
   it('with none: HTTP 200 and exactly { success: false, error: { message } }, no data key', async () => {
-    const { asUser } = await setup()
+    const { asUser } = await sandboxWithUser()
     const res = await asUser('GET', LATEST)
     expect(res.status).toBe(200)
     expect(res.json).toEqual(NO_ONBOARDING)
@@ -680,7 +680,7 @@ describe('GET /partner/cards/onboarding/latest', () => {
   })
 
   it('needs a session (401), and shows only the user’s own onboarding', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     expect((await call('GET', LATEST)).status).toBe(401)
     const s = await start()
     const mine = await asUser('GET', LATEST)
@@ -702,7 +702,7 @@ describe('GET /partner/cards/onboarding/latest', () => {
   })
 
   it('shows the most recent onboarding, even when two share a timestamp (frozen clock)', async () => {
-    const { call, asUser, start, complete } = await setup()
+    const { call, asUser, start, complete } = await sandboxWithUser()
     await freeze(call)
     for (let round = 0; round < 4; round++) {
       const s = await start()
@@ -749,7 +749,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
     ],
   ]
   it.each(invalid)('400 naming the field: %s; nothing changes', async (_, body, field) => {
-    const { asUser, start } = await setup()
+    const { asUser, start } = await sandboxWithUser()
     const s = await start()
     const res = await asUser('POST', completePath(s.onboardingId), body)
     expect(res.status, res.text).toBe(400)
@@ -760,13 +760,13 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('needs a session: 401 without one', async () => {
-    const { call, start } = await setup()
+    const { call, start } = await sandboxWithUser()
     const s = await start()
     expect((await call('POST', completePath(s.onboardingId), { body: PASS })).status).toBe(401)
   })
 
   it('a pass answers the completion with consumer and card; the user and card status follow', async () => {
-    const { asUser, start, user, complete } = await setup()
+    const { asUser, start, user, complete } = await sandboxWithUser()
     const s = await start()
     const res = await complete(s.onboardingId, PASS)
     expect(res.status, res.text).toBe(200)
@@ -803,7 +803,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('data: a string is kept as is, an object is stored JSON-stringified', async () => {
-    const { call, start, complete } = await setup()
+    const { call, start, complete } = await sandboxWithUser()
     const payload = { inquiry: 'inq_123', nested: { steps: [1, 2] }, ok: true }
     const a = await start()
     expect((await complete(a.onboardingId, { ...PASS, data: payload })).status).toBe(200)
@@ -819,7 +819,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   // Defaults of inquiry_id / product_id and the 400 without them: completion-defaults.test.ts.
 
   it('404 for an unknown onboarding, another user’s, and another partner’s', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const s = await start()
     for (const id of [
       '00000000-0000-4000-8000-000000000000',
@@ -844,7 +844,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('completing twice with the same result answers the same; a different result is 409', async () => {
-    const { call, asUser, start, user, complete } = await setup()
+    const { call, asUser, start, user, complete } = await sandboxWithUser()
     const s = await start()
     const first = await complete(s.onboardingId, PASS)
     const second = await asUser('POST', completePath(s.onboardingId), {
@@ -877,7 +877,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   ])(
     '%s, walked to a pass and completed as the flow ended: failed for identity_verification_failed, KYC rejected, no card',
     async (_, o) => {
-      const { call, asUser, start, complete } = await setup()
+      const { call, asUser, start, complete } = await sandboxWithUser()
       const s = await start(o)
       const res = await complete(s.onboardingId)
       expect(res.status).toBe(200)
@@ -896,7 +896,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   )
 
   it('SSN 000000007, walked to a pass and completed as the flow ended: failed for underwriting_declined, KYC approved, no card', async () => {
-    const { asUser, start, complete } = await setup()
+    const { asUser, start, complete } = await sandboxWithUser()
     const s = await start({ ssn: '000000007' })
     const res = await complete(s.onboardingId)
     expect(res.json.data).toMatchObject({
@@ -910,7 +910,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('SSN 000000004: manual review for 10 minutes of sandbox clock, then completed with a card', async () => {
-    const { call, asUser, start, complete } = await setup()
+    const { call, asUser, start, complete } = await sandboxWithUser()
     const s = await start({ ssn: '000000004' })
     const now = await freeze(call)
     const res = await complete(s.onboardingId, PASS)
@@ -938,7 +938,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
   })
 
   it('a manual review ends as the scenario says: review_outcome kyc_fail → failed, no card', async () => {
-    const { call, asUser, start, complete } = await setup({
+    const { call, asUser, start, complete } = await sandboxWithUser({
       scenario: {
         name: 'reviews-fail',
         description: 'Manual reviews end in a KYC failure.',
@@ -1000,7 +1000,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
       'underwriting_declined',
     ],
   ])('scenario rules decide first (%s)', async (_, o, status, reason) => {
-    const { start, complete } = await setup({ scenario: rules })
+    const { start, complete } = await sandboxWithUser({ scenario: rules })
     const s = await start({ ssn: '111-22-3333', ...o })
     const res = await complete(s.onboardingId)
     expect(res.status).toBe(200)
@@ -1011,7 +1011,7 @@ describe('POST /partner/cards/onboarding/:onboardingId/complete', () => {
 
 describe('events', () => {
   it('onboarding.started once (not on resume); onboarding.completed and card.created on a pass', async () => {
-    const { call, start, complete } = await setup()
+    const { call, start, complete } = await sandboxWithUser()
     const s = await start()
     await start()
     await start({ address_line1: '2 Other Street' })
@@ -1030,7 +1030,7 @@ describe('events', () => {
   })
 
   it('onboarding.failed on a fail, and no card.created', async () => {
-    const { call, start, complete } = await setup()
+    const { call, start, complete } = await sandboxWithUser()
     const s = await start()
     const declined = { result: 'fail', data: 'declined', agreement_accepted: false }
     await complete(s.onboardingId, declined, 'agreement_declined')
@@ -1042,7 +1042,7 @@ describe('events', () => {
   })
 
   it('no event carries the SSN', async () => {
-    const { call, start, complete } = await setup()
+    const { call, start, complete } = await sandboxWithUser()
     const s = await start({ ssn: '321-54-9876' })
     await complete(s.onboardingId, PASS)
     const raw = (
@@ -1059,7 +1059,7 @@ describe('events', () => {
 
 describe('secrecy of the SSN and the access token', () => {
   it('the full SSN is in no response and not in the snapshot (only ssn_last4); the token is not stored', async () => {
-    const { call: base } = await testSandbox()
+    const { call: base } = await sandboxWithUser()
     const seen: string[] = []
     const call: Call = async (method, path, opts) => {
       const res = await base(method, path, opts)
@@ -1095,7 +1095,7 @@ describe('secrecy of the SSN and the access token', () => {
 
 describe('OpenAPI document', () => {
   it('has the onboarding paths and card status, each with its error responses', async () => {
-    const { call } = await testSandbox()
+    const { call } = await sandboxWithUser()
     const doc = (await call('GET', '/openapi.json', { creds: null })).json
     const responses = (path: string, method: string) => {
       const op = doc.paths[path]?.[method]
@@ -1129,7 +1129,7 @@ describe('OpenAPI document', () => {
 
 describe('the hosted flow decides, not only the partner', () => {
   it('a flow whose agreement was declined cannot be completed as a pass (409 naming both values); as a fail, KYC stays approved', async () => {
-    const { call, asUser, start } = await setup()
+    const { call, asUser, start } = await sandboxWithUser()
     const s = await start()
     const last = await runFlow(call, s, false)
     expect(last.result).toMatchObject({
@@ -1163,7 +1163,7 @@ describe('the hosted flow decides, not only the partner', () => {
   })
 
   it('starting again after a failure sets kyc_status back to pending and says so in user.updated', async () => {
-    const { call, asUser, start, user, complete } = await setup()
+    const { call, asUser, start, user, complete } = await sandboxWithUser()
     const first = await start({ ssn: '000-00-0001' })
     await complete(first.onboardingId)
     expect((await asUser('GET', '/api/v1/partner/users/me')).json.kyc_status).toBe('rejected')

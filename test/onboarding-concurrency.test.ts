@@ -5,7 +5,7 @@ import {
   type Call,
   onboardingApplicant,
   registerAndLogin,
-  testSandbox,
+  setup,
   UNDERWRITING_ANSWERS,
   walkFlow,
 } from './helpers.js'
@@ -31,7 +31,7 @@ async function eventsOf(call: Call, type: string) {
 
 /** A sandbox without a rate limit, and a user who started an onboarding. */
 async function startedOnboarding() {
-  const { call } = await testSandbox({ rateLimit: 'off' })
+  const { call } = await setup({ rateLimit: 'off' })
   const u = await registerAndLogin(call)
   const res = await call('POST', START, { headers: u.bearer, body: onboardingApplicant(u.user) })
   expect(res.status, res.text).toBe(200)
@@ -40,7 +40,7 @@ async function startedOnboarding() {
 
 describe('concurrent onboarding requests of one user', () => {
   it('starts one onboarding however many starts race, and only the last token opens it', async () => {
-    const { call } = await testSandbox({ rateLimit: 'off' })
+    const { call } = await setup({ rateLimit: 'off' })
     const u = await registerAndLogin(call)
     const body = onboardingApplicant(u.user)
     const starts = await Promise.all(

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { testSandbox } from './helpers.js'
+import { sharedSetup } from './helpers.js'
 import { type OpenApiDoc, operationsOf, schemaValidator } from './openapi-schema.js'
 
 /**
@@ -15,8 +15,8 @@ import { type OpenApiDoc, operationsOf, schemaValidator } from './openapi-schema
  */
 
 let doc: OpenApiDoc
+const { call } = sharedSetup()
 beforeAll(async () => {
-  const { call } = await testSandbox()
   doc = (await call('GET', '/openapi.json', { creds: null })).json
 })
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { errorCodes } from '../src/errors.js'
-import { registerAndLogin, testSandbox } from './helpers.js'
+import { registerAndLogin, setup, sharedSetup } from './helpers.js'
 import { type OpenApiDoc, operationsOf } from './openapi-schema.js'
 
 /**
@@ -10,8 +10,8 @@ import { type OpenApiDoc, operationsOf } from './openapi-schema.js'
  */
 
 let doc: OpenApiDoc
+const { call } = sharedSetup()
 beforeAll(async () => {
-  const { call } = await testSandbox()
   doc = (
     await call('GET', '/openapi.json', { creds: null, headers: { host: 'sandbox.test:4010' } })
   ).json
@@ -46,7 +46,7 @@ describe('path parameters', () => {
   })
 
   it('a value outside the pattern is refused with a 400 naming the parameter', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { bearer } = await registerAndLogin(call)
     const bad = 'not an id'
     for (const { method, path, op, param } of pathParams()) {
@@ -134,7 +134,7 @@ describe('server errors and response headers', () => {
   })
 
   it('an answer carries the headers its response declares, an injected 503 included', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const ok = await call('GET', '/api/v1/partner/me')
     for (const name of ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining'])
       expect(ok.headers.get(name), name).toMatch(/^\S+$/)
@@ -196,7 +196,7 @@ describe('groups, descriptions and the server', () => {
 
   it('names the absolute URL this request reached the sandbox at, or --public-url', async () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: 'http://sandbox.test:4010' })])
-    const { call } = await testSandbox({ publicUrl: 'https://sandbox.acme.example/' })
+    const { call } = await setup({ publicUrl: 'https://sandbox.acme.example/' })
     const pinned = (await call('GET', '/openapi.json', { creds: null })).json
     expect(pinned.servers[0].url).toBe('https://sandbox.acme.example')
     expect(pinned.paths).toEqual(doc.paths)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { testSandbox } from './helpers.js'
+import { sharedSetup } from './helpers.js'
 
 /**
  * Provenance (issue 41): every operation, component schema and field of /openapi.json says
@@ -11,8 +11,8 @@ import { testSandbox } from './helpers.js'
 // biome-ignore lint/suspicious/noExplicitAny: the document is read field by field
 let doc: any
 
+const { call } = sharedSetup()
 beforeAll(async () => {
-  const { call } = await testSandbox()
   doc = (await call('GET', '/openapi.json', { creds: null })).json
 })
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { testSandbox } from './helpers.js'
+import { setup } from './helpers.js'
 
 describe('OpenAPI document and docs page', () => {
   it('serves an OpenAPI 3.1 document with every route and its error responses', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('GET', '/openapi.json', { creds: null })
     expect(res.status).toBe(200)
     const doc = res.json
@@ -44,7 +44,7 @@ describe('OpenAPI document and docs page', () => {
   })
 
   it('serves the reference page and its renderer from this server, none from elsewhere', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('GET', '/docs', { creds: null })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toContain('text/html')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type Call, testSandbox } from './helpers.js'
+import { type Call, setup } from './helpers.js'
 
 /** The parsing decisions of docs/hardening.md ("Parsing decisions"), on the API and the control plane. */
 
@@ -18,7 +18,7 @@ async function displayName(call: Call) {
 
 describe('JSON bodies', () => {
   it('a UTF-8 byte order mark is skipped', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const bytes = Buffer.concat([
       Buffer.from([0xef, 0xbb, 0xbf]),
       Buffer.from('{"display_name":"Acme BOM"}'),
@@ -29,13 +29,13 @@ describe('JSON bodies', () => {
   })
 
   it.each(['utf-8', 'UTF-8', 'utf8', '"utf-8"'])('charset=%s is accepted', async (charset) => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await send(call, '{"display_name":"Acme"}', `application/json; charset=${charset}`)
     expect(res.status, res.text).toBe(200)
   })
 
   it.each(['iso-8859-1', 'utf-16', 'windows-1252'])('charset=%s is a 415 naming it', async (cs) => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const before = await displayName(call)
     const res = await send(call, '{"display_name":"Acme"}', `application/json; charset=${cs}`)
     expect(res.status).toBe(415)
@@ -45,7 +45,7 @@ describe('JSON bodies', () => {
   })
 
   it('a duplicate key is a 400 naming it, at any depth, and changes nothing', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const before = await displayName(call)
     const flat = await send(call, '{"display_name":"A","display_name":"B"}')
     expect(flat.status).toBe(400)
@@ -66,14 +66,14 @@ describe('JSON bodies', () => {
   })
 
   it('the same key in different objects, and ":" inside strings, are fine', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await send(call, '{"display_name":"say \\"x\\": 1","config":{"display_name":"y"}}')
     expect(res.status, res.text).toBe(200)
     expect(await displayName(call)).toBe('say "x": 1')
   })
 
   it('invalid UTF-8 is a 400, never stored with replacement characters', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const before = await displayName(call)
     for (const bad of [[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
       const bytes = Buffer.concat([
@@ -89,7 +89,7 @@ describe('JSON bodies', () => {
   })
 
   it('a lone surrogate in a text field is a 400 naming the field; a pair is fine', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const before = await displayName(call)
     for (const [body, field] of [
       ['{"display_name":"A\\ud800"}', 'display_name'],
@@ -109,7 +109,7 @@ describe('JSON bodies', () => {
   })
 
   it('the same rules hold on the control plane', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const dup = await call('POST', '/_sandbox/partners', {
       creds: null,
       raw: '{"name":"a","name":"b"}',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { acme, northwind, testSandbox } from './helpers.js'
+import { acme, northwind, setup } from './helpers.js'
 
 describe('organization credentials (spec section 5, layer 1)', () => {
   const cases: [string, Record<string, string>, RegExp][] = [
@@ -38,7 +38,7 @@ describe('organization credentials (spec section 5, layer 1)', () => {
     ],
   ]
   it.each(cases)('%s → 401 in the error envelope', async (_name, headers, message) => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('GET', '/api/v1/partner/me', { creds: null, headers })
     expect(res.status).toBe(401)
     expect(res.json.success).toBe(false)
@@ -48,7 +48,7 @@ describe('organization credentials (spec section 5, layer 1)', () => {
   })
 
   it('accepts the default and the second fixture partner, each seeing only itself', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const a = await call('GET', '/api/v1/partner/me')
     const b = await call('GET', '/api/v1/partner/me', { creds: northwind })
     expect(a.status).toBe(200)
@@ -59,7 +59,7 @@ describe('organization credentials (spec section 5, layer 1)', () => {
   })
 
   it('checks every route of /api/v1, including unknown ones, before anything else', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     expect((await call('GET', '/api/v1/partner/usage', { creds: null })).status).toBe(401)
     expect((await call('POST', '/api/v1/partner/me/rotate-api-key', { creds: null })).status).toBe(
       401,
@@ -70,7 +70,7 @@ describe('organization credentials (spec section 5, layer 1)', () => {
   it.each(['suspended', 'revoked'] as const)(
     'a %s partner gets 403 on every request, at once',
     async (status) => {
-      const { call } = await testSandbox()
+      const { call } = await setup()
       expect((await call('GET', '/api/v1/partner/me')).status).toBe(200) // the pair is now cached
       const id = (await call('GET', '/api/v1/partner/me')).json.partner.id
       const patched = await call('PATCH', `/_sandbox/partners/${id}`, {
@@ -101,7 +101,7 @@ describe('organization credentials (spec section 5, layer 1)', () => {
   )
 
   it('a rotation and a suspension are seen on the next request while another partner writes', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     let n = 0
     const elsewhere = async () => {
       const res = await call('PATCH', '/api/v1/partner/me', {
@@ -135,7 +135,7 @@ describe('organization credentials (spec section 5, layer 1)', () => {
   })
 
   it('a suspended partner changes nothing: a PATCH is refused and the record is unchanged', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const before = (await call('GET', '/api/v1/partner/me')).json.partner
     await call('PATCH', `/_sandbox/partners/${before.id}`, {
       creds: null,

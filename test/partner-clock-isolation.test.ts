@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
 import {
   acme,
@@ -9,9 +9,9 @@ import {
   onboardedUser,
   onboardingApplicant,
   type Receiver,
+  receiverForTest,
   registerAndLogin,
-  startReceiver,
-  testSandbox,
+  setup,
   walkAndComplete,
 } from './helpers.js'
 
@@ -22,12 +22,6 @@ import {
 
 const A = DEFAULT_PARTNER.id
 const B = SECOND_PARTNER.id
-const open: { close(): Promise<void> }[] = []
-
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close()
-})
-
 // Retries a minute apart: the running clock never reaches them during a test.
 const slowRetries = {
   scenario: {
@@ -35,12 +29,6 @@ const slowRetries = {
     description: 'retries a minute apart',
     webhooks: { retry_delays_ms: [0, 60_000, 60_000, 60_000] },
   },
-}
-
-async function running() {
-  const t = await testSandbox(slowRetries)
-  open.push(t.sandbox)
-  return t
 }
 
 const advance = (call: Call, partnerId: string, by: string) =>
@@ -110,7 +98,7 @@ async function attemptsOf(call: Call, creds: Creds, webhookId: string) {
 
 describe('partner clocks move independently while both partners run', () => {
   it("advancing A 11 minutes expires A's login code and resolves A's review; B's still work", async () => {
-    const { call } = await running()
+    const { call } = await setup(slowRetries)
     const [loginA, loginB] = await Promise.all([
       pendingLogin(call, acme),
       pendingLogin(call, northwind),
@@ -135,9 +123,8 @@ describe('partner clocks move independently while both partners run', () => {
   })
 
   it("advancing A runs A's due webhook retry and not B's", async () => {
-    const { call } = await running()
-    const receiver = await startReceiver()
-    open.push(receiver)
+    const { call } = await setup(slowRetries)
+    const receiver = await receiverForTest()
     receiver.otherwise = 500
     const hookA = await failingEndpoint(call, acme, receiver)
     const hookB = await failingEndpoint(call, northwind, receiver)
@@ -170,7 +157,7 @@ describe('partner clocks move independently while both partners run', () => {
   })
 
   it("A's rows and events carry A's time; B's the sandbox time", async () => {
-    const { call } = await running()
+    const { call } = await setup(slowRetries)
     await advance(call, A, '2d')
     const [a, b] = await Promise.all([
       registerAndLogin(call, {}, acme),
@@ -192,7 +179,7 @@ describe('partner clocks move independently while both partners run', () => {
   })
 
   it("advancing A a week closes A's dispute at its deadline; B's stays under review", async () => {
-    const { call } = await running()
+    const { call } = await setup(slowRetries)
     const disputed = async (creds: Creds) => {
       const holder = await onboardedUser(call, {}, creds)
       const as = (method: string, path: string, body?: unknown) =>
@@ -235,7 +222,7 @@ describe('partner clocks move independently while both partners run', () => {
   })
 
   it("advancing A past a day ends A's sessions; B's session keeps working", async () => {
-    const { call } = await running()
+    const { call } = await setup(slowRetries)
     const [a, b] = await Promise.all([
       registerAndLogin(call, {}, acme),
       registerAndLogin(call, {}, northwind),
@@ -252,9 +239,8 @@ describe('partner clocks move independently while both partners run', () => {
   })
 
   it("advancing A into the next minute opens A's rate-limit window; B stays limited", async () => {
-    const { sandbox, call } = await running()
     // Frozen, so no real minute boundary can open B's window during the test.
-    sandbox.clock.freeze()
+    const { call } = await setup(slowRetries, { frozenAt: true })
     for (const id of [A, B])
       await call('PATCH', `/_sandbox/partners/${id}`, { creds: null, body: { rate_limit: 2 } })
     for (const creds of [acme, northwind]) {
@@ -267,7 +253,7 @@ describe('partner clocks move independently while both partners run', () => {
   })
 
   it('the sandbox clock moves both partners: a global 11 minutes expires both codes', async () => {
-    const { call } = await running()
+    const { call } = await setup(slowRetries)
     const [loginA, loginB] = await Promise.all([
       pendingLogin(call, acme),
       pendingLogin(call, northwind),

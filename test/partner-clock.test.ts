@@ -1,25 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { acme, type Call, northwind, testSandbox } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { acme, type Call, northwind, setup, tempDirForTest } from './helpers.js'
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z')
-const open: { close(): Promise<void> }[] = []
-const dirs: string[] = []
-
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close()
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-async function frozenSandbox(options: { data?: string } = {}) {
-  const t = await testSandbox(options)
-  open.push(t.sandbox)
-  await t.sandbox.clock.freeze(T0)
-  await t.sandbox.clock.set(T0)
-  return t
-}
 
 async function partnerIds(call: Call) {
   const list = await call('GET', '/_sandbox/partners', { creds: null })
@@ -32,7 +15,7 @@ const clockOf = async (call: Call, id: string) =>
 
 describe('a clock per partner (control routes)', () => {
   it('advances, freezes and unfreezes one partner while the other keeps the sandbox time', async () => {
-    const { call } = await frozenSandbox()
+    const { call } = await setup({}, { frozenAt: T0 })
     const { a, b } = await partnerIds(call)
 
     const advanced = await call('POST', `/_sandbox/partners/${a}/clock/advance`, {
@@ -70,8 +53,7 @@ describe('a clock per partner (control routes)', () => {
   })
 
   it('keeps a frozen partner frozen while the sandbox clock runs, and a running one running', async () => {
-    const { sandbox, call } = await testSandbox()
-    open.push(sandbox)
+    const { call } = await setup()
     const { a, b } = await partnerIds(call)
     const freeze = await call('POST', `/_sandbox/partners/${a}/clock/freeze`, { creds: null })
     expect(freeze.json.frozen).toBe(true)
@@ -84,7 +66,7 @@ describe('a clock per partner (control routes)', () => {
   })
 
   it('moves every partner, frozen ones included, when the sandbox clock moves', async () => {
-    const { call } = await frozenSandbox()
+    const { call } = await setup({}, { frozenAt: T0 })
     const { a, b } = await partnerIds(call)
     await call('POST', `/_sandbox/partners/${a}/clock/freeze`, {
       creds: null,
@@ -104,10 +86,9 @@ describe('a clock per partner (control routes)', () => {
   })
 
   it('keeps each partner clock across a restart with a data file, without a clean shutdown', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'partner-clock-'))
-    dirs.push(dir)
+    const dir = tempDirForTest('partner-clock-')
     const data = join(dir, 'sandbox.json')
-    const first = await frozenSandbox({ data })
+    const first = await setup({ data }, { frozenAt: T0 })
     const { a, b } = await partnerIds(first.call)
     await first.call('POST', `/_sandbox/partners/${a}/clock/advance`, {
       creds: null,
@@ -118,9 +99,7 @@ describe('a clock per partner (control routes)', () => {
       body: { at: '2031-01-01T00:00:00Z' },
     })
     // A second process on the same file, the first one never closed: what kill -9 leaves.
-    const second = await testSandbox({ data })
-    open.push(second.sandbox)
-    await second.sandbox.clock.freeze(T0)
+    const second = await setup({ data }, { frozenAt: T0 })
     expect((await clockOf(second.call, a)).offset_ms).toBe(90 * 60_000)
     expect(await clockOf(second.call, b)).toMatchObject({
       now: '2031-01-01T00:00:00.000Z',
@@ -129,7 +108,7 @@ describe('a clock per partner (control routes)', () => {
   })
 
   it('answers 404 for an unknown partner and 400 for a bad id or body, changing nothing', async () => {
-    const { call } = await frozenSandbox()
+    const { call } = await setup({}, { frozenAt: T0 })
     const { a } = await partnerIds(call)
     const missing = '00000000-0000-4000-8000-000000000000'
     for (const [method, path, body] of [

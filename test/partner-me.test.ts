@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { acme, northwind, testSandbox } from './helpers.js'
+import { acme, northwind, setup } from './helpers.js'
 
 const partnerFields = [
   'id',
@@ -19,7 +19,7 @@ const partnerFields = [
 
 describe('GET /partner/me', () => {
   it('answers { partner } with the spec fields and never a secret', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('GET', '/api/v1/partner/me')
     expect(res.status).toBe(200)
     expect(Object.keys(res.json)).toEqual(['partner'])
@@ -36,7 +36,7 @@ describe('GET /partner/me', () => {
 
 describe('PATCH /partner/me', () => {
   it('updates every editable field and answers the same shape as GET', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const body = {
       display_name: 'Acme Card Co',
       contact_email: 'ops@acme.example',
@@ -76,7 +76,7 @@ describe('PATCH /partner/me', () => {
   it.each(bad)(
     'rejects %s with a 400 naming the field and changes nothing',
     async (_name, body, fields) => {
-      const { call } = await testSandbox()
+      const { call } = await setup()
       const before = (await call('GET', '/api/v1/partner/me')).json.partner
       const res = await call('PATCH', '/api/v1/partner/me', { body })
       expect(res.status).toBe(400)
@@ -87,7 +87,7 @@ describe('PATCH /partner/me', () => {
   )
 
   it('says how to change the key instead', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('PATCH', '/api/v1/partner/me', { body: { api_key: 'pk_test_x' } })
     expect(res.json.error.details[0].message).toContain('rotate-api-key')
   })
@@ -95,7 +95,7 @@ describe('PATCH /partner/me', () => {
 
 describe('POST /partner/me/rotate-api-key', () => {
   it('returns a new pair once; the old pair fails at once and the new one works', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     expect((await call('GET', '/api/v1/partner/me')).status).toBe(200)
     const res = await call('POST', '/api/v1/partner/me/rotate-api-key')
     expect(res.status).toBe(200)
@@ -125,7 +125,7 @@ describe('POST /partner/me/rotate-api-key', () => {
   })
 
   it('rotating twice leaves only the latest pair valid', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const first = (await call('POST', '/api/v1/partner/me/rotate-api-key')).json
     const second = (
       await call('POST', '/api/v1/partner/me/rotate-api-key', {
@@ -151,7 +151,7 @@ describe('POST /partner/me/rotate-api-key', () => {
 
 describe('GET /partner/usage', () => {
   it('answers the usage snapshot with real per-partner counts', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const a = await call('GET', '/api/v1/partner/usage')
     expect(a.status).toBe(200)
     expect(a.json).toEqual({

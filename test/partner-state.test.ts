@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
 import {
   acme,
@@ -10,7 +8,8 @@ import {
   loginSession,
   northwind,
   onboardedUser,
-  testSandbox,
+  setup,
+  tempDirForTest,
 } from './helpers.js'
 
 /**
@@ -20,20 +19,6 @@ import {
 
 const A = DEFAULT_PARTNER.id
 const B = SECOND_PARTNER.id
-const open: { close(): Promise<void> }[] = []
-const dirs: string[] = []
-
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close()
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-async function sandbox(options: { data?: string } = {}) {
-  const t = await testSandbox(options)
-  open.push(t.sandbox)
-  return t
-}
-
 /** A partner with a card holder, money, a webhook endpoint with a delivery, and a code sent. */
 async function populate(call: Call, creds: Creds) {
   const holder = await onboardedUser(call, {}, creds)
@@ -70,7 +55,7 @@ const count = (doc: { collections: Record<string, object> }, name: string) =>
 
 describe('one partner at a time: reset, delete, snapshot and restore', () => {
   it("reset removes the partner's data, keeps its credentials, and leaves the other partner identical", async () => {
-    const { call } = await sandbox()
+    const { call } = await setup()
     await populate(call, acme)
     const holderB = await populate(call, northwind)
     const before = await snapshotOf(call, B)
@@ -102,7 +87,7 @@ describe('one partner at a time: reset, delete, snapshot and restore', () => {
   })
 
   it('delete removes the partner wholly: its credentials fail at once, the other partner is identical', async () => {
-    const { call } = await sandbox()
+    const { call } = await setup()
     await populate(call, acme)
     await populate(call, northwind)
     const before = await snapshotOf(call, B)
@@ -123,7 +108,7 @@ describe('one partner at a time: reset, delete, snapshot and restore', () => {
   })
 
   it("a snapshot restored brings the partner's rows and clock back; nothing of the other changes", async () => {
-    const { call } = await sandbox()
+    const { call } = await setup()
     const holder = await populate(call, acme)
     await populate(call, northwind)
     await call('POST', `/_sandbox/partners/${A}/clock/freeze`, {
@@ -153,7 +138,7 @@ describe('one partner at a time: reset, delete, snapshot and restore', () => {
   })
 
   it('a bad document is refused with the field named, and changes nothing', async () => {
-    const { call } = await sandbox()
+    const { call } = await setup()
     await populate(call, acme)
     await populate(call, northwind)
     const docA = await snapshotOf(call, A)
@@ -208,7 +193,7 @@ describe('one partner at a time: reset, delete, snapshot and restore', () => {
   })
 
   it('answers 404 for an unknown partner and 400 for a malformed id, in the error envelope', async () => {
-    const { call } = await sandbox()
+    const { call } = await setup()
     const missing = '00000000-0000-4000-8000-000000000000'
     for (const [method, path] of [
       ['POST', `/_sandbox/partners/${missing}/reset`],
@@ -237,10 +222,9 @@ describe('one partner at a time: reset, delete, snapshot and restore', () => {
   })
 
   it('a reset and a delete survive a restart with a data file, without a clean shutdown', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'partner-state-'))
-    dirs.push(dir)
+    const dir = tempDirForTest('partner-state-')
     const data = join(dir, 'sandbox.json')
-    const first = await sandbox({ data })
+    const first = await setup({ data })
     await populate(first.call, acme)
     await populate(first.call, northwind)
     const before = await snapshotOf(first.call, B)
@@ -252,7 +236,7 @@ describe('one partner at a time: reset, delete, snapshot and restore', () => {
     await first.call('DELETE', `/_sandbox/partners/${created.json.partner.id}`, { creds: null })
 
     // A second process on the same file, the first never closed: what kill -9 leaves.
-    const second = await sandbox({ data })
+    const second = await setup({ data })
     expect(count(await snapshotOf(second.call, A), 'users')).toBe(0)
     expect((await snapshotOf(second.call, B)).collections).toEqual(before.collections)
     const gone = await second.call('GET', `/_sandbox/partners/${created.json.partner.id}/clock`, {

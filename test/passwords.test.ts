@@ -7,7 +7,7 @@ import {
   loginAs,
   northwind,
   registerAndLogin,
-  testSandbox,
+  setup,
 } from './helpers.js'
 
 const ME = '/api/v1/partner/users/me'
@@ -62,7 +62,7 @@ const wrongCode = (code: string) => (code === '123456' ? '654321' : '123456')
 
 describe('POST /partner/auth/change-password', () => {
   it('rejects a wrong current_password with a 400 on current_password and keeps the password', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { user, token } = await registerAndLogin(call)
     const res = await call('POST', CHANGE, {
       headers: bearer(token),
@@ -83,7 +83,7 @@ describe('POST /partner/auth/change-password', () => {
     ['lower case and digits only', 'lowercase12345'],
     ['longer than 128 characters', `Aa1!${'x'.repeat(130)}`],
   ])('rejects a weak new_password (%s) with a 400 naming new_password', async (_why, weak) => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { user, token } = await registerAndLogin(call)
     const res = await call('POST', CHANGE, {
       headers: bearer(token),
@@ -97,7 +97,7 @@ describe('POST /partner/auth/change-password', () => {
   })
 
   it('rejects a new_password equal to the current one', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { user, token } = await registerAndLogin(call)
     const other = await loginAs(call, user.email, user.password)
     const res = await call('POST', CHANGE, {
@@ -111,7 +111,7 @@ describe('POST /partner/auth/change-password', () => {
   })
 
   it('changes the password, ends every other live session and keeps the current one', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { user, token: current } = await registerAndLogin(call)
     const second = await loginAs(call, user.email, user.password)
     const third = await loginAs(call, user.email, user.password)
@@ -152,7 +152,7 @@ describe('POST /partner/auth/change-password', () => {
   })
 
   it('two sessions changing the password at the same time: one wins, the other is refused', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { user, token: a } = await registerAndLogin(call)
     const b = await loginAs(call, user.email, user.password)
     const [ra, rb] = await Promise.all([
@@ -182,7 +182,7 @@ describe('POST /partner/auth/change-password', () => {
   })
 
   it('answers sessions_revoked 0 when the current session is the only one', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { user, token } = await registerAndLogin(call)
     const res = await call('POST', CHANGE, {
       headers: bearer(token),
@@ -194,7 +194,7 @@ describe('POST /partner/auth/change-password', () => {
   })
 
   it('needs a Bearer session: without one it is a 401 and the password stays', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { user } = await registerAndLogin(call)
     const body = { current_password: user.password, new_password: NEW_PASSWORD }
     const none = await call('POST', CHANGE, { body })
@@ -209,7 +209,7 @@ describe('POST /partner/auth/change-password', () => {
 
 describe('forgot password', () => {
   it('answers a known and an unknown email identically, and only the known one gets a code', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const unknownEmail = 'no-such-user@example.test'
     const unknown = await call('POST', FORGOT_REQUEST, { body: { email: unknownEmail } })
     const known = await call('POST', FORGOT_REQUEST, { body: { email: ALICE } })
@@ -227,7 +227,7 @@ describe('forgot password', () => {
   })
 
   it('counts wrong codes: 400 on code with the attempts left, and the fifth burns the code', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const code = await resetCode(call, ALICE)
     for (const left of [4, 3, 2, 1]) {
       const res = await call('POST', FORGOT_VERIFY, {
@@ -251,7 +251,7 @@ describe('forgot password', () => {
   })
 
   it('exchanges the right code for a single-use reset_token with its expiry', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const code = await resetCode(call, ALICE)
     const res = await call('POST', FORGOT_VERIFY, { body: { email: ALICE, code } })
     expect(res.status).toBe(200)
@@ -266,7 +266,7 @@ describe('forgot password', () => {
   })
 
   it('a reset code still works after 9 minutes of sandbox time', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const code = await resetCode(call, ALICE)
     await sandbox.clock.advance(9 * 60_000)
     const res = await call('POST', FORGOT_VERIFY, { body: { email: ALICE, code } })
@@ -274,7 +274,7 @@ describe('forgot password', () => {
   })
 
   it('a reset code expires after 10 minutes of sandbox time', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const code = await resetCode(call, ALICE)
     const moved = await call('POST', '/_sandbox/clock/advance', {
       creds: null,
@@ -287,7 +287,7 @@ describe('forgot password', () => {
   })
 
   it('reset ends every session of the user and the new password works', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const first = await loginAs(call, ALICE)
     const second = await loginAs(call, ALICE)
     const bystander = await loginAs(call, BOB)
@@ -307,7 +307,7 @@ describe('forgot password', () => {
   })
 
   it('rejects a weak new_password on reset without using up the token', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const token = await resetToken(call, ALICE)
     const weak = await call('POST', FORGOT_RESET, {
       body: { email: ALICE, reset_token: token, new_password: 'weakpassword' },
@@ -321,7 +321,7 @@ describe('forgot password', () => {
   })
 
   it('a reset_token works once', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const token = await resetToken(call, ALICE)
     const first = await call('POST', FORGOT_RESET, {
       body: { email: ALICE, reset_token: token, new_password: NEW_PASSWORD },
@@ -337,7 +337,7 @@ describe('forgot password', () => {
   })
 
   it('a reset_token expires after 15 minutes of sandbox time', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const token = await resetToken(call, ALICE)
     await sandbox.clock.advance(16 * 60_000)
     const res = await call('POST', FORGOT_RESET, {
@@ -349,7 +349,7 @@ describe('forgot password', () => {
   })
 
   it("user A's reset_token cannot reset user B's password", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const bobSession = await loginAs(call, BOB)
     const aliceToken = await resetToken(call, ALICE)
     const res = await call('POST', FORGOT_RESET, {
@@ -365,7 +365,7 @@ describe('forgot password', () => {
   })
 
   it("a partner cannot start or finish a reset for another partner's user", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     // ALICE exists only under acme.
     const unknownToNorthwind = await call('POST', FORGOT_REQUEST, {
       creds: northwind,
@@ -398,7 +398,7 @@ describe('forgot password', () => {
   })
 
   it("a reset through one partner leaves the same email's account at another partner alone", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     // The same person has an account at both partners.
     const northwindSide = await registerAndLogin(
       call,
@@ -432,14 +432,14 @@ describe('forgot password', () => {
   })
 
   it('forgot-password routes need the organization credentials', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', FORGOT_REQUEST, { creds: null, body: { email: ALICE } })
     expect(res.status).toBe(401)
     expect(await inbox(call, '')).toEqual([])
   })
 
   it('a northwind user can reset through northwind', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const token = await resetToken(call, NORTHWIND_USER, northwind)
     const res = await call('POST', FORGOT_RESET, {
       creds: northwind,
@@ -452,7 +452,7 @@ describe('forgot password', () => {
 
 describe('codes do not outlive the password they were sent under', () => {
   it('a login code sent before a password change no longer works after it', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { user, bearer: auth } = await registerAndLogin(call)
     await call('POST', '/api/v1/partner/auth/login', {
       body: { email: user.email, password: user.password },

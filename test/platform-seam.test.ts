@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createClock } from '../src/clock.js'
 import { Sweeper } from '../src/domain/sweeper.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { testSandbox } from './helpers.js'
+import { setup, type TestSandbox } from './helpers.js'
 
 /**
  * The platform's state goes through the seam (issue 20): the sandbox clock's setting and each
@@ -11,26 +11,14 @@ import { testSandbox } from './helpers.js'
  */
 
 const T0 = Date.parse('2030-01-01T00:00:00.000Z')
-const open: { close(): Promise<void> }[] = []
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close()
-})
-
-async function sandbox() {
-  const t = await testSandbox()
-  open.push(t.sandbox)
-  t.sandbox.clock.freeze(T0)
-  return t
-}
-
 /** Waits for the writes of the sandbox clock's row asked for so far (one transaction each). */
-const settled = (t: Awaited<ReturnType<typeof sandbox>>) => t.sandbox.services.clockRow.settled()
+const settled = (t: TestSandbox) => t.sandbox.services.clockRow.settled()
 
 describe('the sandbox clock through the seam', () => {
   // Issue 40 item 8 turned this test's second half around: a reset used to leave the time as
   // it stood; it now puts the clock back where it started (test/reset-clock.test.ts).
   it('keeps its setting as a row, and a reset puts the time back where it started', async () => {
-    const t = await sandbox()
+    const t = await setup({}, { frozenAt: T0 })
     await settled(t)
     expect(await t.sandbox.services.state.get('clocks', 'sandbox')).toEqual({
       id: 'sandbox',
@@ -54,7 +42,7 @@ describe('the sandbox clock through the seam', () => {
   })
 
   it('takes a setting another process stored', async () => {
-    const t = await sandbox()
+    const t = await setup({}, { frozenAt: T0 })
     await settled(t)
     const later = T0 + 86_400_000
     await t.sandbox.services.state.transaction(async (tx) =>
@@ -67,7 +55,7 @@ describe('the sandbox clock through the seam', () => {
   })
 
   it('is never in a snapshot, and a snapshot naming it is refused without a change', async () => {
-    const t = await sandbox()
+    const t = await setup({}, { frozenAt: T0 })
     const snapshot = (await t.call('GET', '/_sandbox/snapshot', { creds: null })).json
     expect(Object.keys(snapshot.collections)).not.toContain('clocks')
     expect(Object.keys(snapshot.collections)).toContain('partners')
@@ -90,7 +78,7 @@ describe('the sandbox clock through the seam', () => {
 
 describe('partner clocks through the seam', () => {
   it('read the time any writer stored on the partner row, and a restore brings it back', async () => {
-    const t = await sandbox()
+    const t = await setup({}, { frozenAt: T0 })
     const id = DEFAULT_PARTNER.id
     const saved = (await t.call('GET', '/_sandbox/snapshot', { creds: null })).json
 
@@ -112,7 +100,7 @@ describe('partner clocks through the seam', () => {
 
 describe('loaded scenarios through the seam', () => {
   it('are in force once their row is committed, by whichever writer', async () => {
-    const t = await sandbox()
+    const t = await setup({}, { frozenAt: T0 })
     const document = { name: 'from-elsewhere', description: 'Loaded by another process.' }
     await t.sandbox.services.state.transaction(async (tx) =>
       tx.put('scenarios', { id: document.name, document, loaded_at: new Date(T0).toISOString() }),
@@ -129,7 +117,7 @@ describe('loaded scenarios through the seam', () => {
 
 describe('the sweeper', () => {
   it('runs its rules in the order it was given them, one run after the other', async () => {
-    const t = await sandbox()
+    const t = await setup({}, { frozenAt: T0 })
     const seen: string[] = []
     let release = () => {}
     const gate = new Promise<void>((resolve) => {

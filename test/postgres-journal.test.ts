@@ -1,6 +1,6 @@
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { type Call, journalOf, testSandbox } from './helpers.js'
+import { type Call, journalOf, setup } from './helpers.js'
 import { describePostgres, freshDatabaseUrl } from './postgres.js'
 
 // The request journal is a table: every replica on one database journals into it, and journal,
@@ -8,16 +8,8 @@ import { describePostgres, freshDatabaseUrl } from './postgres.js'
 // replica started again goes on with it.
 
 const ME = '/api/v1/partner/me'
-const closing: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  for (const close of closing.splice(0).reverse()) await close()
-})
-
-async function replica(database: string) {
-  const t = await testSandbox({ database })
-  closing.push(() => t.sandbox.close())
-  return t
-}
+/** A replica: a sandbox (setup) on `database`. */
+const replica = (database: string) => setup({ database })
 
 /** The `n` query values of the journaled GETs of /partner/me, newest first. */
 const numbers = async (call: Call, query: Record<string, string> = {}) =>

@@ -23,9 +23,9 @@ import {
   createPartner,
   onboardedUser,
   onboardingApplicant,
+  receiverForTest,
   registerAndLogin,
-  startReceiver,
-  testSandbox,
+  setup,
   walkFlow,
 } from './helpers.js'
 import { describePostgres, freshDatabaseUrl, testDatabase } from './postgres.js'
@@ -275,183 +275,176 @@ describePostgres('the relational schema, held to the zod row schemas', () => {
   it("over a whole flow, each row's SQL key in every index is the memory engine's key of it", async () => {
     const url = freshDatabaseUrl()
     const { schema } = parseDatabaseUrl(url)
-    const receiver = await startReceiver(200)
+    const receiver = await receiverForTest(200)
     receiver.otherwise = 500
-    const { sandbox, call } = await testSandbox({ database: url })
-    let closed = false
-    try {
-      const api = async (method: string, path: string, headers = {}, body?: unknown) => {
-        const res = await call(method, `/api/v1/partner${path}`, { creds: acme, headers, body })
-        expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300)
-        return res.json
-      }
-      // A webhook endpoint first, so the flow's events are delivered (the first answered 200,
-      // the rest 500: some deliveries done, some waiting for their retry).
-      await api('POST', '/webhooks', {}, { url: receiver.url, events: [] })
-      const { bearer: headers, cardId } = await onboardedUser(call)
-      await api('POST', '/cards/simulate-fund', headers, { amount: 50 })
-      const buy = (
-        await api('POST', '/cards/simulate-purchase', headers, {
-          amount: 20,
-          merchant: { name: 'Shop' },
-        })
-      ).data.id as string
-      await api('GET', '/cards/transactions?limit=10', headers)
-      await api('POST', `/transactions/${buy}/simulate-clearing`, headers)
-      await api('POST', '/disputes', headers, {
-        transaction_id: buy,
-        reason: 'incorrect_amount',
-        amount: 5,
+    const { sandbox, call } = await setup({ database: url })
+    const api = async (method: string, path: string, headers = {}, body?: unknown) => {
+      const res = await call(method, `/api/v1/partner${path}`, { creds: acme, headers, body })
+      expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300)
+      return res.json
+    }
+    // A webhook endpoint first, so the flow's events are delivered (the first answered 200,
+    // the rest 500: some deliveries done, some waiting for their retry).
+    await api('POST', '/webhooks', {}, { url: receiver.url, events: [] })
+    const { bearer: headers, cardId } = await onboardedUser(call)
+    await api('POST', '/cards/simulate-fund', headers, { amount: 50 })
+    const buy = (
+      await api('POST', '/cards/simulate-purchase', headers, {
+        amount: 20,
+        merchant: { name: 'Shop' },
       })
-      const bank = await connectBank(call, headers)
-      await api('POST', '/cards/deposits', headers, { amount: 25, external_bank_account_id: bank })
-      // An onboarding left in manual review (SSN 000000004), and a session logged out.
-      const reviewed = await registerAndLogin(call, { ssn: '000000004' })
-      const start = await api(
-        'POST',
-        '/cards/onboarding',
-        reviewed.bearer,
-        onboardingApplicant(reviewed.user),
-      )
-      await walkFlow(call, start.data.onboardingId)
-      const review = await api(
-        'POST',
-        `/cards/onboarding/${start.data.onboardingId}/complete`,
-        reviewed.bearer,
-        { result: 'pass', data: {}, agreement_accepted: true },
-      )
-      expect(review.data.status).toBe('manual_review')
-      await api('POST', '/auth/logout', reviewed.bearer)
-      // A login not yet verified: its code stays open.
-      await api(
-        'POST',
-        '/auth/login',
-        {},
-        {
-          email: reviewed.user.email,
-          password: reviewed.user.password,
-        },
-      )
-      // Another partner's user and card, a global rule, a partner's counted rule, a scenario
-      // rule's count and a sink's request.
-      const other = await createPartner(call, { name: 'Globex' })
-      await onboardedUser(call, {}, other.creds)
-      const global = await call('POST', '/_sandbox/rules', {
-        creds: null,
-        body: {
-          match: { method: 'POST', path: '/api/v1/partner/auth/register' },
-          respond: {
-            status: 409,
-            body: {
-              success: false,
-              error: { code: 'conflict', message: 'Taken.' },
-              requestId: 'req_rule',
-            },
+    ).data.id as string
+    await api('GET', '/cards/transactions?limit=10', headers)
+    await api('POST', `/transactions/${buy}/simulate-clearing`, headers)
+    await api('POST', '/disputes', headers, {
+      transaction_id: buy,
+      reason: 'incorrect_amount',
+      amount: 5,
+    })
+    const bank = await connectBank(call, headers)
+    await api('POST', '/cards/deposits', headers, { amount: 25, external_bank_account_id: bank })
+    // An onboarding left in manual review (SSN 000000004), and a session logged out.
+    const reviewed = await registerAndLogin(call, { ssn: '000000004' })
+    const start = await api(
+      'POST',
+      '/cards/onboarding',
+      reviewed.bearer,
+      onboardingApplicant(reviewed.user),
+    )
+    await walkFlow(call, start.data.onboardingId)
+    const review = await api(
+      'POST',
+      `/cards/onboarding/${start.data.onboardingId}/complete`,
+      reviewed.bearer,
+      { result: 'pass', data: {}, agreement_accepted: true },
+    )
+    expect(review.data.status).toBe('manual_review')
+    await api('POST', '/auth/logout', reviewed.bearer)
+    // A login not yet verified: its code stays open.
+    await api(
+      'POST',
+      '/auth/login',
+      {},
+      {
+        email: reviewed.user.email,
+        password: reviewed.user.password,
+      },
+    )
+    // Another partner's user and card, a global rule, a partner's counted rule, a scenario
+    // rule's count and a sink's request.
+    const other = await createPartner(call, { name: 'Globex' })
+    await onboardedUser(call, {}, other.creds)
+    const global = await call('POST', '/_sandbox/rules', {
+      creds: null,
+      body: {
+        match: { method: 'POST', path: '/api/v1/partner/auth/register' },
+        respond: {
+          status: 409,
+          body: {
+            success: false,
+            error: { code: 'conflict', message: 'Taken.' },
+            requestId: 'req_rule',
           },
-          times: 5,
         },
-      })
-      expect(global.status, global.text).toBe(201)
-      const counted = await call('POST', `/_sandbox/partners/${other.id}/rules`, {
-        creds: null,
-        body: {
-          match: { method: 'GET', path: '/api/v1/partner/usage' },
-          respond: { status: 503 },
-          latency_ms: [1, 2],
-          times: 2,
-        },
-      })
-      expect(counted.status, counted.text).toBe(201)
-      expect((await call('GET', '/api/v1/partner/usage', { creds: other.creds })).status).toBe(503)
-      const flaky = await call('POST', '/_sandbox/scenarios', {
-        creds: null,
-        body: {
-          name: 'flaky-me',
-          rules: [
-            { match: { path: '/api/v1/partner/me' }, decide: { otp_code: '123456' }, once: true },
-          ],
-        },
-      })
-      expect(flaky.status, flaky.text).toBe(201)
-      await call('GET', '/api/v1/partner/me', { headers: { 'x-sandbox-scenario': 'flaky-me' } })
-      const sink = await call('POST', '/_sandbox/sink/inbox', { creds: null, body: { a: 1 } })
-      expect(sink.status, sink.text).toBeLessThan(300)
-      const shown = (await api('GET', '/cards/status', headers)).data.card.available_balance
-      await call('POST', '/_sandbox/webhooks/flush', { creds: null })
-      await receiver.waitFor(2)
+        times: 5,
+      },
+    })
+    expect(global.status, global.text).toBe(201)
+    const counted = await call('POST', `/_sandbox/partners/${other.id}/rules`, {
+      creds: null,
+      body: {
+        match: { method: 'GET', path: '/api/v1/partner/usage' },
+        respond: { status: 503 },
+        latency_ms: [1, 2],
+        times: 2,
+      },
+    })
+    expect(counted.status, counted.text).toBe(201)
+    expect((await call('GET', '/api/v1/partner/usage', { creds: other.creds })).status).toBe(503)
+    const flaky = await call('POST', '/_sandbox/scenarios', {
+      creds: null,
+      body: {
+        name: 'flaky-me',
+        rules: [
+          { match: { path: '/api/v1/partner/me' }, decide: { otp_code: '123456' }, once: true },
+        ],
+      },
+    })
+    expect(flaky.status, flaky.text).toBe(201)
+    await call('GET', '/api/v1/partner/me', { headers: { 'x-sandbox-scenario': 'flaky-me' } })
+    const sink = await call('POST', '/_sandbox/sink/inbox', { creds: null, body: { a: 1 } })
+    expect(sink.status, sink.text).toBeLessThan(300)
+    const shown = (await api('GET', '/cards/status', headers)).data.card.available_balance
+    await call('POST', '/_sandbox/webhooks/flush', { creds: null })
+    await receiver.waitFor(2)
 
-      // Read back once nothing writes any more: through the seam, and by SQL.
-      await sandbox.close()
-      closed = true
-      const state = await PostgresState.open({ url, seed: emptyCollections })
-      // The index keys call the schema's own functions (sandbox_hour, sandbox_day).
-      await client.query(`SET search_path TO ${schema}`)
-      try {
-        const rows = new Map<CollectionName, Record<string, unknown>[]>()
-        for (const name of collectionNames) rows.set(name, await state.all(name))
-        const unchecked: string[] = []
-        for (const index of Object.keys(indexDefs) as IndexName[]) {
-          const { collection, key } = indexDefs[index]
-          const { key: sqlKey, where } = indexSql[index]
-          const found = await client.query<{ id: string; k: string | null }>(
-            `SELECT id, (${sqlKey}) AS k FROM ${collection} WHERE ${where ?? 'true'}`,
-          )
-          const bySql = new Map(found.rows.map((row) => [row.id, row.k ?? undefined]))
-          const mine = rows.get(collection) ?? []
-          let keyed = 0
-          for (const row of mine) {
-            const memory = (key as (row: unknown) => string | undefined)(row)
-            expect(bySql.get(row.id as string), `${index} of ${collection} ${row.id}`).toBe(memory)
-            if (memory !== undefined) keyed++
-          }
-          if (keyed === 0) unchecked.push(index)
+    // Read back once nothing writes any more: through the seam, and by SQL.
+    await sandbox.close()
+    const state = await PostgresState.open({ url, seed: emptyCollections })
+    // The index keys call the schema's own functions (sandbox_hour, sandbox_day).
+    await client.query(`SET search_path TO ${schema}`)
+    try {
+      const rows = new Map<CollectionName, Record<string, unknown>[]>()
+      for (const name of collectionNames) rows.set(name, await state.all(name))
+      const unchecked: string[] = []
+      for (const index of Object.keys(indexDefs) as IndexName[]) {
+        const { collection, key } = indexDefs[index]
+        const { key: sqlKey, where } = indexSql[index]
+        const found = await client.query<{ id: string; k: string | null }>(
+          `SELECT id, (${sqlKey}) AS k FROM ${collection} WHERE ${where ?? 'true'}`,
+        )
+        const bySql = new Map(found.rows.map((row) => [row.id, row.k ?? undefined]))
+        const mine = rows.get(collection) ?? []
+        let keyed = 0
+        for (const row of mine) {
+          const memory = (key as (row: unknown) => string | undefined)(row)
+          expect(bySql.get(row.id as string), `${index} of ${collection} ${row.id}`).toBe(memory)
+          if (memory !== undefined) keyed++
         }
-        // Not vacuous: the flow put rows under a key of every index.
-        expect(unchecked).toEqual([])
-        expect(rows.get('webhook_deliveries')?.length).toBeGreaterThan(2)
-        expect(rows.get('transactions')?.length).toBeGreaterThan(1)
+        if (keyed === 0) unchecked.push(index)
+      }
+      // Not vacuous: the flow put rows under a key of every index.
+      expect(unchecked).toEqual([])
+      expect(rows.get('webhook_deliveries')?.length).toBeGreaterThan(2)
+      expect(rows.get('transactions')?.length).toBeGreaterThan(1)
 
-        // Issue 38: one plain SELECT in psql lists a partner's cards with their balances.
-        const acmeId = (await state.lookupOne('partners_by_api_key', acme.key))?.id as string
-        const cardRow = await state.get('cards', cardId)
-        const user = await state.get('users', cardRow?.user_id as string)
-        expect(cardRow?.available_balance_cents).toBeGreaterThan(0)
-        const others = (await state.all('cards')).filter((c) => c.partner_id !== acmeId)
-        expect(others).toHaveLength(1)
-        const psql = spawnSync(
-          join(postgresBin() as string, 'psql'),
-          [
-            testDatabase as string,
-            '--no-psqlrc',
-            '--quiet',
-            '--tuples-only',
-            '--no-align',
-            '--field-separator=|',
-            '-c',
-            `SET search_path TO ${schema}`,
-            '-c',
-            `SELECT c.id, u.email, c.available_balance_cents FROM cards c
+      // Issue 38: one plain SELECT in psql lists a partner's cards with their balances.
+      const acmeId = (await state.lookupOne('partners_by_api_key', acme.key))?.id as string
+      const cardRow = await state.get('cards', cardId)
+      const user = await state.get('users', cardRow?.user_id as string)
+      expect(cardRow?.available_balance_cents).toBeGreaterThan(0)
+      const others = (await state.all('cards')).filter((c) => c.partner_id !== acmeId)
+      expect(others).toHaveLength(1)
+      const psql = spawnSync(
+        join(postgresBin() as string, 'psql'),
+        [
+          testDatabase as string,
+          '--no-psqlrc',
+          '--quiet',
+          '--tuples-only',
+          '--no-align',
+          '--field-separator=|',
+          '-c',
+          `SET search_path TO ${schema}`,
+          '-c',
+          `SELECT c.id, u.email, c.available_balance_cents FROM cards c
               JOIN users u ON (u.partner_id, u.id) = (c.partner_id, c.user_id)
               WHERE c.partner_id = '${acmeId}' ORDER BY c.created_at`,
-          ],
-          { encoding: 'utf8' },
-        )
-        expect(psql.stderr).toBe('')
-        expect(psql.status).toBe(0)
-        const lines = psql.stdout.trim().split('\n')
-        expect(lines).toContain(`${cardId}|${user?.email}|${cardRow?.available_balance_cents}`)
-        expect(psql.stdout).not.toContain(others[0]?.id)
-        // The column's cents are the balance the API showed, in dollars: $50 funded, $20
-        // spent, $5 credited while disputed.
-        expect(shown).toBe(35)
-        expect(cardRow?.available_balance_cents).toBe(shown * 100)
-      } finally {
-        await client.query('RESET search_path')
-        await state.close()
-      }
+        ],
+        { encoding: 'utf8' },
+      )
+      expect(psql.stderr).toBe('')
+      expect(psql.status).toBe(0)
+      const lines = psql.stdout.trim().split('\n')
+      expect(lines).toContain(`${cardId}|${user?.email}|${cardRow?.available_balance_cents}`)
+      expect(psql.stdout).not.toContain(others[0]?.id)
+      // The column's cents are the balance the API showed, in dollars: $50 funded, $20
+      // spent, $5 credited while disputed.
+      expect(shown).toBe(35)
+      expect(cardRow?.available_balance_cents).toBe(shown * 100)
     } finally {
-      if (!closed) await sandbox.close()
-      await receiver.close()
+      await client.query('RESET search_path')
+      await state.close()
     }
   }, 120_000)
 })

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { tenantCollections } from '../src/store/tenants.js'
-import { acme, bearer, onboardedUser, testSandbox } from './helpers.js'
+import { acme, bearer, onboardedUser, setup } from './helpers.js'
 import { describePostgres } from './postgres.js'
 import { type PostgresServer, startPostgres } from './postgres-server.js'
 
@@ -67,7 +67,7 @@ describePostgres("a partner's statements on PostgreSQL", () => {
     const client = new pg.Client({ connectionString: url })
     client.on('error', () => {})
     await client.connect()
-    const { sandbox, call } = await testSandbox({ database: url })
+    const { call } = await setup({ database: url })
     try {
       await client.query('CREATE EXTENSION pg_stat_statements')
       await client.query('SELECT pg_stat_statements_reset()')
@@ -118,7 +118,6 @@ describePostgres("a partner's statements on PostgreSQL", () => {
       expect(statements.length).toBeGreaterThan(rows.length)
       expect(userId).toMatch(/^[0-9a-f-]{36}$/)
     } finally {
-      await sandbox.close()
       await client.end()
     }
   }, 60_000)

@@ -7,8 +7,8 @@ import {
   createPartner,
   onboardedUser,
   type Receiver,
+  setup,
   startReceiver,
-  testSandbox,
 } from './helpers.js'
 
 /**
@@ -52,7 +52,7 @@ async function approvalDelivered(call: Call) {
 
 describe('sandbox-wide production names', () => {
   it('an answer, a delivery and /openapi.json carry them; the placeholders are gone', async () => {
-    const { call } = await testSandbox({
+    const { call } = await setup({
       signatureHeader: 'X-Acme-Signature',
       providerName: 'lithic',
     })
@@ -82,7 +82,7 @@ describe('sandbox-wide production names', () => {
   })
 
   it('without them the spec’s words stay, and the document says they are placeholders', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const user = await onboardedUser(call)
     const me = await call('GET', '/api/v1/partner/users/me', { headers: user.bearer })
     expect(me.json.provider_consumer_id).toMatch(/^cons_/)
@@ -92,10 +92,8 @@ describe('sandbox-wide production names', () => {
   })
 
   it('bad names are refused naming the option', async () => {
-    await expect(testSandbox({ providerName: 'Lithic Cards' })).rejects.toThrow(/providerName/)
-    await expect(testSandbox({ signatureHeader: 'webhook-signature' })).rejects.toThrow(
-      /signatureHeader/,
-    )
+    await expect(setup({ providerName: 'Lithic Cards' })).rejects.toThrow(/providerName/)
+    await expect(setup({ signatureHeader: 'webhook-signature' })).rejects.toThrow(/signatureHeader/)
   })
 
   it('the CLI takes them as a flag or from the environment, and the banner shows them', async () => {
@@ -110,7 +108,7 @@ describe('sandbox-wide production names', () => {
 
 describe("a partner's own names (control plane)", () => {
   it("apply to that partner's answers, deliveries and document only; null puts the sandbox's back", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const partner = await createPartner(call, {
       name: 'Marqeta Co',
       names: { signature_header: 'X-Marqeta-Signature', provider: 'marqeta' },
@@ -154,7 +152,7 @@ describe("a partner's own names (control plane)", () => {
   })
 
   it('400 naming the field for a bad name; nothing changes', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const partner = await createPartner(call, { name: 'Plain Co' })
     for (const names of [{ provider: 'Has Space' }, { signature_header: 'Content-Type' }]) {
       const res = await call('PATCH', `/_sandbox/partners/${partner.id}`, {

@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   acme,
   bearer,
@@ -10,7 +9,9 @@ import {
   northwind,
   orgHeaders,
   registerAndLogin,
-  testSandbox,
+  setup,
+  type TestSandbox,
+  tempDirForTest,
 } from './helpers.js'
 
 const ME = '/api/v1/partner/users/me'
@@ -56,7 +57,7 @@ const WEBP = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'ba
 /** PNG signature followed by zero bytes, `size` bytes long. */
 const pngOfSize = (size: number) => Buffer.concat([PNG.subarray(0, 8), Buffer.alloc(size - 8)])
 
-type Sandbox = Awaited<ReturnType<typeof testSandbox>>['sandbox']
+type Sandbox = TestSandbox['sandbox']
 
 function pictureForm(bytes: Uint8Array, name: string, type: string, field = 'profile_picture') {
   const form = new FormData()
@@ -94,7 +95,7 @@ async function fetchPicture(sandbox: Sandbox, url: string) {
 describe('GET /partner/users/me', () => {
   it('answers the spec user record and never the ssn or the password hash', async () => {
     // A fixed seed keeps the generated ids the same on every run, so the digit check below is stable.
-    const { call } = await testSandbox({ seed: 42 })
+    const { call } = await setup({ seed: 42 })
     const { user, userId, token } = await registerAndLogin(call, {
       email: 'Grace.Hopper@Example.test',
       phone_number: '(415) 555-0142',
@@ -132,7 +133,7 @@ describe('GET /partner/users/me', () => {
   })
 
   it('needs a Bearer session and the organization credentials', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { token } = await registerAndLogin(call)
     expect((await call('GET', ME)).status).toBe(401)
     expect((await call('GET', ME, { creds: null, headers: bearer(token) })).status).toBe(401)
@@ -143,7 +144,7 @@ describe('GET /partner/users/me', () => {
 
 describe('PATCH /partner/users/me', () => {
   it('updates every editable field, and GET shows them', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const { token } = await registerAndLogin(call)
     const before = (await me(call, token)).json
     await sandbox.clock.advance(60_000)
@@ -178,7 +179,7 @@ describe('PATCH /partner/users/me', () => {
   })
 
   it('merges metadata key by key; a key set to null is removed', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { token } = await registerAndLogin(call)
     await patchMe(call, token, { metadata: { tier: 'gold', score: 7, vip: true } })
     const res = await patchMe(call, token, {
@@ -199,7 +200,7 @@ describe('PATCH /partner/users/me', () => {
     ['email', 'someone.else@example.test'],
     ['phone_number', '+14155550199'],
   ])('refuses to change %s: 400 naming it, and nothing changes', async (field, value) => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { token } = await registerAndLogin(call)
     const before = (await me(call, token)).json
     const res = await patchMe(call, token, { first_name: 'Changed', [field]: value })
@@ -219,7 +220,7 @@ describe('PATCH /partner/users/me', () => {
     'created_at',
     'profile_picture_url',
   ])('rejects the non-editable or unknown field %s with a 400 naming it', async (field) => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { token } = await registerAndLogin(call)
     const before = (await me(call, token)).json
     const res = await patchMe(call, token, { last_name: 'Changed', [field]: 'x' })
@@ -229,9 +230,8 @@ describe('PATCH /partner/users/me', () => {
   })
 
   it('rejects a date_of_birth under 18 years on the sandbox clock, and accepts exactly 18', async () => {
-    const { call, sandbox } = await testSandbox()
     // Sandbox time is years ahead of the machine: only the sandbox clock makes 2012 births adults.
-    sandbox.clock.freeze(Date.parse('2030-06-15T12:00:00Z'))
+    const { call } = await setup({}, { frozenAt: Date.parse('2030-06-15T12:00:00Z') })
     const { token } = await registerAndLogin(call)
     const before = (await me(call, token)).json
     const young = await patchMe(call, token, { date_of_birth: '2012-06-16' })
@@ -246,7 +246,7 @@ describe('PATCH /partner/users/me', () => {
   it.each(['2001-02-30', '2001-02-29', '2001-13-01', '1990/04/12', '12-04-1990'])(
     'rejects the invalid date_of_birth %s',
     async (date) => {
-      const { call } = await testSandbox()
+      const { call } = await setup()
       const { token } = await registerAndLogin(call)
       const before = (await me(call, token)).json
       const res = await patchMe(call, token, { date_of_birth: date })
@@ -261,7 +261,7 @@ describe('PATCH /partner/users/me', () => {
     ['address', 'street'],
     ['secondary_address', 'floor'],
   ])('rejects %s with an unknown key, naming it', async (field, key) => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { token } = await registerAndLogin(call)
     const before = (await me(call, token)).json
     const res = await patchMe(call, token, { [field]: { line1: '1 Main St', [key]: 'x' } })
@@ -271,7 +271,7 @@ describe('PATCH /partner/users/me', () => {
   })
 
   it('needs a Bearer session', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { token } = await registerAndLogin(call)
     const res = await call('PATCH', ME, { body: { first_name: 'Mallory' } })
     expect(res.status).toBe(401)
@@ -287,7 +287,7 @@ describe('PATCH /partner/users/me/profile-picture', () => {
   ])(
     'accepts %s and serves it as what it really is',
     async (_name, bytes, file, declared, real) => {
-      const { call, sandbox } = await testSandbox()
+      const { call, sandbox } = await setup()
       const { token } = await registerAndLogin(call)
       const res = await upload(sandbox, token, pictureForm(bytes, file, declared))
       expect(res.status).toBe(200)
@@ -305,7 +305,7 @@ describe('PATCH /partner/users/me/profile-picture', () => {
   )
 
   it('a new picture replaces the previous one in the profile', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const { token } = await registerAndLogin(call)
     const first = await upload(sandbox, token, pictureForm(PNG, 'a.png', 'image/png'))
     const second = await upload(sandbox, token, pictureForm(JPEG, 'b.jpg', 'image/jpeg'))
@@ -318,7 +318,7 @@ describe('PATCH /partner/users/me/profile-picture', () => {
   })
 
   it('refuses a text file named evil.png with a 415 and keeps the current picture', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const { token } = await registerAndLogin(call)
     const good = await upload(sandbox, token, pictureForm(PNG, 'me.png', 'image/png'))
     expect(good.status).toBe(200)
@@ -331,7 +331,7 @@ describe('PATCH /partner/users/me/profile-picture', () => {
   })
 
   it('refuses a picture over the limit with a 413 and accepts one exactly at it', async () => {
-    const { call, sandbox } = await testSandbox({ pictureLimit: 1024 })
+    const { call, sandbox } = await setup({ pictureLimit: 1024 })
     const { token } = await registerAndLogin(call)
     const over = await upload(sandbox, token, pictureForm(pngOfSize(1025), 'big.png', 'image/png'))
     expect(over.status).toBe(413)
@@ -349,7 +349,7 @@ describe('PATCH /partner/users/me/profile-picture', () => {
   })
 
   it('answers 400 naming profile_picture when the form has no such file', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const { token } = await registerAndLogin(call)
     const otherField = pictureForm(PNG, 'me.png', 'image/png', 'avatar')
     const asText = new FormData()
@@ -363,7 +363,7 @@ describe('PATCH /partner/users/me/profile-picture', () => {
   })
 
   it('refuses a JSON body with a 415', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const { token } = await registerAndLogin(call)
     const res = await upload(
       sandbox,
@@ -377,7 +377,7 @@ describe('PATCH /partner/users/me/profile-picture', () => {
   })
 
   it('needs a Bearer session', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const { token } = await registerAndLogin(call)
     const res = await upload(sandbox, null, pictureForm(PNG, 'me.png', 'image/png'))
     expect(res.status).toBe(401)
@@ -386,7 +386,7 @@ describe('PATCH /partner/users/me/profile-picture', () => {
   })
 
   it('a snapshot carries the pictures: restored after a reset, their URLs serve the same bytes', async () => {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     const { token } = await registerAndLogin(call)
     const partnerId = (await call('GET', '/api/v1/partner/me')).json.partner.id as string
     const first = (await upload(sandbox, token, pictureForm(PNG, 'a.png', 'image/png'))).json
@@ -426,24 +426,18 @@ describe('PATCH /partner/users/me/profile-picture', () => {
   })
 
   it('an unknown file id is a 404', async () => {
-    const { sandbox } = await testSandbox()
+    const { sandbox } = await setup()
     const res = await sandbox.app.request('/files/file_doesNotExist123')
     expect(res.status).toBe(404)
   })
 })
 
 describe('profile pictures with a data file', () => {
-  const dirs: string[] = []
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-  })
-
   it('still serve the same bytes after the sandbox is closed and reopened', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-pictures-'))
-    dirs.push(dir)
+    const dir = tempDirForTest('sandbox-pictures-')
     const data = join(dir, 'state.json')
 
-    const first = await testSandbox({ data })
+    const first = await setup({ data })
     const { user, token } = await registerAndLogin(first.call)
     const res = await upload(first.sandbox, token, pictureForm(WEBP, 'me.webp', 'image/webp'))
     expect(res.status).toBe(200)
@@ -453,25 +447,20 @@ describe('profile pictures with a data file', () => {
     // In the data file with its row: no folder beside it (an earlier version's `.files`).
     expect(existsSync(`${data}.files`)).toBe(false)
 
-    const second = await testSandbox({ data })
-    try {
-      const served = await fetchPicture(second.sandbox, url)
-      expect(served.status).toBe(200)
-      expect(served.type).toBe('image/webp')
-      expect(served.bytes.equals(WEBP)).toBe(true)
-      const again = await loginAs(second.call, user.email, user.password)
-      expect((await me(second.call, again)).json.profile_picture_url).toBe(url)
-    } finally {
-      await second.sandbox.close()
-    }
+    const second = await setup({ data })
+    const served = await fetchPicture(second.sandbox, url)
+    expect(served.status).toBe(200)
+    expect(served.type).toBe('image/webp')
+    expect(served.bytes.equals(WEBP)).toBe(true)
+    const again = await loginAs(second.call, user.email, user.password)
+    expect((await me(second.call, again)).json.profile_picture_url).toBe(url)
   })
 
   it('still serve the same bytes when the restart reads them from a compacted snapshot', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-pictures-'))
-    dirs.push(dir)
+    const dir = tempDirForTest('sandbox-pictures-')
     const data = join(dir, 'state.json')
 
-    const first = await testSandbox({ data })
+    const first = await setup({ data })
     const { token } = await registerAndLogin(first.call)
     const big = pngOfSize(300 * 1024)
     const res = await upload(first.sandbox, token, pictureForm(big, 'big.png', 'image/png'))
@@ -479,14 +468,10 @@ describe('profile pictures with a data file', () => {
     await first.sandbox.store.compact()
     await first.sandbox.close()
 
-    const second = await testSandbox({ data })
-    try {
-      const served = await fetchPicture(second.sandbox, res.json.profile_picture_url)
-      expect(served.status).toBe(200)
-      expect(served.type).toBe('image/png')
-      expect(served.bytes.equals(big)).toBe(true)
-    } finally {
-      await second.sandbox.close()
-    }
+    const second = await setup({ data })
+    const served = await fetchPicture(second.sandbox, res.json.profile_picture_url)
+    expect(served.status).toBe(200)
+    expect(served.type).toBe('image/png')
+    expect(served.bytes.equals(big)).toBe(true)
   })
 })

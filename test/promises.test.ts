@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_PARTNER, parseOptions } from '../src/index.js'
@@ -7,8 +6,9 @@ import {
   type Call,
   FIXTURE_PASSWORD,
   registerAndLogin,
+  setup,
   startReceiver,
-  testSandbox,
+  tempDirForTest,
 } from './helpers.js'
 
 /**
@@ -21,9 +21,9 @@ const ALICE = 'jamil.kreiger@example.com'
 
 describe('login codes never reach the data file', () => {
   it('neither the journal nor the compacted file holds a code that was sent', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sandbox-codes-'))
+    const dir = tempDirForTest('sandbox-codes-')
     const data = join(dir, 'state.json')
-    const { sandbox, call } = await testSandbox({ data, seed: 3 })
+    const { sandbox, call } = await setup({ data, seed: 3 })
     const codes: string[] = []
     for (const code of ['482913', '771205']) {
       const res = await call('POST', '/api/v1/partner/auth/login', {
@@ -53,7 +53,7 @@ describe('login codes never reach the data file', () => {
 
 describe('has_more', () => {
   it('is false on a last page that is exactly full, true only while items remain', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     for (let i = 0; i < 4; i++) {
       const res = await call('POST', '/api/v1/partner/webhooks', {
         body: { url: `http://127.0.0.1:9/hook-${i}`, events: [] },
@@ -83,7 +83,7 @@ describe('has_more', () => {
 describe('defaults', () => {
   it('the JSON body limit is 1 MiB: exactly 1 MiB is read, one byte more is a 413', async () => {
     expect(parseOptions({}).bodyLimit).toBe(MiB)
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const body = (size: number) => {
       const head = '{"display_name":"'
       const tail = '"}'
@@ -106,7 +106,7 @@ describe('defaults', () => {
     })
 
     it('times out after 5 s: still waiting at 4.999 s, failed at 5 s', async () => {
-      const { sandbox, call } = await testSandbox()
+      const { sandbox, call } = await setup()
       const receiver = await startReceiver()
       receiver.otherwise = 'hang'
       const created = await call('POST', '/api/v1/partner/webhooks', {
@@ -142,14 +142,13 @@ describe('defaults', () => {
       expect(seen[0]?.error).toBe('timed out after 5000 ms')
       vi.useRealTimers()
       await receiver.close()
-      await sandbox.close()
     })
   })
 })
 
 describe('a reset_token lives 15 minutes of sandbox time', () => {
   async function tokenAt(offsetMs: number) {
-    const { call, sandbox } = await testSandbox()
+    const { call, sandbox } = await setup()
     await call('POST', '/_sandbox/clock/freeze', { creds: null, body: {} })
     await call('POST', '/api/v1/partner/auth/forgot-password/request', { body: { email: ALICE } })
     const inbox = await call('GET', `/_sandbox/inbox?kind=password_reset_code&email=${ALICE}`, {
@@ -182,7 +181,7 @@ describe('a reset_token lives 15 minutes of sandbox time', () => {
 
 describe('X-Request-Id', () => {
   it('is on every kind of response: redirect, page, document, error, hosted page, API', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { bearer } = await registerAndLogin(call)
     const cases: [string, string, Record<string, unknown>][] = [
       ['GET', '/', { creds: null }],

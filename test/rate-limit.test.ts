@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { northwind, testSandbox } from './helpers.js'
+import { northwind, setup } from './helpers.js'
 
 async function limitedSandbox(limit: number, options = {}) {
-  const t = await testSandbox(options)
+  const t = await setup(options)
   const id = (await t.call('GET', '/api/v1/partner/me')).json.partner.id
   await t.call('PATCH', `/_sandbox/partners/${id}`, { creds: null, body: { rate_limit: limit } })
   t.sandbox.clock.freeze(Date.parse('2026-03-01T10:00:10Z'))
@@ -85,7 +85,7 @@ describe('rate limit per partner', () => {
   })
 
   it('a partner scenario can set the limit', async () => {
-    const { call } = await testSandbox({
+    const { call } = await setup({
       scenario: { name: 'tight', description: 'two a minute', rate_limit: { per_minute: 2 } },
     })
     await call('GET', '/api/v1/partner/me')

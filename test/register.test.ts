@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { loginSession, newUser, northwind, storedRow, testSandbox } from './helpers.js'
+import { type Call, loginSession, newUser, northwind, setup, storedRow } from './helpers.js'
 
-const usersOf = async (call: Awaited<ReturnType<typeof testSandbox>>['call'], creds = undefined) =>
+const usersOf = async (call: Call, creds = undefined) =>
   (await call('GET', '/api/v1/partner/usage', { creds })).json.totals.users as number
 
 describe('POST /partner/auth/register', () => {
   it('answers 201 with userId and email, normalising email, phone and SSN', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', '/api/v1/partner/auth/register', {
       body: newUser({
         email: '  Jane.Doe@Example.COM ',
@@ -44,7 +44,7 @@ describe('POST /partner/auth/register', () => {
   it.each(bad)(
     'rejects a bad %s with a 400 naming the field and creates nothing',
     async (_n, overrides, field) => {
-      const { call } = await testSandbox()
+      const { call } = await setup()
       const before = await usersOf(call)
       const res = await call('POST', '/api/v1/partner/auth/register', { body: newUser(overrides) })
       expect(res.status).toBe(400)
@@ -55,7 +55,7 @@ describe('POST /partner/auth/register', () => {
   )
 
   it('a duplicate email within the partner is 409, whatever its casing', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const user = newUser({ email: 'dup@example.com' })
     expect((await call('POST', '/api/v1/partner/auth/register', { body: user })).status).toBe(201)
     const again = await call('POST', '/api/v1/partner/auth/register', {
@@ -67,7 +67,7 @@ describe('POST /partner/auth/register', () => {
   })
 
   it('parallel registrations of one email create exactly one user', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const user = newUser({ email: 'race@example.com' })
     const results = await Promise.all(
       Array.from({ length: 5 }, () =>
@@ -78,7 +78,7 @@ describe('POST /partner/auth/register', () => {
   })
 
   it('the same email under another partner is a different user', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const user = newUser({ email: 'shared@example.com' })
     const a = await call('POST', '/api/v1/partner/auth/register', { body: user })
     const b = await call('POST', '/api/v1/partner/auth/register', { creds: northwind, body: user })
@@ -99,7 +99,7 @@ describe('POST /partner/auth/register', () => {
   })
 
   it('records a user.created event without the SSN', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', '/api/v1/partner/auth/register', { body: newUser() })
     const listed = await call('GET', '/_sandbox/events?type=user.created', { creds: null })
     expect(listed.status, listed.text).toBe(200)

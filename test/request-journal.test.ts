@@ -10,8 +10,8 @@ import {
   journalOf,
   onboardedUser,
   registerAndLogin,
+  setup,
   testEngine,
-  testSandbox,
 } from './helpers.js'
 import { journalEntry, standaloneJournal } from './journal-entry.js'
 
@@ -23,7 +23,7 @@ afterEach(async () => {
 
 describe('the request journal: headers, bodies and redaction', () => {
   it('keeps request and response headers and bodies, secrets redacted', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await registerAndLogin(call)
     const entries = await journalOf(call, { path: `${API}/auth/*` })
     const verify = entries.find((e) => e.path.endsWith('/verify-otp'))
@@ -48,7 +48,7 @@ describe('the request journal: headers, bodies and redaction', () => {
   })
 
   it('redacts the onboarding access token and the token in the embed URL', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await onboardedUser(call)
     const start = (await journalOf(call, { method: 'POST', path: `${API}/cards/onboarding` }))[0]
     expect(start.response.body.data.accessToken).toBe('[redacted]')
@@ -101,7 +101,7 @@ describe('the request journal: headers, bodies and redaction', () => {
   })
 
   it('counts matching requests: "exactly one deposit was created"', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const p = await createPartner(call, { name: 'Counter' })
     for (let n = 0; n < 3; n++) await call('GET', `${API}/me`, { creds: p.creds })
     await call('GET', `${API}/usage`, { creds: p.creds })
@@ -124,7 +124,7 @@ describe('the request journal: headers, bodies and redaction', () => {
   })
 
   it('answers has_more when more entries matched than the limit', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     for (let n = 0; n < 3; n++) await call('GET', `${API}/me`)
     const res = await call('GET', `/_sandbox/requests?path=${API}/me&limit=2`, { creds: null })
     expect(res.json.data).toHaveLength(2)
@@ -180,7 +180,7 @@ describe('the request journal: headers, bodies and redaction', () => {
 
 describe('Prefer: code= forces an error for one request', () => {
   it('answers 503 in our envelope with Retry-After, then the next request is normal', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const forced = await call('GET', `${API}/me`, { headers: { prefer: 'code=503' } })
     expect(forced.status).toBe(503)
     expect(forced.headers.get('retry-after')).toBe('1')
@@ -194,7 +194,7 @@ describe('Prefer: code= forces an error for one request', () => {
   })
 
   it.each([429, 500])('forces %i, among other preferences', async (status) => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('POST', `${API}/auth/login`, {
       headers: { prefer: `return=minimal, code=${status}` },
       body: { email: 'a@example.com', password: 'x' },
@@ -204,7 +204,7 @@ describe('Prefer: code= forces an error for one request', () => {
   })
 
   it('refuses an unsupported code with a 400 naming the header, and ignores other prefs', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const bad = await call('GET', `${API}/me`, { headers: { prefer: 'code=404' } })
     expect(bad.status).toBe(400)
     expect(bad.json.error.message).toMatch(/^Prefer: code=404 is not supported/)
@@ -217,7 +217,7 @@ describe('Prefer: code= forces an error for one request', () => {
   })
 
   it('still needs valid credentials: a forced error is no way around the 401', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('GET', `${API}/me`, { creds: null, headers: { prefer: 'code=500' } })
     expect(res.status).toBe(401)
   })

@@ -4,22 +4,10 @@
  * with) and every partner's clock back to what the fixtures say, on both engines; on
  * PostgreSQL every replica takes it. It keeps the request journal and sinks; rules go.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import type { Sandbox } from '../src/index.js'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
-import { type Call, testEngine, testSandbox } from './helpers.js'
+import { type Call, setup, testEngine } from './helpers.js'
 import { freshDatabaseUrl } from './postgres.js'
-
-const open: Sandbox[] = []
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close()
-})
-
-async function sandbox(options: Parameters<typeof testSandbox>[0] = {}) {
-  const t = await testSandbox(options)
-  open.push(t.sandbox)
-  return t
-}
 
 const admin = { creds: null }
 const clockOf = async (call: Call, path = '/_sandbox/clock') => {
@@ -37,7 +25,7 @@ const closeToNow = (iso: string) => Math.abs(Date.parse(iso) - Date.now()) < 1_0
 
 describe('POST /_sandbox/reset and the clocks', () => {
   it('puts an advanced sandbox clock back to the real time, running', async () => {
-    const { call } = await sandbox()
+    const { call } = await setup()
     await call('POST', '/_sandbox/clock/advance', { ...admin, body: { by: '31m' } })
     expect((await clockOf(call)).offset_ms).toBeGreaterThanOrEqual(31 * 60_000)
     await reset(call)
@@ -47,7 +35,7 @@ describe('POST /_sandbox/reset and the clocks', () => {
   })
 
   it('lets a frozen sandbox clock run again when the scenario starts it running', async () => {
-    const { call } = await sandbox()
+    const { call } = await setup()
     await call('POST', '/_sandbox/clock/freeze', { ...admin, body: { at: '2031-05-01T00:00:00Z' } })
     await reset(call)
     const clock = await clockOf(call)
@@ -56,7 +44,7 @@ describe('POST /_sandbox/reset and the clocks', () => {
   })
 
   it('puts every partner clock back as the fixtures say: following the sandbox clock', async () => {
-    const { call } = await sandbox()
+    const { call } = await setup()
     await call('POST', `${partnerClock(DEFAULT_PARTNER.id)}/freeze`, admin)
     await call('POST', `${partnerClock(SECOND_PARTNER.id)}/advance`, {
       ...admin,
@@ -73,7 +61,7 @@ describe('POST /_sandbox/reset and the clocks', () => {
 
   it('goes back to the start and freeze of the scenario the sandbox started with', async () => {
     const start = '2030-01-01T00:00:00.000Z'
-    const { call } = await sandbox({
+    const { call } = await setup({
       scenario: { name: 'frozen-start', clock: { start, frozen: true } },
     })
     expect(await clockOf(call)).toMatchObject({ now: start, frozen: true })
@@ -86,7 +74,7 @@ describe('POST /_sandbox/reset and the clocks', () => {
   })
 
   it('keeps the request journal and sinks, and nothing of the partners or the rules', async () => {
-    const { call } = await sandbox()
+    const { call } = await setup()
     const sink = await call('POST', '/_sandbox/sink/kept', { creds: null, body: { hello: 1 } })
     expect(sink.status, sink.text).toBeLessThan(300)
     const rule = await call('POST', '/_sandbox/rules', {
@@ -110,8 +98,8 @@ describe('POST /_sandbox/reset and the clocks', () => {
 describe.runIf(testEngine === 'postgres')('a reset on PostgreSQL', () => {
   it('puts the clock back for every replica, and a replica started later takes it', async () => {
     const database = freshDatabaseUrl()
-    const a = await sandbox({ database })
-    const b = await sandbox({ database })
+    const a = await setup({ database })
+    const b = await setup({ database })
     await a.call('POST', '/_sandbox/clock/advance', { ...admin, body: { by: '31m' } })
     expect((await clockOf(b.call)).offset_ms).toBeGreaterThanOrEqual(31 * 60_000)
     await reset(a.call)
@@ -121,7 +109,7 @@ describe.runIf(testEngine === 'postgres')('a reset on PostgreSQL', () => {
     ])
     for (const t of [a, b])
       expect(await clockOf(t.call)).toMatchObject({ frozen: false, offset_ms: 0 })
-    const c = await sandbox({ database })
+    const c = await setup({ database })
     expect(await clockOf(c.call)).toMatchObject({ frozen: false, offset_ms: 0 })
     expect(await a.sandbox.services.state.get('clocks', 'sandbox')).toEqual({
       id: 'sandbox',

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { INBOX_CAPACITY } from '../src/domain/inbox.js'
 import { BATCH, HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
 import type { EventRow } from '../src/store/records.js'
@@ -9,10 +9,12 @@ import {
   createPartner,
   loginAs,
   onboardedUser,
-  type Receiver,
+  receiverForTest,
   registerAndLogin,
-  startReceiver,
-  testSandbox,
+  setup,
+  storedRow,
+  storedRows,
+  type TestSandbox,
 } from './helpers.js'
 
 /**
@@ -23,24 +25,16 @@ import {
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
-let receivers: Receiver[] = []
-afterEach(async () => {
-  await Promise.all(receivers.map((r) => r.close()))
-  receivers = []
-})
+/** The rows of `collection` whose `field` is `value`, as the sandbox's snapshot holds them. */
+const rowsWhere = async (call: Call, collection: string, field: string, value: string) =>
+  (await storedRows(call, collection)).filter((row) => row[field] === value)
 
-async function frozenSandbox() {
-  const t = await testSandbox()
-  t.sandbox.clock.freeze()
-  return t
-}
-
-const codesOf = (t: Awaited<ReturnType<typeof testSandbox>>, userId: string) =>
-  t.sandbox.services.state.lookup('codes_by_user', userId)
+const codesOf = (t: TestSandbox, userId: string) =>
+  rowsWhere(t.call, 'verification_codes', 'user_id', userId)
 
 describe('login codes and sessions', () => {
   it('a used code stays a day after it expired, then goes', async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const { userId } = await registerAndLogin(t.call)
     const [code] = await codesOf(t, userId)
     expect(code?.ended_reason).toBe('used')
@@ -52,7 +46,7 @@ describe('login codes and sessions', () => {
   })
 
   it('an unused code that expired goes a day later too; a live one stays', async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const { user, userId } = await registerAndLogin(t.call)
     await t.call('POST', '/api/v1/partner/auth/login', {
       body: { email: user.email, password: user.password },
@@ -67,7 +61,7 @@ describe('login codes and sessions', () => {
   })
 
   it("runs on each partner's own clock: advancing one partner prunes only its codes", async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const a = await createPartner(t.call, { name: 'Ahead' })
     const b = await createPartner(t.call, { name: 'Behind' })
     const userA = await registerAndLogin(t.call, {}, a.creds)
@@ -82,12 +76,12 @@ describe('login codes and sessions', () => {
   })
 
   it('a logged-out session stays a day, then goes; its token keeps getting 401', async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const { userId, token } = await registerAndLogin(t.call)
     expect(
       (await t.call('POST', '/api/v1/partner/auth/logout', { headers: bearer(token) })).status,
     ).toBe(200)
-    const sessions = () => t.sandbox.services.state.lookup('sessions_by_user', userId)
+    const sessions = () => rowsWhere(t.call, 'sessions', 'user_id', userId)
     await t.sandbox.clock.advance(DAY - 60_000)
     expect(await sessions()).toHaveLength(1)
     await t.sandbox.clock.advance(HOUR + 2 * 60_000)
@@ -98,9 +92,9 @@ describe('login codes and sessions', () => {
   })
 
   it('a session that expired stays a day past its expiry; a live one is never removed', async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const { userId } = await registerAndLogin(t.call)
-    const sessions = () => t.sandbox.services.state.lookup('sessions_by_user', userId)
+    const sessions = () => rowsWhere(t.call, 'sessions', 'user_id', userId)
     // The session lives 24 h; kept until 48 h, gone within the hour after.
     await t.sandbox.clock.advance(2 * DAY - 60_000)
     expect(await sessions()).toHaveLength(1)
@@ -111,15 +105,14 @@ describe('login codes and sessions', () => {
 
 /** A partner whose every event is delivered to a receiver answering 200. */
 async function partnerWithEndpoint(call: Call) {
-  const receiver = await startReceiver()
-  receivers.push(receiver)
+  const receiver = await receiverForTest()
   const partner = await createPartner(call, { name: 'Retention', webhook_url: receiver.url })
   return { partner, receiver }
 }
 
 describe('events and deliveries', () => {
   it('are kept 30 days, then go; the usage of the last 24 h and the ledger are unchanged', async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const { partner, receiver } = await partnerWithEndpoint(t.call)
     const user = await onboardedUser(t.call, {}, partner.creds)
     const funded = await t.call('POST', '/api/v1/partner/cards/simulate-fund', {
@@ -129,8 +122,8 @@ describe('events and deliveries', () => {
     })
     expect(funded.status, funded.text).toBe(200)
     await t.sandbox.services.dispatcher.runDue()
-    const events = () => t.sandbox.services.state.lookup('events_by_partner', partner.id)
-    const deliveries = () => t.sandbox.services.state.lookup('deliveries_by_partner', partner.id)
+    const events = () => rowsWhere(t.call, 'events', 'partner_id', partner.id)
+    const deliveries = () => rowsWhere(t.call, 'webhook_deliveries', 'partner_id', partner.id)
     const count = (await events()).length
     expect(count).toBeGreaterThan(2)
     expect(await deliveries()).toHaveLength(count)
@@ -154,7 +147,7 @@ describe('events and deliveries', () => {
   })
 
   it('keeps a delivery still to attempt, and its event, past 30 days', async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const loaded = await t.call('POST', '/_sandbox/scenarios', {
       creds: null,
       body: {
@@ -164,8 +157,7 @@ describe('events and deliveries', () => {
       },
     })
     expect(loaded.status, loaded.text).toBe(201)
-    const receiver = await startReceiver()
-    receivers.push(receiver)
+    const receiver = await receiverForTest()
     const partner = await createPartner(t.call, {
       name: 'Patient',
       webhook_url: receiver.url,
@@ -175,7 +167,7 @@ describe('events and deliveries', () => {
     const [event] = await t.sandbox.services.state.lookup('events_by_partner', partner.id)
     expect(event?.type).toBe('user.created')
     await t.sandbox.clock.advance(35 * DAY)
-    expect(await t.sandbox.services.state.get('events', event?.id as string)).toBeDefined()
+    expect(await storedRow(t.call, 'events', event?.id as string)).toBeDefined()
     const [pending] = await t.sandbox.services.state.lookup('deliveries_by_partner', partner.id)
     expect(pending?.status).toBe('pending')
     await t.sandbox.clock.advance(6 * DAY)
@@ -184,19 +176,15 @@ describe('events and deliveries', () => {
     // Finished now: it counts in the last 24 h, so it stays that long, then both go.
     const usage = await t.call('GET', '/api/v1/partner/usage', { creds: partner.creds })
     expect(usage.json.last_24h.webhook_deliveries_succeeded).toBe(1)
-    expect(
-      await t.sandbox.services.state.get('webhook_deliveries', pending?.id as string),
-    ).toBeDefined()
+    expect(await storedRow(t.call, 'webhook_deliveries', pending?.id as string)).toBeDefined()
     await t.sandbox.clock.advance(DAY + 2 * HOUR)
-    expect(
-      await t.sandbox.services.state.get('webhook_deliveries', pending?.id as string),
-    ).toBeUndefined()
-    expect(await t.sandbox.services.state.get('events', event?.id as string)).toBeUndefined()
-    expect(user.userId).toBeTruthy()
+    expect(await storedRow(t.call, 'webhook_deliveries', pending?.id as string)).toBeUndefined()
+    expect(await storedRow(t.call, 'events', event?.id as string)).toBeUndefined()
+    expect(user.userId).toMatch(/^[0-9a-f-]{36}$/)
   })
 
   it('a page cursor naming a removed delivery is a 400 that says why', async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const { partner } = await partnerWithEndpoint(t.call)
     await registerAndLogin(t.call, {}, partner.creds)
     await t.sandbox.services.dispatcher.runDue()
@@ -216,7 +204,7 @@ describe('events and deliveries', () => {
   })
 
   it(`keeps at most ${HISTORY_CAP_PER_PARTNER} events per partner, oldest first, in batches`, async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const chatty = await createPartner(t.call, { name: 'Chatty' })
     const partnerId = chatty.id
     const other = (await t.sandbox.services.state.lookupOne('partners_by_api_key', acme.key))
@@ -256,9 +244,9 @@ describe('events and deliveries', () => {
 
 describe('incremental pruning', () => {
   it(`removes at most ${BATCH} rows of a kind per run, and the backlog drains`, async () => {
-    const t = await frozenSandbox()
+    const t = await setup({}, { frozenAt: true })
     const { userId } = await registerAndLogin(t.call)
-    const [template] = await codesOf(t, userId)
+    const [template] = await t.sandbox.services.state.lookup('codes_by_user', userId)
     if (!template) throw new Error('no code')
     await t.sandbox.services.state.transaction(async (tx) => {
       for (let i = 0; i < BATCH * 2 + 7; i++)
@@ -278,7 +266,7 @@ describe('in-memory caps', () => {
   // 5,010 transactions one after another: on PostgreSQL, on a loaded machine, that takes a
   // while (the cap is what is checked, not the time).
   it('the inbox keeps its last 5,000 messages', { timeout: 120_000 }, async () => {
-    const { sandbox } = await testSandbox()
+    const { sandbox } = await setup()
     const message = (n: number) => ({
       id: `msg_${n}`,
       partner_id: 'p',
@@ -299,7 +287,7 @@ describe('in-memory caps', () => {
   })
 
   it('the request journal keeps the first 2,048 characters of a long path', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const path = `/api/v1/${'x'.repeat(3_000)}`
     expect((await call('GET', path)).status).toBe(404)
     const journal = await call('GET', '/_sandbox/requests?limit=1', { creds: null })

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { accessOf } from '../src/app.js'
 import { securityOf, withAccess } from '../src/http/access.js'
 import { AccessTable } from '../src/http/access-table.js'
-import { acme, testSandbox } from './helpers.js'
+import { acme, setup } from './helpers.js'
 
 const TOKEN = 'admin-token-for-route-access'
 const orgRefusal = /^Missing X-Partner-Key and X-Partner-Secret headers/
@@ -20,7 +20,7 @@ const pathOf = (pattern: string) => pattern.replaceAll(/:[^/]+/g, 'x').replace(/
 
 describe('the OpenAPI document', () => {
   it("gives every operation the security of its route's declared access", async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const table = accessOf(sandbox.app)
     const doc = (await call('GET', '/openapi.json')).json
     let checked = 0
@@ -42,7 +42,7 @@ describe('the OpenAPI document', () => {
 
 describe('the gates follow the declared access', () => {
   it('every /api/v1 route: public ones answer without credentials, org ones 401, session ones 401 without a session', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const routes = accessOf(sandbox.app)
       .declared()
       .filter((r) => r.path.startsWith('/api/v1/'))
@@ -68,7 +68,7 @@ describe('the gates follow the declared access', () => {
   })
 
   it('every /_sandbox route with an admin token: public ones open, admin ones 401', async () => {
-    const { sandbox, call } = await testSandbox({ adminToken: TOKEN })
+    const { sandbox, call } = await setup({ adminToken: TOKEN })
     const routes = accessOf(sandbox.app)
       .declared()
       .filter((r) => r.path === '/_sandbox' || r.path.startsWith('/_sandbox/'))
@@ -93,7 +93,7 @@ describe('the gates follow the declared access', () => {
   })
 
   it('a path no route takes needs what the routes around it share, never a public neighbour', async () => {
-    const { call } = await testSandbox({ adminToken: TOKEN })
+    const { call } = await setup({ adminToken: TOKEN })
     const bare = { creds: null }
     // Under /api/v1: the org credentials first, then a session where every route needs one.
     expect((await call('GET', '/api/v1/no-such-route', bare)).json.error.message).toMatch(

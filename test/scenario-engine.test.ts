@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSandbox, type SandboxOptions, ScenarioError, startSandbox } from '../src/index.js'
+import { createSandbox, ScenarioError, startSandbox } from '../src/index.js'
 import { listBundledScenarios } from '../src/scenarios/loader.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { spawnCli, stopCliProcesses } from './cli-process.js'
@@ -18,9 +17,10 @@ import {
   onboardingApplicant,
   orgHeaders,
   type Receiver,
+  receiverForTest,
   registerAndLogin,
-  startReceiver,
-  testSandbox,
+  setup,
+  tempDirForTest,
 } from './helpers.js'
 
 /**
@@ -45,23 +45,7 @@ afterEach(async () => {
   for (const close of cleanup.splice(0).reverse()) await close()
 })
 
-async function setup(options: SandboxOptions = {}) {
-  const t = await testSandbox(options)
-  cleanup.push(() => t.sandbox.close())
-  return t
-}
-
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver()
-  cleanup.push(() => r.close())
-  return r
-}
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'scenario-engine-'))
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+const tempDir = () => tempDirForTest('scenario-engine-')
 
 async function loadScenarioDoc(call: Call, doc: Record<string, unknown>) {
   const res = await call('POST', '/_sandbox/scenarios', { creds: null, body: doc })
@@ -150,8 +134,8 @@ function meetingPoint(parties: number): () => Promise<void> {
 describe('two partners with different scenarios, at the same time', () => {
   it('each sees only its own outcomes, codes, webhooks and rules', async () => {
     const { call } = await setup()
-    const hooksA = await receiver()
-    const hooksB = await receiver()
+    const hooksA = await receiverForTest()
+    const hooksB = await receiverForTest()
     await loadScenarioDoc(call, {
       name: 'qa-kyc-fail-random-otp',
       description: 'Onboardings fail KYC; login codes are random.',
@@ -427,8 +411,8 @@ describe('X-Sandbox-Scenario: a scenario for one request', () => {
 
   it('does not leak into the webhook deliveries of another partner', async () => {
     const { call } = await setup()
-    const hooksA = await receiver()
-    const hooksB = await receiver()
+    const hooksA = await receiverForTest()
+    const hooksB = await receiverForTest()
     hooksA.script(500)
     await loadScenarioDoc(call, {
       name: 'slow-retries',
@@ -784,6 +768,7 @@ describe('the request journal', () => {
   it('records every request with partner, status, duration and scenario, newest first', async () => {
     const { call } = await setup()
     const p = await createPartner(call, { name: 'Journaled', scenario: 'kyc-fail' })
+    const began = performance.now()
     await call('DELETE', '/_sandbox/requests', { creds: null })
     const ok = await call('GET', ME, { creds: p.creds })
     const unauthorized = await call('GET', ME, {
@@ -795,6 +780,8 @@ describe('the request journal', () => {
       200, 401, 401, 200,
     ])
     const entries = await journalOf(call)
+    // Each request took part of the time the test waited for them all (to 0.1 ms).
+    const waited = performance.now() - began + 0.1
     // Newest first; the journal read itself is not in its own answer.
     expect(entries.map((e) => [e.method, e.path, e.status, e.partner_id, e.scenario])).toEqual([
       ['GET', USAGE, 200, DEFAULT_PARTNER.id, 'default'],
@@ -805,6 +792,7 @@ describe('the request journal', () => {
     ])
     for (const e of entries) {
       expect(e.duration_ms).toBeGreaterThanOrEqual(0)
+      expect(e.duration_ms).toBeLessThanOrEqual(waited)
       expect(e.id).toEqual(expect.any(String))
       expect(Number.isNaN(Date.parse(e.at))).toBe(false)
       expect(e.rules).toEqual([])

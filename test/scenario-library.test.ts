@@ -1,4 +1,4 @@
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { SandboxOptions } from '../src/index.js'
 import { listBundledScenarios } from '../src/scenarios/loader.js'
 import {
@@ -12,8 +12,8 @@ import {
   newUser,
   onboardedUser,
   onboardingApplicant,
-  startReceiver,
-  testSandbox,
+  receiverForTest,
+  setup,
 } from './helpers.js'
 
 /**
@@ -42,10 +42,9 @@ interface Played {
   partnerId: string
 }
 
-/** A fresh sandbox (closed after the test) and a partner created with scenario `name`. */
+/** A fresh sandbox (setup) and a partner created with scenario `name`. */
 async function partnerWith(name: string, options: SandboxOptions = {}): Promise<Played> {
-  const { sandbox, call } = await testSandbox(options)
-  onTestFinished(() => sandbox.close())
+  const { call } = await setup(options)
   const partner = await createPartner(call, { name: `plays ${name}`, scenario: name })
   expect(partner.scenario).toBe(name)
   return { call, creds: partner.creds, partnerId: partner.id }
@@ -293,8 +292,7 @@ const plays: Record<string, () => Promise<void>> = {
   },
 
   async 'flaky-webhooks'() {
-    const receiver = await startReceiver()
-    onTestFinished(() => receiver.close())
+    const receiver = await receiverForTest()
     const p = await partnerWith('flaky-webhooks')
     const t0 = await freeze(p.call)
     const hook = await p.call('POST', `${API}/webhooks`, {

@@ -1,8 +1,7 @@
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type Call, type Creds, createPartner, newUser, testSandbox } from './helpers.js'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { type Call, type Creds, createPartner, newUser, setup, tempDirForTest } from './helpers.js'
 
 /**
  * Scenarios loaded through the control plane are kept with the data file: a partner that
@@ -13,20 +12,15 @@ import { type Call, type Creds, createPartner, newUser, testSandbox } from './he
 
 let dir: string
 let file: string
-const open: { close(): Promise<void> }[] = []
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-scenarios-'))
+  dir = tempDirForTest('partner-sandbox-scenarios-')
   file = join(dir, 'sandbox.json')
 })
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined)
-  rmSync(dir, { recursive: true, force: true })
-})
 
+/** A sandbox (setup) on the data file `path`, its error lines in `logs`. */
 async function onFile(path = file) {
   const logs: string[] = []
-  const t = await testSandbox({ data: path, logLevel: 'error', onLog: (line) => logs.push(line) })
-  open.push(t.sandbox)
+  const t = await setup({ data: path, logLevel: 'error', onLog: (line) => logs.push(line) })
   return { ...t, logs }
 }
 

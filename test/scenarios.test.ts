@@ -1,13 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createSandbox } from '../src/index.js'
 import { listBundledScenarios, loadScenario } from '../src/scenarios/loader.js'
-import { engineOptions, testSandbox } from './helpers.js'
+import { setup, tempDirForTest } from './helpers.js'
 
 const tempFile = (name: string, content: string) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'scn-')), name)
+  const file = join(tempDirForTest('scn-'), name)
   writeFileSync(file, content)
   return file
 }
@@ -42,7 +40,7 @@ describe('scenario skeleton', () => {
         clock: { start: '2027-02-03T04:05:06Z', frozen: true },
       }),
     )
-    const sandbox = await createSandbox({ ...engineOptions(), scenario: file, logLevel: 'silent' })
+    const { sandbox } = await setup({ scenario: file })
     expect(sandbox.clock.iso()).toBe('2027-02-03T04:05:06.000Z')
     const health = (await (await sandbox.app.request('/_sandbox/health')).json()) as {
       scenario: string
@@ -51,7 +49,7 @@ describe('scenario skeleton', () => {
   })
 
   it('a partner created with a scenario runs under it; others keep the default', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const created = await call('POST', '/_sandbox/partners', {
       creds: null,
       body: { name: 'W1', scenario: 'default' },
@@ -66,7 +64,7 @@ describe('scenario skeleton', () => {
   })
 
   it('a scenario needs only a name: description is optional, listed as null', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const loaded = await call('POST', '/_sandbox/scenarios', {
       creds: null,
       body: { name: 'no-words', otp: { code: '424242' } },

@@ -1,9 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { REDACTED } from '../src/domain/snapshot-secrets.js'
-import { bearer, type Call, registerAndLogin, storedRow, testSandbox } from './helpers.js'
+import { bearer, type Call, registerAndLogin, setup, storedRow, tempDirForTest } from './helpers.js'
 
 /**
  * Secrets at rest: the data file and its journal (pictures are rows) are the owner's only,
@@ -13,21 +12,10 @@ import { bearer, type Call, registerAndLogin, storedRow, testSandbox } from './h
 
 let dir: string
 let file: string
-const open: { close(): Promise<void> }[] = []
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-secrets-'))
+  dir = tempDirForTest('partner-sandbox-secrets-')
   file = join(dir, 'sandbox.json')
 })
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close().catch(() => undefined)
-  rmSync(dir, { recursive: true, force: true })
-})
-
-async function onFile() {
-  const t = await testSandbox({ data: file })
-  open.push(t.sandbox)
-  return t
-}
 
 const mode = (path: string) => statSync(path).mode & 0o777
 
@@ -41,7 +29,7 @@ async function createEndpoint(call: Call) {
 
 describe('file modes', () => {
   it('the data file and its journal (pictures included) are readable by the owner only', async () => {
-    const t = await onFile()
+    const t = await setup({ data: file })
     await createEndpoint(t.call)
     expect(mode(file)).toBe(0o600)
     expect(mode(`${file}.journal`)).toBe(0o600)
@@ -54,7 +42,7 @@ describe('file modes', () => {
 
 describe('GET /_sandbox/snapshot', () => {
   it('redacts the signing key, webhook secrets and code hashes unless include_secrets=true', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const endpoint = await createEndpoint(call)
     await registerAndLogin(call)
     const redacted = (await call('GET', '/_sandbox/snapshot', { creds: null })).json.collections
@@ -81,7 +69,7 @@ describe('GET /_sandbox/snapshot', () => {
   })
 
   it('restoring a redacted export keeps the current key, secrets and codes', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const endpoint = await createEndpoint(call)
     const { token, user } = await registerAndLogin(call)
     // A code issued before the export, still unused.
@@ -106,7 +94,7 @@ describe('GET /_sandbox/snapshot', () => {
   })
 
   it('documents include_secrets in the OpenAPI document', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const doc = (await call('GET', '/openapi.json', { creds: null })).json
     const op = doc.paths['/_sandbox/snapshot'].get
     expect(op.parameters.map((p: { name: string }) => p.name)).toContain('include_secrets')
@@ -116,7 +104,7 @@ describe('GET /_sandbox/snapshot', () => {
 
 describe('rotated webhook secrets', () => {
   it('leave the data file at the next compaction', async () => {
-    const t = await onFile()
+    const t = await setup({ data: file })
     const endpoint = await createEndpoint(t.call)
     const rotated = await t.call('POST', `/api/v1/partner/webhooks/${endpoint.id}/rotate-secret`)
     expect(rotated.status, rotated.text).toBe(200)

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
-import { northwind, registerAndLogin, storedRows, testSandbox } from './helpers.js'
+import { northwind, registerAndLogin, setup, storedRows } from './helpers.js'
 
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 describe('session tokens on Org + User routes', () => {
   it('walks register → login → inbox → verify → users/me → logout → 401', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const session = await registerAndLogin(call, { email: 'walk@example.com' })
     const me = await call('GET', '/api/v1/partner/users/me', { headers: session.bearer })
     expect(me.status).toBe(200)
@@ -25,7 +25,7 @@ describe('session tokens on Org + User routes', () => {
   })
 
   it('refuses every bad token with 401', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { token: sessionToken } = await registerAndLogin(call)
     const [header, payload, signature] = sessionToken.split('.') as [string, string, string]
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
@@ -69,8 +69,7 @@ describe('session tokens on Org + User routes', () => {
   })
 
   it('expires by the sandbox clock', async () => {
-    const { sandbox, call } = await testSandbox({ sessionTtl: '1h' })
-    sandbox.clock.freeze()
+    const { sandbox, call } = await setup({ sessionTtl: '1h' }, { frozenAt: true })
     const session = await registerAndLogin(call)
     await sandbox.clock.advance(59 * 60_000)
     expect(
@@ -83,7 +82,7 @@ describe('session tokens on Org + User routes', () => {
   })
 
   it("the control plane's expire-now ends a user's sessions at once", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const a = await registerAndLogin(call)
     const other = await registerAndLogin(call)
     // Used first: what the sandbox remembers of a token in use must not outlive its session.
@@ -103,7 +102,7 @@ describe('session tokens on Org + User routes', () => {
   })
 
   it("a token used with another partner's credentials is 401, and users stay separate", async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const a = await registerAndLogin(call, { email: 'same@example.com' })
     const res = await call('GET', '/api/v1/partner/users/me', {
       creds: northwind,
@@ -121,7 +120,7 @@ describe('session tokens on Org + User routes', () => {
   })
 
   it('Org-only routes do not need a session; Org + User routes check the org first', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     expect((await call('GET', '/api/v1/partner/me')).status).toBe(200)
     const noOrg = await call('GET', '/api/v1/partner/users/me', { creds: null })
     expect(noOrg.status).toBe(401)
@@ -130,18 +129,17 @@ describe('session tokens on Org + User routes', () => {
 
   it('sessions survive a restart with a data file', async () => {
     const data = join(mkdtempSync(join(tmpdir(), 'sessions-')), 'sandbox.json')
-    const first = await testSandbox({ data })
+    const first = await setup({ data })
     const session = await registerAndLogin(first.call)
     await first.sandbox.close()
-    const second = await testSandbox({ data })
+    const second = await setup({ data })
     const me = await second.call('GET', '/api/v1/partner/users/me', { headers: session.bearer })
     expect(me.status).toBe(200)
     expect(me.json.id).toBe(session.userId)
-    await second.sandbox.close()
   })
 
   it('a reset ends every session', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const session = await registerAndLogin(call)
     await call('POST', '/_sandbox/reset', { creds: null })
     const res = await call('GET', '/api/v1/partner/users/me', { headers: session.bearer })
@@ -150,7 +148,7 @@ describe('session tokens on Org + User routes', () => {
   })
 
   it('a logout, a profile change and a deactivation are seen on the next request while other users write', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const a = await registerAndLogin(call)
     const b = await registerAndLogin(call)
     const me = (who: { bearer: Record<string, string> }) =>

@@ -6,13 +6,13 @@
 import { describe, expect, it } from 'vitest'
 import { cardRow, collectionSchemas, onboardingRow, userRow } from '../src/store/records.js'
 import { transactionRow } from '../src/store/records-money.js'
-import { testSandbox } from './helpers.js'
+import { setup } from './helpers.js'
 
 type Schema = { properties: Record<string, { enum?: unknown[]; example?: unknown }> }
 
 describe('fields shared by stored rows and the OpenAPI document', () => {
   it('documents the same statuses and types that a data file may hold', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const schemas = (await call('GET', '/openapi.json', { creds: null })).json.components
       .schemas as Record<string, Schema>
     const options = (field: { options: readonly unknown[] }) => [...field.options]
@@ -36,7 +36,7 @@ describe('fields shared by stored rows and the OpenAPI document', () => {
   })
 
   it('shows a user as its stored row without the secrets, in the same order', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const user = (await call('GET', '/openapi.json', { creds: null })).json.components.schemas
       .User as Schema
     const rowKeys = Object.keys(userRow.shape)

@@ -5,40 +5,28 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createSandbox, DataFileError, type SandboxOptions } from '../src/index.js'
+import { createSandbox, DataFileError } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import { Store } from '../src/store/store.js'
-import { acme, type Creds, testSandbox } from './helpers.js'
+import { acme, type Call, type Creds, setup, tempDirForTest } from './helpers.js'
 
 let dir: string
 let file: string
-const open: { close(): Promise<void> }[] = []
-
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-store-'))
+  dir = tempDirForTest('partner-sandbox-store-')
   file = join(dir, 'sandbox.json')
 })
 
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks()
-  for (const s of open.splice(0).reverse()) await s.close().catch(() => undefined)
-  rmSync(dir, { recursive: true, force: true })
 })
-
-/** A sandbox on `data` (the test's data file unless told), closed after the test if still open. */
-async function sandboxOn(data = file, options: SandboxOptions = {}) {
-  const t = await testSandbox({ data, ...options })
-  open.push(t.sandbox)
-  return t
-}
 
 const journalOf = (f: string) => `${f}.journal`
 const readIf = (f: string) => (existsSync(f) ? readFileSync(f) : undefined)
@@ -56,8 +44,6 @@ function crashCopy(from = file): string {
   }
   return to
 }
-
-type Call = Awaited<ReturnType<typeof testSandbox>>['call']
 
 async function displayName(call: Call, creds: Creds = acme) {
   const res = await call('GET', '/api/v1/partner/me', { creds })
@@ -83,12 +69,12 @@ function folderState(folder: string): Record<string, string> {
 
 describe('data file: acknowledged writes persist', () => {
   it('a PATCH /partner/me survives close() and reopen', async () => {
-    const first = await sandboxOn()
+    const first = await setup({ data: file })
     expect(await displayName(first.call)).toBe(DEFAULT_PARTNER.display_name)
     await patchName(first.call, 'Acme After Restart')
     await first.sandbox.close()
 
-    const second = await sandboxOn()
+    const second = await setup({ data: file })
     expect(await displayName(second.call)).toBe('Acme After Restart')
     // A graceful close folds the journal into the snapshot.
     expect(readFileSync(file, 'utf8')).toContain('Acme After Restart')
@@ -96,7 +82,7 @@ describe('data file: acknowledged writes persist', () => {
   })
 
   it('a PATCH survives without close(): the journal is replayed on open', async () => {
-    const first = await sandboxOn()
+    const first = await setup({ data: file })
     await patchName(first.call, 'Acme Journal Only')
 
     // The write is in the journal, not (yet) in the snapshot: only a replay can bring it back.
@@ -104,21 +90,21 @@ describe('data file: acknowledged writes persist', () => {
     expect(readFileSync(file, 'utf8')).not.toContain('Acme Journal Only')
 
     const crashed = crashCopy()
-    const second = await sandboxOn(crashed)
+    const second = await setup({ data: crashed })
     expect(await displayName(second.call)).toBe('Acme Journal Only')
     // Opening folded the replayed journal into the snapshot of the copy.
     expect(readFileSync(crashed, 'utf8')).toContain('Acme Journal Only')
 
     // A second write after the replay is kept too, and a third open sees both effects.
     await patchName(second.call, 'Acme After Replay')
-    const third = await sandboxOn(crashCopy(crashed))
+    const third = await setup({ data: crashCopy(crashed) })
     expect(await displayName(third.call)).toBe('Acme After Replay')
   })
 
   it('several writes in a row survive a crash, the last one wins', async () => {
-    const first = await sandboxOn()
+    const first = await setup({ data: file })
     for (let i = 1; i <= 10; i++) await patchName(first.call, `Acme v${i}`)
-    const second = await sandboxOn(crashCopy())
+    const second = await setup({ data: crashCopy() })
     expect(await displayName(second.call)).toBe('Acme v10')
   })
 })
@@ -158,7 +144,7 @@ describe('data file: refused files are left untouched', () => {
 
   it('a data file of another schema version is refused with a clear message', async () => {
     // A real data file, as this version writes it, then marked as written by a future version.
-    const writer = await sandboxOn()
+    const writer = await setup({ data: file })
     await writer.sandbox.close()
     const doc = JSON.parse(readFileSync(file, 'utf8'))
     expect(doc.schema_version).toBe(1)
@@ -181,7 +167,7 @@ describe('data file: refused files are left untouched', () => {
 
 describe('data file: the journal after a crash', () => {
   it('drops a torn last journal line, warns on stderr, and keeps the earlier writes', async () => {
-    const first = await sandboxOn()
+    const first = await setup({ data: file })
     await patchName(first.call, 'Acme Before The Tear')
     const crashed = crashCopy()
     const journalBefore = readFileSync(journalOf(crashed), 'utf8')
@@ -194,7 +180,7 @@ describe('data file: the journal after a crash', () => {
     // there), caught through onLog.
     const stderr: string[] = []
     const onLog = (line: string) => stderr.push(line)
-    const second = await sandboxOn(crashed, { logLevel: 'warn', onLog })
+    const second = await setup({ data: crashed, logLevel: 'warn', onLog })
 
     const warnings = stderr.filter((line) => / warn {2}/.test(line))
     expect(warnings).toHaveLength(1)
@@ -208,7 +194,7 @@ describe('data file: the journal after a crash', () => {
     await patchName(second.call, 'Acme After The Tear')
     await second.sandbox.close()
     stderr.length = 0
-    const third = await sandboxOn(crashed, { logLevel: 'warn', onLog })
+    const third = await setup({ data: crashed, logLevel: 'warn', onLog })
     expect(stderr.join('')).not.toContain('torn')
     expect(await displayName(third.call)).toBe('Acme After The Tear')
   })
@@ -239,7 +225,7 @@ describe('data file: the journal after a crash', () => {
   })
 
   it('refuses a corrupt line in the middle of the journal and changes nothing', async () => {
-    const first = await sandboxOn()
+    const first = await setup({ data: file })
     await patchName(first.call, 'Acme One')
     await patchName(first.call, 'Acme Two')
     const crashed = crashCopy()
@@ -325,7 +311,7 @@ describe('data file: compaction', () => {
 
 describe('data file: control plane changes are durable', () => {
   it('POST /_sandbox/reset survives a reopen, with and without close()', async () => {
-    const first = await sandboxOn()
+    const first = await setup({ data: file })
     await patchName(first.call, 'Acme Before Reset')
     const created = await first.call('POST', '/_sandbox/partners', {
       creds: null,
@@ -335,20 +321,20 @@ describe('data file: control plane changes are durable', () => {
     const res = await first.call('POST', '/_sandbox/reset', { creds: null })
     expect(res.status).toBe(200)
 
-    const crashed = await sandboxOn(crashCopy())
+    const crashed = await setup({ data: crashCopy() })
     expect(await displayName(crashed.call)).toBe(DEFAULT_PARTNER.display_name)
     const partners = await crashed.call('GET', '/_sandbox/partners', { creds: null })
     expect(partners.json.data.map((p: { name: string }) => p.name)).not.toContain('Reset Victim')
 
     await first.sandbox.close()
-    const reopened = await sandboxOn()
+    const reopened = await setup({ data: file })
     expect(await displayName(reopened.call)).toBe(DEFAULT_PARTNER.display_name)
     const after = await reopened.call('GET', '/_sandbox/partners', { creds: null })
     expect(after.json.data.map((p: { name: string }) => p.name)).not.toContain('Reset Victim')
   })
 
   it('POST /_sandbox/snapshot (restore) survives a reopen, with and without close()', async () => {
-    const first = await sandboxOn()
+    const first = await setup({ data: file })
     await patchName(first.call, 'Acme Saved State')
     const exported = await first.call('GET', '/_sandbox/snapshot', { creds: null })
     expect(exported.status).toBe(200)
@@ -360,18 +346,18 @@ describe('data file: control plane changes are durable', () => {
     expect(restored.status).toBe(200)
     expect(await displayName(first.call)).toBe('Acme Saved State')
 
-    const crashed = await sandboxOn(crashCopy())
+    const crashed = await setup({ data: crashCopy() })
     expect(await displayName(crashed.call)).toBe('Acme Saved State')
 
     await first.sandbox.close()
-    const reopened = await sandboxOn()
+    const reopened = await setup({ data: file })
     expect(await displayName(reopened.call)).toBe('Acme Saved State')
   })
 })
 
 describe('data file: secrets', () => {
   it('never holds a plain API secret, in the snapshot or the journal', async () => {
-    const first = await sandboxOn()
+    const first = await setup({ data: file })
     const created = await first.call('POST', '/_sandbox/partners', {
       creds: null,
       body: { name: 'Secretive Co' },
@@ -403,7 +389,7 @@ describe('data file: secrets', () => {
     for (const secret of secrets) expect(onDisk()).not.toContain(secret)
 
     // And the hashes on disk are the real thing: the rotated pair works after a reopen.
-    const reopened = await sandboxOn()
+    const reopened = await setup({ data: file })
     expect(await displayName(reopened.call, next)).toBe('Secretive Co')
     const old = await reopened.call('GET', '/api/v1/partner/me', { creds: initial })
     expect(old.status).toBe(401)
@@ -417,14 +403,14 @@ describe('data files that cannot be used are refused with a message', () => {
       DataFileError,
     )
     await expect(createSandbox({ data: missing, logLevel: 'silent' })).rejects.toThrow(missing)
-    const dir = mkdtempSync(join(tmpdir(), 'dir-as-data-'))
+    const dir = tempDirForTest('dir-as-data-')
     await expect(createSandbox({ data: dir, logLevel: 'silent' })).rejects.toThrow(
       /cannot use data file/,
     )
   })
 
   it('a journal line that is JSON but not an entry is treated as corrupt', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bad-entry-'))
+    const dir = tempDirForTest('bad-entry-')
     const data = join(dir, 'sandbox.json')
     const first = await createSandbox({ data, logLevel: 'silent' })
     await first.close()

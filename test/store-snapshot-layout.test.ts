@@ -1,12 +1,11 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { type CollectionsData, emptyCollections, type UserRow } from '../src/store/records.js'
 import { DataFileError, SCHEMA_VERSION, SNAPSHOT_FORMAT } from '../src/store/snapshot-file.js'
 import { readSnapshotLines } from '../src/store/snapshot-lines.js'
 import { Store } from '../src/store/store.js'
-import { bearer, registerAndLogin, testSandbox } from './helpers.js'
+import { bearer, registerAndLogin, setup, tempDirForTest } from './helpers.js'
 
 // The data file is one JSON document with a row per line (snapshot-writer.ts), read a block of
 // rows at a time (snapshot-lines.ts). A file of an earlier version (the same document on one
@@ -15,10 +14,9 @@ import { bearer, registerAndLogin, testSandbox } from './helpers.js'
 let dir: string
 let file: string
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-layout-'))
+  dir = tempDirForTest('partner-sandbox-layout-')
   file = join(dir, 'sandbox.json')
 })
-afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
 const seed = (): CollectionsData => emptyCollections()
 const user = (n: number, extra: Record<string, unknown> = {}) =>
@@ -137,12 +135,12 @@ describe('data file read order', () => {
 describe('rows read back from the data file', () => {
   it('take profile changes like any other row (metadata, addresses), and only their own', async () => {
     const data = join(dir, 'api.json')
-    const first = await testSandbox({ data })
+    const first = await setup({ data })
     const alice = await registerAndLogin(first.call)
     const bob = await registerAndLogin(first.call)
     await first.sandbox.close()
 
-    const { sandbox, call } = await testSandbox({ data })
+    const { sandbox, call } = await setup({ data })
     const me = '/api/v1/partner/users/me'
     const patched = await call('PATCH', me, {
       headers: bearer(alice.token),
@@ -156,9 +154,8 @@ describe('rows read back from the data file', () => {
     expect(bobRow?.metadata).toEqual({})
     expect(bobRow?.secondary_address).toEqual({})
     await sandbox.close()
-    const again = await testSandbox({ data })
+    const again = await setup({ data })
     expect(again.sandbox.store.get('users', alice.userId)?.metadata).toEqual({ plan: 'gold' })
     expect(again.sandbox.store.get('users', bob.userId)?.metadata).toEqual({})
-    await again.sandbox.close()
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { journalOf, testSandbox } from './helpers.js'
+import { journalOf, setup } from './helpers.js'
 
 // The request journal is state behind the seam (an ephemeral collection), and so are rules: a
 // counted rule is met exactly as often as it says under concurrent requests, and a reset or
@@ -9,7 +9,7 @@ const ME = '/api/v1/partner/me'
 
 describe('rules and the journal as state', () => {
   it('a rule with times: 3 answers exactly 3 of 30 requests sent at once', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { call } = await setup()
     const added = await call('POST', '/_sandbox/rules', {
       creds: null,
       body: { match: { method: 'GET', path: ME }, respond: { status: 503 }, times: 3 },
@@ -23,11 +23,10 @@ describe('rules and the journal as state', () => {
     const listed = await call('GET', '/_sandbox/rules', { creds: null })
     expect(listed.json.data).toEqual([])
     expect(await journalOf(call, { ruled: 'true', limit: '100' })).toHaveLength(3)
-    await sandbox.close()
   })
 
   it("a scenario rule with times counts each partner's requests, also when sent at once", async () => {
-    const { sandbox, call } = await testSandbox({
+    const { call } = await setup({
       scenario: {
         name: 'flaky-me',
         rules: [{ match: { method: 'GET', path: ME }, respond: { status: 500 }, times: 2 }],
@@ -44,11 +43,10 @@ describe('rules and the journal as state', () => {
     expect((await call('GET', ME)).status).toBe(500)
     expect((await call('GET', ME)).status).toBe(500)
     expect((await call('GET', ME)).status).toBe(200)
-    await sandbox.close()
   })
 
   it('a reset and a restore keep the journal; the restore brings back the rules it held', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { call } = await setup()
     const marked = await call('GET', ME, { headers: { 'x-request-id': 'before-reset' } })
     expect(marked.status).toBe(200)
     await call('POST', '/_sandbox/rules', {
@@ -68,11 +66,10 @@ describe('rules and the journal as state', () => {
     expect(entry.json.response.body).toEqual(marked.json)
     const rules = await call('GET', '/_sandbox/rules', { creds: null })
     expect(rules.json.data).toHaveLength(1)
-    await sandbox.close()
   })
 
   it('the same X-Request-Id twice is journaled twice; the newest is the one found by id', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { call } = await setup()
     await call('GET', ME, { headers: { 'x-request-id': 'twice' } })
     await call('GET', '/api/v1/partner/usage', { headers: { 'x-request-id': 'twice' } })
     const entries = await journalOf(call, { limit: '10' })
@@ -82,6 +79,5 @@ describe('rules and the journal as state', () => {
     ])
     const found = await call('GET', '/_sandbox/requests/twice', { creds: null })
     expect(found.json.path).toBe('/api/v1/partner/usage')
-    await sandbox.close()
   })
 })

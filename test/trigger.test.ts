@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { onboardedUser, testSandbox } from './helpers.js'
+import { type Call, onboardedUser, setup } from './helpers.js'
 
-const trigger = (call: Awaited<ReturnType<typeof testSandbox>>['call'], body: object) =>
+const trigger = (call: Call, body: object) =>
   call('POST', '/_sandbox/events', {
     creds: null,
     body: { partner_id: DEFAULT_PARTNER.id, ...body },
@@ -10,7 +10,7 @@ const trigger = (call: Awaited<ReturnType<typeof testSandbox>>['call'], body: ob
 
 describe('POST /_sandbox/events makes events from the partner’s real state', () => {
   it('card_transaction.created carries a real purchase the API then returns', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await onboardedUser(call)
     const res = await trigger(call, { type: 'card_transaction.created' })
     expect(res.status, res.text).toBe(201)
@@ -29,7 +29,7 @@ describe('POST /_sandbox/events makes events from the partner’s real state', (
   })
 
   it('card.funded funds the card for real; other types resend the newest real object', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const u = await onboardedUser(call)
     const funded = await trigger(call, { type: 'card.funded' })
     expect(funded.json.event.data.object).toMatchObject({ card_id: u.cardId, amount: 25 })
@@ -41,7 +41,7 @@ describe('POST /_sandbox/events makes events from the partner’s real state', (
   })
 
   it('409 naming what to do when the partner has nothing to base it on; object overrides', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const none = await trigger(call, { type: 'card_transaction.created' })
     expect(none.status).toBe(409)
     expect(none.json.error.message).toMatch(/no user with an active card: onboard one/)

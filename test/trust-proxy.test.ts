@@ -11,7 +11,7 @@ import { serveCommand } from '../src/cli/command-specs.js'
 import { parseFlags } from '../src/cli/flags.js'
 import { envNames } from '../src/config.js'
 import { parseOptions } from '../src/index.js'
-import { type Call, registerAndLogin, testSandbox } from './helpers.js'
+import { type Call, registerAndLogin, setup } from './helpers.js'
 
 const forwarded = {
   host: 'sandbox.ci.internal:8080',
@@ -32,12 +32,12 @@ async function connectOrigin(call: Call, headers: Record<string, string>) {
 
 describe('forwarded headers', () => {
   it('are ignored without --trust-proxy: links use the request Host', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     expect(await connectOrigin(call, forwarded)).toBe('http://sandbox.ci.internal:8080')
   })
 
   it('are ignored without --trust-proxy even with no Host to fall back on but the URL', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const { host: _host, ...noHost } = forwarded
     const origin = await connectOrigin(call, noHost)
     expect(origin).not.toContain('evil.example')
@@ -45,12 +45,12 @@ describe('forwarded headers', () => {
   })
 
   it('count with trustProxy: the proxy says what the client used', async () => {
-    const { call } = await testSandbox({ trustProxy: true })
+    const { call } = await setup({ trustProxy: true })
     expect(await connectOrigin(call, forwarded)).toBe('https://evil.example')
   })
 
   it('never win over --public-url, trusted or not', async () => {
-    const { call } = await testSandbox({
+    const { call } = await setup({
       trustProxy: true,
       publicUrl: 'https://sandbox.partner.example',
     })

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
-import { acme, type Call, testSandbox } from './helpers.js'
+import { acme, type Call, setup, storedRow, storedRows } from './helpers.js'
 
 /**
  * The webhook lab: armed on an endpoint, it sends a duplicate, an out-of-order event, a forged
@@ -83,7 +83,7 @@ const ALL = ['duplicate', 'out_of_order', 'forged_signature', 'replay']
 
 describe('the webhook lab over the control plane', () => {
   it('passes a receiver that verifies with stripe.webhooks.constructEvent', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { call } = await setup()
     let secret = ''
     const acted = new Map<string, number>()
     const app = await receiver(stripeReceiver(() => secret, acted))
@@ -132,11 +132,11 @@ describe('the webhook lab over the control plane', () => {
     expect(forged).toMatchObject({ status: 'permanently_failed', retries: 0, event_id: first })
     expect(forged.attempts).toHaveLength(1)
     expect(log.json.data.filter((d: { lab: string | null }) => d.lab === null)).toHaveLength(1)
-    expect((await sandbox.services.state.get('webhook_labs', hook.id))?.checks).toHaveLength(4)
+    expect((await storedRow(call, 'webhook_labs', hook.id))?.checks).toHaveLength(4)
   })
 
   it('flags a receiver that accepts anything: forged and replayed copies fail', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const app = await receiver(() => 200)
     const hook = await endpointFor(call, app.url)
     await call('POST', `/_sandbox/webhooks/${hook.id}/lab`, {
@@ -155,7 +155,7 @@ describe('the webhook lab over the control plane', () => {
   })
 
   it('pending until attempted; out_of_order waits for a successor', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const app = await receiver(() => 500)
     const hook = await endpointFor(call, app.url)
     await call('POST', `/_sandbox/webhooks/${hook.id}/lab`, {
@@ -176,7 +176,7 @@ describe('the webhook lab over the control plane', () => {
   })
 
   it('bad arming is a 400 naming the field; unknown endpoints are 404; reset clears the lab', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { call } = await setup()
     const app = await receiver(() => 200)
     const hook = await endpointFor(call, app.url)
     const bad = await call('POST', `/_sandbox/webhooks/${hook.id}/lab`, {
@@ -190,7 +190,7 @@ describe('the webhook lab over the control plane', () => {
       body: { checks: ['replay', 'replay'] },
     })
     expect(twice.status).toBe(400)
-    expect(await sandbox.services.state.get('webhook_labs', hook.id)).toBeUndefined()
+    expect(await storedRow(call, 'webhook_labs', hook.id)).toBeUndefined()
     const none = await call('GET', `/_sandbox/webhooks/${hook.id}/lab`, { creds: null })
     expect(none.status).toBe(404)
     expect(none.json.error.message).toContain('never armed')
@@ -209,15 +209,13 @@ describe('the webhook lab over the control plane', () => {
     })
     expect(Object.keys(snapshot.json.collections.webhook_labs)).toEqual([hook.id])
     await call('POST', `/_sandbox/partners/${DEFAULT_PARTNER.id}/reset`, { creds: null })
-    expect(await sandbox.services.state.all('webhook_labs')).toHaveLength(0)
+    expect(await storedRows(call, 'webhook_labs')).toHaveLength(0)
     const restored = await call('POST', `/_sandbox/partners/${DEFAULT_PARTNER.id}/snapshot`, {
       creds: null,
       body: snapshot.json,
     })
     expect(restored.status, restored.text).toBe(200)
-    expect((await sandbox.services.state.get('webhook_labs', hook.id))?.checks[0]?.check).toBe(
-      'replay',
-    )
+    expect((await storedRow(call, 'webhook_labs', hook.id))?.checks[0]?.check).toBe('replay')
 
     // A disabled endpoint cannot be armed; a deleted one takes its lab with it.
     await call('PATCH', `/api/v1/partner/webhooks/${hook.id}`, {
@@ -232,13 +230,13 @@ describe('the webhook lab over the control plane', () => {
     expect(disabled.json.error.message).toContain('enable it')
     const gone = await call('DELETE', `/api/v1/partner/webhooks/${hook.id}`, { creds: acme })
     expect(gone.status, gone.text).toBeLessThan(300)
-    expect(await sandbox.services.state.all('webhook_labs')).toHaveLength(0)
+    expect(await storedRows(call, 'webhook_labs')).toHaveLength(0)
   })
 })
 
 describe('the webhook lab through the typed client', () => {
   it('passes a receiver that verifies with standardwebhooks', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     let verifier: Webhook | undefined
     const app = await receiver((body, headers) => {
       try {
@@ -274,7 +272,7 @@ describe('the webhook lab through the typed client', () => {
 
 describe('the webhook lab on the dashboard', () => {
   it('shows each endpoint’s report and a button that arms every check', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const app = await receiver(() => 200)
     const hook = await endpointFor(call, app.url)
     const before = await sandbox.app.request(`/_sandbox?partner=${DEFAULT_PARTNER.id}`)

@@ -8,7 +8,7 @@ import { serveCommand } from '../src/cli/command-specs.js'
 import { parseFlags } from '../src/cli/flags.js'
 import { envNames } from '../src/config.js'
 import { parseOptions } from '../src/index.js'
-import { type Call, type Creds, northwind, testSandbox } from './helpers.js'
+import { type Call, type Creds, northwind, setup } from './helpers.js'
 
 const API = '/api/v1/partner/webhooks'
 
@@ -31,7 +31,7 @@ async function fillTo(call: Call, total: number) {
 
 describe('the cap on webhook endpoints', () => {
   it('allows 16 by default and refuses the 17th with a 409 that says what to do', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     await fillTo(call, 16)
     const others = await endpointCount(call, northwind)
     const refused = await create(call, 17)
@@ -52,7 +52,7 @@ describe('the cap on webhook endpoints', () => {
   })
 
   it('makes room again once an endpoint is deleted', async () => {
-    const { call } = await testSandbox({ webhookLimit: 3 })
+    const { call } = await setup({ webhookLimit: 3 })
     await fillTo(call, 3)
     expect((await create(call, 4)).status).toBe(409)
     const [first] = (await call('GET', API)).json.data.filter(
@@ -64,7 +64,7 @@ describe('the cap on webhook endpoints', () => {
   })
 
   it('counts the primary endpoint: setting webhook_url at the cap is refused, naming it', async () => {
-    const { call } = await testSandbox({ webhookLimit: 2 })
+    const { call } = await setup({ webhookLimit: 2 })
     const me = (await call('GET', '/api/v1/partner/me')).json.partner
     if (me.webhook_url) {
       const cleared = await call('PATCH', '/api/v1/partner/me', { body: { webhook_url: null } })
@@ -85,7 +85,7 @@ describe('the cap on webhook endpoints', () => {
   })
 
   it('lets two creations at once never both take the last place', async () => {
-    const { call } = await testSandbox({ webhookLimit: 4 })
+    const { call } = await setup({ webhookLimit: 4 })
     await fillTo(call, 3)
     const answers = await Promise.all([1, 2, 3, 4].map((n) => create(call, 100 + n)))
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409])
@@ -93,7 +93,7 @@ describe('the cap on webhook endpoints', () => {
   })
 
   it('is documented as a 409 of createWebhook and updatePartner', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const doc = (await call('GET', '/openapi.json', { creds: null })).json
     expect(doc.paths['/api/v1/partner/webhooks'].post.responses).toHaveProperty('409')
     expect(doc.paths['/api/v1/partner/me'].patch.responses).toHaveProperty('409')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_PARTNER } from '../../src/store/default-credentials.js'
-import { journalOf, testSandbox } from '../helpers.js'
+import { journalOf, setup } from '../helpers.js'
 
 /**
  * JSON nested to any depth. JSON.parse takes it, but JSON.stringify and every recursive walk
@@ -24,7 +24,7 @@ const API = '/api/v1/partner'
 const routes = [`PATCH ${API}/me`, `POST ${API}/auth/register`, 'POST /_sandbox/events']
 
 async function sandboxWithDeepBodies(logs: string[] = []) {
-  const { sandbox, call } = await testSandbox({
+  const { sandbox, call } = await setup({
     logLevel: 'debug',
     onLog: (line: string) => logs.push(line),
   })
@@ -111,7 +111,7 @@ describe('JSON nested deeper than the limit', () => {
   })
 
   it('in the X-Sandbox-Scenario header leaves the journal readable', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const res = await call('GET', `${API}/me`, {
       headers: { 'x-sandbox-scenario': arrays(5_000, '{}') },
     })
@@ -123,7 +123,7 @@ describe('JSON nested deeper than the limit', () => {
 
 describe('JSON within the limit', () => {
   it('is taken at 100 levels, refused at 101', async () => {
-    const { call } = await testSandbox()
+    const { call } = await setup()
     const trigger = (depth: number) =>
       call('POST', '/_sandbox/events', {
         creds: null,

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { acme, type Call, loginAs, orgHeaders, snapshotOf, testSandbox } from '../helpers.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { acme, loginAs, orgHeaders, sharedSetup, snapshotOf } from '../helpers.js'
 
 /**
  * Property-based fuzz over every operation of /openapi.json: path parameters, query
@@ -13,7 +13,6 @@ import { acme, type Call, loginAs, orgHeaders, snapshotOf, testSandbox } from '.
 const SEED = 20_261_123
 const RUNS_PER_OPERATION = 15
 
-type Sandbox = Awaited<ReturnType<typeof testSandbox>>['sandbox']
 interface Operation {
   method: string
   path: string
@@ -37,8 +36,7 @@ const changesOnRejection = new Set([
 const excluded =
   /^(POST|PUT|DELETE) \/_sandbox\/(rules|partners\/\{id\}\/rules|scenario|scenarios|reset)/
 
-let sandbox: Sandbox
-let call: Call
+const { call } = sharedSetup({ seed: 5, rateLimit: 'off' })
 let headers: Record<string, string>
 let operations: Operation[]
 
@@ -52,9 +50,7 @@ function fieldsOf(doc: Doc, schema: Doc): string[] {
   return [...Object.keys(schema.properties ?? {}), ...parts.flatMap((p: Doc) => fieldsOf(doc, p))]
 }
 
-afterAll(() => sandbox.close())
 beforeAll(async () => {
-  ;({ sandbox, call } = await testSandbox({ seed: 5, rateLimit: 'off' }))
   const token = await loginAs(call, 'jaeden_grant51@example.com')
   headers = { ...orgHeaders(acme), authorization: `Bearer ${token}` }
   const doc: Doc = (await call('GET', '/openapi.json', { creds: null })).json

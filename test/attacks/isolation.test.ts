@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Call, snapshotOf, testSandbox } from '../helpers.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { sharedSetup, snapshotOf } from '../helpers.js'
 import { buildTenant, type Tenant } from './tenants.js'
 
 /**
@@ -8,10 +8,7 @@ import { buildTenant, type Tenant } from './tenants.js'
  * the route has. Never a 2xx, never another tenant's data in the answer, nothing changes.
  */
 
-type Sandbox = Awaited<ReturnType<typeof testSandbox>>['sandbox']
-
-let sandbox: Sandbox
-let call: Call
+const { call } = sharedSetup({ seed: 21, rateLimit: 'off' })
 let tenants: Tenant[]
 let operations: { method: string; path: string }[]
 
@@ -41,9 +38,7 @@ function bodyFor(path: string, victim: Tenant): unknown {
   return {}
 }
 
-afterAll(() => sandbox.close())
 beforeAll(async () => {
-  ;({ sandbox, call } = await testSandbox({ seed: 21, rateLimit: 'off' }))
   tenants = []
   for (const name of ['iso-a', 'iso-b', 'iso-c']) tenants.push(await buildTenant(call, name))
   const doc = (await call('GET', '/openapi.json', { creds: null })).json

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import {
   acme,
-  type Call,
   connectBank,
   createPartner,
   onboardedUser,
   orgHeaders,
-  testSandbox,
+  setup,
+  sharedSetup,
 } from '../helpers.js'
 
 /**
@@ -22,7 +22,7 @@ type Doc = any
 const NOT_DECIMAL = ['0x10', '1e2', ' 5', '5 ', '+5', '-1', '5.0', '5.', '', '٥', 'NaN', 'ten']
 const OUT_OF_RANGE = ['0', '100000', '99999999999999999999']
 
-let call: Call
+const { call } = sharedSetup({ rateLimit: 'off' })
 let headers: Record<string, string>
 let doc: Doc
 
@@ -63,7 +63,6 @@ const urlFor = (path: string, limit: string) =>
   )}?limit=${encodeURIComponent(limit)}`
 
 beforeAll(async () => {
-  ;({ call } = await testSandbox({ rateLimit: 'off' }))
   const user = await onboardedUser(call)
   headers = { ...orgHeaders(acme), ...user.bearer }
   await connectBank(call, user.bearer)
@@ -134,7 +133,7 @@ describe('limit', () => {
   })
 
   it('pages the control plane partners list with starting_after, oldest first', async () => {
-    const { call: fresh } = await testSandbox()
+    const { call: fresh } = await setup()
     await createPartner(fresh, { name: 'Third' })
     const all = (await fresh('GET', '/_sandbox/partners', { creds: null })).json
     expect(all.has_more).toBe(false)

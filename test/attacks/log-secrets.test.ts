@@ -8,8 +8,8 @@ import {
   hostedOnboarding,
   newUser,
   onboardingApplicant,
+  setup,
   startReceiver,
-  testSandbox,
 } from '../helpers.js'
 
 /**
@@ -140,7 +140,7 @@ describe('the log at debug, through a whole flow', () => {
   for (const logFormat of ['json', 'pretty'] as const) {
     it(`holds no code, token, secret or password (${logFormat})`, async () => {
       const lines: string[] = []
-      const { call } = await testSandbox({
+      const { call } = await setup({
         logLevel: 'debug',
         logFormat,
         onLog: (line: string) => lines.push(line),

@@ -1,8 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, it, vi } from 'vitest'
-import { acme, bearer, onboardingApplicant, testSandbox } from '../helpers.js'
+import { acme, bearer, onboardingApplicant, setup, tempDirForTest } from '../helpers.js'
 
 /**
  * A secrets scan: after a run that touches every kind of secret (password, SSN, login and
@@ -20,8 +19,8 @@ it('no secret leaks into logs, data file, journal, snapshot or other answers', a
   // Every log line, as formatted for stderr (caught through onLog: stderr itself is written
   // from a buffer off the event loop, log-destination.ts).
   const logs: string[] = []
-  const dir = mkdtempSync(join(tmpdir(), 'sandbox-secrets-'))
-  const { sandbox, call: rawCall } = await testSandbox({
+  const dir = tempDirForTest('sandbox-secrets-')
+  const { sandbox, call: rawCall } = await setup({
     data: join(dir, 'state.json'),
     logLevel: 'debug',
     seed: 99,

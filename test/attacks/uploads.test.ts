@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { acme, bearer, orgHeaders, registerAndLogin, testSandbox } from '../helpers.js'
+import { acme, bearer, orgHeaders, registerAndLogin, setup } from '../helpers.js'
 
 /**
  * A profile picture is recognised by its magic bytes alone, so what follows them is the
@@ -13,7 +13,7 @@ const PAYLOAD =
 
 describe('an uploaded picture carrying a script', () => {
   it('is served with nosniff, a CSP that runs nothing, and inline under a name of ours', async () => {
-    const { sandbox, call } = await testSandbox()
+    const { sandbox, call } = await setup()
     const { token } = await registerAndLogin(call)
     const form = new FormData()
     const bytes = Buffer.concat([PNG_SIGNATURE, Buffer.from(PAYLOAD)])
