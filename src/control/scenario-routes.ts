@@ -90,12 +90,10 @@ export function controlScenarioRoutes(s: ScenarioRoutesParts, operations: Operat
         'Give it to a partner with PATCH /_sandbox/partners/{id} { scenario }, make it the default with PUT /_sandbox/scenario, or name it in X-Sandbox-Scenario.',
       request: {
         body: jsonBody(
-          z
-            .record(z.string(), z.unknown())
-            .openapi({
-              description:
-                "A scenario document (see scenarios/scenario.schema.json). Its rules are held to the API's contract as rules added here are (400 naming rules.<n>.…), unless a rule says off_contract: true.",
-            }),
+          z.record(z.string(), z.unknown()).openapi({
+            description:
+              "A scenario document (see scenarios/scenario.schema.json). Its rules are held to the API's contract as rules added here are (400 naming rules.<n>.…), unless a rule says off_contract: true.",
+          }),
         ),
       },
       responses: {
