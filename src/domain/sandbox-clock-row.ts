@@ -26,6 +26,11 @@ export class SandboxClockRow {
   /** Changes of this process so far: a read begun before one must not undo it. */
   private changes = 0
   /**
+   * Writes of this process ended so far: a read sent while one was still to commit may be
+   * answered after it did, with the row as it was before it.
+   */
+  private written = 0
+  /**
    * The last write asked for. Writes go one after the other, each of the setting as it then
    * stands: on PostgreSQL two transactions at once may commit in either order, and the row
    * must end with the latest setting, not the one whose transaction happened to lose a retry.
@@ -47,12 +52,15 @@ export class SandboxClockRow {
 
   /**
    * Takes the stored setting (written through any process), unless a change of this
-   * process's own is still on its way to the row. A cheap read: one row.
+   * process's own is still on its way to the row or landed while it was read (the read may
+   * have begun before that commit). A cheap read: one row.
    */
   async refresh(): Promise<void> {
-    const changes = this.changes
+    const { changes, written } = this
     const stored = await this.parts.state.get('clocks', 'sandbox')
-    if (stored && this.pending === 0 && this.changes === changes) this.parts.clock.adopt(stored)
+    // A write of ours under way, begun, or ended while the row was read: the clock is newer.
+    const ours = this.pending > 0 || this.changes !== changes || this.written !== written
+    if (stored && !ours) this.parts.clock.adopt(stored)
   }
 
   /** After this process reset the state: the clock back to how it started, stored. */
@@ -88,6 +96,7 @@ export class SandboxClockRow {
       this.parts.logger.error(`cannot store the sandbox clock: ${(error as Error).stack}`)
     } finally {
       this.pending--
+      this.written++
     }
   }
 }
