@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, onTestFinished } from 'vitest'
 import type { InternalOptions } from '../src/compose.js'
-import { createSandbox, type Sandbox, type SandboxOptions } from '../src/index.js'
+import {
+  createSandbox,
+  type RunningSandbox,
+  type Sandbox,
+  type SandboxOptions,
+  startSandbox,
+} from '../src/index.js'
 import { DEFAULT_PARTNER, SECOND_PARTNER } from '../src/store/default-credentials.js'
 import { freshDatabaseUrl } from './postgres.js'
 
@@ -130,6 +136,21 @@ export async function setup(
   onTestFinished(() => t.sandbox.close())
   if (frozenAt !== undefined) t.sandbox.clock.freeze(frozenAt === true ? undefined : frozenAt)
   return t
+}
+
+/**
+ * setup()'s sandbox served on a socket of 127.0.0.1 (a free port), for what needs a real
+ * address: a webhook aimed at it, a CLI, fetch. Closed when the test ends.
+ */
+export async function servedForTest(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const sandbox = await startSandbox({
+    logLevel: 'silent',
+    ...engineOptions(options),
+    port: 0,
+    ...options,
+  })
+  onTestFinished(() => sandbox.close())
+  return sandbox
 }
 
 /**

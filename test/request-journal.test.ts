@@ -1,25 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { startSandbox } from '../src/index.js'
+import { describe, expect, it } from 'vitest'
 import { RequestJournal } from '../src/services/journal.js'
 import type { State } from '../src/state/seam.js'
 import {
   acme,
   createPartner,
-  engineOptions,
   httpCall,
   journalOf,
   onboardedUser,
   registerAndLogin,
+  servedForTest,
   setup,
   testEngine,
 } from './helpers.js'
 import { journalEntry, standaloneJournal } from './journal-entry.js'
 
 const API = '/api/v1/partner'
-const cleanup: (() => Promise<void>)[] = []
-afterEach(async () => {
-  for (const fn of cleanup.splice(0)) await fn()
-})
 
 describe('the request journal: headers, bodies and redaction', () => {
   it('keeps request and response headers and bodies, secrets redacted', async () => {
@@ -58,8 +53,7 @@ describe('the request journal: headers, bodies and redaction', () => {
   })
 
   it('journals over a real socket too, and keeps error envelopes readable', async () => {
-    const sandbox = await startSandbox({ port: 0, logLevel: 'silent', ...engineOptions() })
-    cleanup.push(() => sandbox.close())
+    const sandbox = await servedForTest()
     const call = httpCall(sandbox.url)
     const bad = await call('POST', `${API}/auth/login`, { body: { email: 'nope' } })
     expect(bad.status).toBe(400)
@@ -74,8 +68,7 @@ describe('the request journal: headers, bodies and redaction', () => {
   })
 
   it('shows a served answer as the client got it: its headers, rate limit included, and body', async () => {
-    const sandbox = await startSandbox({ port: 0, logLevel: 'silent', ...engineOptions() })
-    cleanup.push(() => sandbox.close())
+    const sandbox = await servedForTest()
     const res = await fetch(`${sandbox.url}${API}/me`, {
       headers: { 'x-partner-key': acme.key, 'x-partner-secret': acme.secret },
     })

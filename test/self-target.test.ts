@@ -12,10 +12,17 @@ import { hostname } from 'node:os'
 import { serve } from '@hono/node-server'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runCommand } from '../src/cli/commands.js'
-import { createSandbox, type RunningSandbox, type Sandbox, startSandbox } from '../src/index.js'
+import { createSandbox, type RunningSandbox, type Sandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { remoteSelf, selfReason } from '../src/webhooks/self-target.js'
-import { acme, type Call, type Creds, engineOptions, registerAndLogin } from './helpers.js'
+import {
+  acme,
+  type Call,
+  type Creds,
+  engineOptions,
+  registerAndLogin,
+  servedForTest,
+} from './helpers.js'
 
 /** Every way to write "this machine" in a URL's host, as the URL parser leaves it or not. */
 const spellings = [
@@ -68,13 +75,7 @@ function callOf(sandbox: Sandbox): Call {
 
 async function running(): Promise<{ sandbox: RunningSandbox; call: Call }> {
   // Rate limit off: one test makes over a thousand creation attempts.
-  const sandbox = await startSandbox({
-    ...engineOptions(),
-    port: 0,
-    logLevel: 'silent',
-    rateLimit: 'off',
-  })
-  cleanup.push(() => sandbox.close())
+  const sandbox = await servedForTest({ rateLimit: 'off' })
   return { sandbox, call: callOf(sandbox) }
 }
 

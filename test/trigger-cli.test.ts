@@ -3,26 +3,16 @@
  * webhook lab deliveries: a real sandbox on 127.0.0.1 and the CLI as a real process.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { eventCatalogue } from '../src/webhooks/catalogue.js'
 import { spawnCli, stopCliProcesses, until } from './cli-process.js'
-import { engineOptions, httpCall, onboardedUser, startReceiver } from './helpers.js'
+import { httpCall, onboardedUser, receiverForTest, servedForTest } from './helpers.js'
 
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  await stopCliProcesses()
-  for (const close of cleanup.splice(0).reverse()) await close()
-})
+// The CLIs stop first, then (onTestFinished) the receivers and sandboxes they talk to.
+afterEach(stopCliProcesses)
 
 async function sandboxOn127() {
-  const sandbox: RunningSandbox = await startSandbox({
-    ...engineOptions(),
-    port: 0,
-    logLevel: 'silent',
-  })
-  cleanup.push(() => sandbox.close())
-  return sandbox
+  return servedForTest()
 }
 
 describe('partner-sandbox trigger', () => {
@@ -95,8 +85,7 @@ describe('partner-sandbox trigger', () => {
 describe('partner-sandbox listen and the webhook lab', () => {
   it('prints lab deliveries as such, and ordinary ones without a mark', async () => {
     const sandbox = await sandboxOn127()
-    const app = await startReceiver()
-    cleanup.push(() => app.close())
+    const app = await receiverForTest()
     const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
     await until(cli, (o) => o.includes('Webhook signing secret'), 'ready line')
     const webhookId = /endpoint (wh_\w+)/.exec(cli.output.stdout)?.[1] as string

@@ -9,13 +9,17 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { spawnCli, stopCliProcesses, until } from './cli-process.js'
-import { engineOptions, httpCall, onboardedUser, type Receiver, startReceiver } from './helpers.js'
+import {
+  engineOptions,
+  httpCall,
+  onboardedUser,
+  type Receiver,
+  receiverForTest,
+  servedForTest,
+} from './helpers.js'
 
-const cleanup: (() => Promise<unknown>)[] = []
-afterEach(async () => {
-  await stopCliProcesses()
-  for (const close of cleanup.splice(0).reverse()) await close()
-})
+// The CLIs stop first, then (onTestFinished) the receivers and sandboxes they talk to.
+afterEach(stopCliProcesses)
 
 /** The default partner's webhook endpoints (GET /partner/webhooks), as its backend sees them. */
 async function endpointsOf(sandbox: RunningSandbox) {
@@ -32,14 +36,8 @@ async function deliveriesOf(sandbox: RunningSandbox, id: string) {
 }
 
 async function setup(...replies: number[]) {
-  const sandbox: RunningSandbox = await startSandbox({
-    ...engineOptions(),
-    port: 0,
-    logLevel: 'silent',
-  })
-  cleanup.push(() => sandbox.close())
-  const app: Receiver = await startReceiver(...replies)
-  cleanup.push(() => app.close())
+  const sandbox = await servedForTest()
+  const app: Receiver = await receiverForTest(...replies)
   return { sandbox, app }
 }
 
@@ -127,8 +125,7 @@ describe('partner-sandbox listen / trigger', () => {
   it('when the sandbox is gone at Ctrl-C, says the endpoint is left and how to delete it (exit 1)', async () => {
     // Not through setup(): this test closes the sandbox itself.
     const sandbox = await startSandbox({ ...engineOptions(), port: 0, logLevel: 'silent' })
-    const app = await startReceiver()
-    cleanup.push(() => app.close())
+    const app = await receiverForTest()
     const cli = spawnCli(['listen', '--forward-to', app.url, '--url', sandbox.url])
     await until(cli, (o) => o.includes('Webhook signing secret: whsec_'), 'ready line')
     const id = (await endpointsOf(sandbox))[0]?.id as string
