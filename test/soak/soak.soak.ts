@@ -39,7 +39,7 @@ const STEADY_SECONDS = Math.round(60 * SCALE)
 /**
  * Issue 40's target, which `npm run bench` reports too (bench/rss-per-row.mjs). Before the
  * indexes stopped keeping a map from id to place per key (store/ordered-ids.ts) this run read
- * 0.62-1.04 KB on a loaded 2-core machine (0.94 and 0.95 in the benchmark); since, 0.47-0.62
+ * 0.62-1.04 KB on a loaded 2-core machine (0.94 and 0.95 in the benchmark); since, 0.47-0.63
  * (0.59-0.60 in the benchmark), the spread of a busy machine included.
  */
 const KB_PER_ROW = 1.0
