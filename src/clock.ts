@@ -97,7 +97,7 @@ export function createClock(options: ClockOptions = {}): SandboxClock {
   return {
     now,
     date: () => new Date(now()),
-    iso: () => isoAt(now()),
+    iso: () => new Date(now()).toISOString(),
     freeze(at) {
       frozenAt = at ?? now()
       changed()
@@ -136,23 +136,6 @@ export function createClock(options: ClockOptions = {}): SandboxClock {
       offset_ms: frozenAt === undefined ? offset : frozenAt - source(),
     }),
   }
-}
-
-let lastMs = Number.NaN
-let lastIso = ''
-
-/**
- * The ISO text of `ms`, the same string for the same instant: the rows one request writes
- * stamp it several times (a code ended when the next was made, a session opened when its code
- * was used, an event and its transaction), and each `toISOString()` was a string of its own,
- * ~40 bytes kept per stamp of every stored row.
- */
-export function isoAt(ms: number): string {
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString()
-    lastMs = ms
-  }
-  return lastIso
 }
 
 export function toMillis(value: number | string): number {

@@ -1,4 +1,4 @@
-import { type Clock, isoAt } from '../clock.js'
+import type { Clock } from '../clock.js'
 import { ApiError } from '../errors.js'
 import type { State, StateTx } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
@@ -99,7 +99,7 @@ export class PartnerClocks {
 
   forPartner(partnerId: string): PartnerClock {
     const now = () => this.nowOf(partnerId)
-    return { now, date: () => new Date(now()), iso: () => isoAt(now()) }
+    return { now, date: () => new Date(now()), iso: () => new Date(now()).toISOString() }
   }
 
   /** Whether the partner's time runs on its own (neither it nor the sandbox is frozen). */
