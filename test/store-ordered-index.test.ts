@@ -23,8 +23,8 @@ describe('OrderedIds', () => {
     ids.add('t4', '2026-01-01T11')
     ids.add('t5', '2026-01-01T09')
     expect([...ids.walk()]).toEqual(['t5', 't1', 't3', 't4', 't2'])
-    expect([...ids.walk(true, 't4')]).toEqual(['t3', 't1', 't5'])
-    ids.delete('t3')
+    expect([...ids.walk(true, 't4', '2026-01-01T11')]).toEqual(['t3', 't1', 't5'])
+    ids.delete('t3', '2026-01-01T11')
     expect([...ids.walk(true)]).toEqual(['t2', 't4', 't1', 't5'])
     expect(ids.first()).toBe('t5')
   })
@@ -59,7 +59,7 @@ describe('OrderedIds', () => {
     // Once no walk is under way, a row put in the middle (in place) is read in its place.
     ids.add('later', '0015')
     expect([...ids.walk()]).toEqual(['r0', 'late', 'r1', 'later', ...order.slice(2)])
-    expect([...ids.walk(true, 'r2')]).toEqual(['later', 'r1', 'late', 'r0'])
+    expect([...ids.walk(true, 'r2', '0020')]).toEqual(['later', 'r1', 'late', 'r0'])
   })
 
   it('sorts after a bulk fill, stable for ties', () => {
@@ -87,8 +87,8 @@ describe('OrderedIds', () => {
       if (model.length > 0 && random(3) === 0) {
         // Mostly the oldest, as retention removes; sometimes any.
         const victim = random(4) === 0 ? random(model.length) : 0
-        const [id] = model[victim] as [string, string, number]
-        ids.delete(id)
+        const [id, value] = model[victim] as [string, string, number]
+        ids.delete(id, value)
         model.splice(victim, 1)
       } else {
         clock += random(20) === 0 ? -random(50) : random(3)
@@ -102,9 +102,11 @@ describe('OrderedIds', () => {
         expect([...ids.walk()]).toEqual(order)
         expect([...ids.walk(true)]).toEqual([...order].reverse())
         expect(ids.first()).toBe(order[0])
-        const cut = order[random(order.length)]
+        const cut = model[random(model.length)]
         if (cut !== undefined)
-          expect([...ids.walk(true, cut)]).toEqual(order.slice(0, order.indexOf(cut)).reverse())
+          expect([...ids.walk(true, cut[0], cut[1])]).toEqual(
+            order.slice(0, order.indexOf(cut[0])).reverse(),
+          )
       }
     }
   })
@@ -118,7 +120,7 @@ describe('OrderedIds', () => {
       model = model.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
     }
     const remove = (id: string) => {
-      ids.delete(id)
+      ids.delete(id, model.find((m) => m[0] === id)?.[1])
       model = model.filter((m) => m[0] !== id)
     }
     for (let i = 0; i < 50; i++) add(`s${i}`, String(i).padStart(8, '0'))
@@ -136,13 +138,53 @@ describe('OrderedIds', () => {
         expect([...ids.walk()]).toEqual(order)
         expect([...ids.walk(true)]).toEqual([...order].reverse())
         expect(ids.first()).toBe(order[0])
-        const cut = order[Math.floor(order.length / 3)] as string
-        expect([...ids.walk(false, cut)]).toEqual(order.slice(order.indexOf(cut) + 1))
-        expect([...ids.walk(true, cut)]).toEqual(order.slice(0, order.indexOf(cut)).reverse())
+        const [cut, value] = model[Math.floor(model.length / 3)] as [string, string]
+        expect([...ids.walk(false, cut, value)]).toEqual(order.slice(order.indexOf(cut) + 1))
+        expect([...ids.walk(true, cut, value)]).toEqual(
+          order.slice(0, order.indexOf(cut)).reverse(),
+        )
         expect(ids.size).toBe(order.length)
       }
     }
     // Every id the early walk began with is gone: it gives nothing more, and none of the new.
     expect([...early]).toEqual([])
+  })
+  it('without order values, or all of one value (a frozen clock), agrees with a plain list as ids go from anywhere', () => {
+    for (const sorted of [false, true]) {
+      let seed = 20261201
+      const random = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31
+        return seed % n
+      }
+      const ids = new OrderedIds(sorted)
+      const model: string[] = []
+      for (let step = 0; step < 6_000; step++) {
+        const roll = random(10)
+        if (model.length > 0 && roll < 4) {
+          // From the front, the back or anywhere: the last ones make finding a place costly
+          // enough that the list keeps a map of places from then on, and stays right.
+          const victim = roll === 0 ? random(model.length) : roll === 1 ? model.length - 1 : 0
+          const id = model[victim] as string
+          ids.delete(id, '2026-12-01T00:00:00.000Z')
+          model.splice(victim, 1)
+        } else {
+          ids.add(`id${step}`, '2026-12-01T00:00:00.000Z')
+          model.push(`id${step}`)
+        }
+        if (step % 499 === 0) {
+          expect([...ids.walk()]).toEqual(model)
+          expect([...ids.walk(true)]).toEqual([...model].reverse())
+          expect(ids.size).toBe(model.length)
+          const cut = model[random(model.length)]
+          if (cut !== undefined) {
+            expect(ids.has(cut, '2026-12-01T00:00:00.000Z')).toBe(true)
+            expect([...ids.walk(false, cut, '2026-12-01T00:00:00.000Z')]).toEqual(
+              model.slice(model.indexOf(cut) + 1),
+            )
+          }
+          expect(ids.has('gone', '2026-12-01T00:00:00.000Z')).toBe(false)
+        }
+      }
+    }
   })
 })

@@ -32,11 +32,22 @@ export interface IndexDef<K extends CollectionName> {
 export class IndexMap {
   private readonly map = new Map<string, string | OrderedIds>()
 
-  /** `orderOf` gives the order value of a stored row's id (when a lone id gets company). */
+  /**
+   * `rowOf` gives the stored row of an id: its order value (when a lone id gets company, or
+   * a cursor's place is looked for) and whether it is under a key.
+   */
   constructor(
     readonly def: IndexDef<CollectionName>,
-    private readonly orderOf: (id: string) => string = () => '',
+    private readonly rowOf: (id: string) => Collections[CollectionName] | undefined,
   ) {}
+
+  /** The order value of a stored row's id ('' without `order`). */
+  private orderOf(id: string): string {
+    const order = this.def.order
+    if (!order) return ''
+    const row = this.rowOf(id)
+    return row === undefined ? '' : order(row)
+  }
 
   add(key: string, id: string, orderValue?: string): void {
     const ids = this.map.get(key)
@@ -50,14 +61,15 @@ export class IndexMap {
     } else ids.add(id, orderValue)
   }
 
-  delete(key: string, id: string): void {
+  /** Takes `id` from `key`; `orderValue` is the one it was added with. */
+  delete(key: string, id: string, orderValue?: string): void {
     const ids = this.map.get(key)
     if (ids === undefined) return
     if (typeof ids === 'string') {
       if (ids === id) this.map.delete(key)
       return
     }
-    ids.delete(id)
+    ids.delete(id, orderValue)
     if (ids.size === 1) for (const last of ids.walk()) this.map.set(key, last)
   }
 
@@ -69,15 +81,16 @@ export class IndexMap {
     const ids = this.map.get(key)
     if (ids === undefined) return
     if (typeof ids !== 'string') {
-      yield* ids.walk(reverse, after)
+      yield* ids.walk(reverse, after, after === undefined ? undefined : this.orderOf(after))
       return
     }
     if (after === undefined) yield ids
   }
 
+  /** Read from the row, as the index holds every stored row under its key. */
   has(key: string, id: string): boolean {
-    const ids = this.map.get(key)
-    return typeof ids === 'string' ? ids === id : (ids?.has(id) ?? false)
+    const row = this.rowOf(id)
+    return row !== undefined && this.def.key(row) === key
   }
 
   first(key: string): string | undefined {

@@ -172,9 +172,8 @@ export class Store {
    * answers its first request (a partner's key looked up) without first indexing every user.
    */
   defineIndex<K extends CollectionName>(name: string, def: IndexDef<K>): void {
-    const order = def.order
     const index = new IndexMap(def as unknown as IndexDef<CollectionName>, (id) =>
-      order ? order(this.data[def.collection][id] as Collections[K]) : '',
+      this.get(def.collection, id),
     )
     this.indexes.set(name, index)
     const siblings = this.indexesOf.get(def.collection)
@@ -531,7 +530,7 @@ export class Store {
       const from = before ? index.def.key(before as never) : undefined
       const to = after ? index.def.key(after as never) : undefined
       if (from === to && !this.reordered(index, before, after)) continue
-      if (from !== undefined) index.delete(from, id)
+      if (from !== undefined) index.delete(from, id, index.def.order?.(before as never))
       if (to !== undefined) index.add(to, id, index.def.order?.(after as never))
     }
   }
