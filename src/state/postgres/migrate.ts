@@ -11,31 +11,18 @@ import { within } from './pool.js'
  * nothing to do). Run at every start and by `partner-sandbox migrate`. A released file is never
  * edited: a change of schema is a new file.
  */
-export interface Migration {
-  version: number
-  name: string
-  sql: string
-}
 
 const FILE = /^(\d{4})-([a-z0-9-]+)\.sql$/
+const DIR = join(packageRoot, 'migrations')
 
-export function readMigrations(dir = join(packageRoot, 'migrations')): Migration[] {
-  return readdirSync(dir)
-    .flatMap((file) => {
-      const named = FILE.exec(file)
-      if (!named) return []
-      return [
-        {
-          version: Number(named[1]),
-          name: named[2] as string,
-          sql: readFileSync(join(dir, file), 'utf8'),
-        },
-      ]
-    })
-    .sort((a, b) => a.version - b.version)
-}
-
-export const migrations: readonly Migration[] = readMigrations()
+export const migrations = readdirSync(DIR)
+  .flatMap((file) => {
+    const named = FILE.exec(file)
+    if (!named) return []
+    const sql = readFileSync(join(DIR, file), 'utf8')
+    return [{ version: Number(named[1]), name: named[2] as string, sql }]
+  })
+  .sort((a, b) => a.version - b.version)
 
 /** Brings `schema` up to the latest migration; answers the versions it applied. */
 export function migrate(client: pg.ClientBase, schema: string): Promise<number[]> {

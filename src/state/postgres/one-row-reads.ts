@@ -40,20 +40,16 @@ export class OneRowReads {
       from += params.length
       return ` LEFT JOIN (${renumbered}) r${i} ON true`
     })
-    let values: unknown[]
+    const text = `SELECT * FROM (SELECT) one${joins.join('')}`
+    const params = reads.flatMap((read) => read[2])
+    let found: unknown[][]
     try {
-      const text = `SELECT * FROM (SELECT) one${joins.join('')}`
-      values =
-        (
-          await this.send(
-            text,
-            reads.flatMap((r) => r[2]),
-          )
-        )[0] ?? []
+      found = await this.send(text, params)
     } catch (error) {
       for (const [, , , done] of reads) done(undefined, error)
       return
     }
+    const values = found[0] ?? []
     let at = 0
     for (const [collection, , , done] of reads) {
       const row: Row = {}

@@ -28,13 +28,7 @@ import { PgTx } from './pg-tx.js'
 import { createPool, prepared, transact, within } from './pool.js'
 import { withRetries } from './retries.js'
 import { paramsOf, recordOf } from './rows.js'
-import {
-  indexStatements,
-  insertMany,
-  tableStatements,
-  USE_RULE,
-  upsertGroups,
-} from './statements.js'
+import { insertMany, tableStatements, USE_RULE, upsertGroups } from './statements.js'
 import { tables } from './tables.js'
 
 export interface PostgresStateOptions {
@@ -106,26 +100,21 @@ export class PostgresState extends PgReader implements State {
   }
 
   async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {
-    const tx = await withRetries(() =>
+    const { tx, result } = await withRetries(() =>
       transact(this.pool, this.options.url, 'BEGIN ISOLATION LEVEL SERIALIZABLE', async (c) => {
-        const tx = new PgTx(c, this.options.url, scope?.partner)
+        const tx = new PgTx(c, scope?.partner)
         try {
           const result = await fn(tx)
           await tx.written()
           return { tx, result }
-        } catch (error) {
-          // The statements after a failed one only say the transaction was aborted: the first
-          // failure says why (a serialization failure is run again).
-          throw (error as { code?: string }).code === '25P02' ? (tx.failure ?? error) : error
         } finally {
           tx.close()
         }
       }),
     )
-    for (const run of tx.tx.after) run()
-    const { changes } = tx.tx
-    if (changes.length > 0) for (const listener of this.commitListeners) listener(changes)
-    return tx.result
+    for (const run of tx.after) run()
+    if (tx.changes.length > 0) for (const listener of this.commitListeners) listener(tx.changes)
+    return result
   }
 
   async putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
@@ -153,8 +142,8 @@ export class PostgresState extends PgReader implements State {
     )
   }
 
-  async lookupMany<I extends IndexName>(index: I, keys: readonly string[]) {
-    return this.rowsOf(index, await this.run(indexStatements(index, false).lookupAny, [keys]))
+  lookupMany<I extends IndexName>(index: I, keys: readonly string[]) {
+    return this.indexRows(index, 'lookupAny', [keys])
   }
 
   async useRule(row: RuleRow): Promise<boolean> {
