@@ -8,8 +8,8 @@ type Row = Record<string, unknown>
 function paramOf(column: Column, value: unknown): unknown {
   if (value === undefined || value === null) return null
   // Arrays too: the driver would send a JS array as a PostgreSQL array, not as JSON.
-  if (column.kind === 'json') return JSON.stringify(value)
-  if (column.kind === 'bytes') return Buffer.from(value as string, 'base64')
+  if (column.type === 'json') return JSON.stringify(value)
+  if (column.type === 'bytea') return Buffer.from(value as string, 'base64')
   return value
 }
 
@@ -28,7 +28,7 @@ export function recordOf(collection: CollectionName, found: Row): Row {
     const value = found[column.name]
     if (value === null && column.optional) continue
     record[column.name] =
-      column.kind === 'bytes' && Buffer.isBuffer(value) ? value.toString('base64') : value
+      column.type === 'bytea' && Buffer.isBuffer(value) ? value.toString('base64') : value
   }
   return record
 }
