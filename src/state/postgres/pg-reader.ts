@@ -91,11 +91,8 @@ export class PgReader implements StateReader {
     return this.indexRows(index, statement, [key, options.after, limit])
   }
 
-  /**
-   * The rows under a key (the partner's, when scoped); a counted index's count is its key's
-   * whole count, scoped or not (the caps' keys are partners already).
-   */
   async count(index: IndexName, key: string) {
+    // A counted index's count is its key's whole count, scoped or not (seam.ts, TenantScope).
     const def = indexDefs[index]
     const scoped = this.scopes(tableOf(index)) && !('counted' in def && def.counted)
     const text = indexStatements(index, scoped).count

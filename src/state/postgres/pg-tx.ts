@@ -22,7 +22,6 @@ export class PgTx extends PgReader implements StateTx {
   failure: unknown
   private pending: Promise<unknown>[] = []
   private open = true
-  /** The statement sent last. */
   private last: Promise<unknown> = Promise.resolve()
 
   constructor(

@@ -38,8 +38,6 @@ export interface PostgresStateOptions {
   seed: () => CollectionsData
   /** The sandbox's time, for an export's `saved_at`. */
   now?: () => string
-  /** Connections of this replica's pool (else the URL's `?pool=`, else DEFAULT_POOL). */
-  poolSize?: number
   /** Told of what goes wrong away from any request (a pooled connection lost while idle). */
   onWarning?: (message: string) => void
 }
@@ -58,7 +56,7 @@ export class PostgresState extends PgReader implements State {
 
   private constructor(
     private readonly pool: pg.Pool,
-    readonly schema: string,
+    private readonly schema: string,
     private readonly options: PostgresStateOptions,
   ) {
     const send = async <R>(config: pg.QueryConfig | pg.QueryArrayConfig) => {
@@ -77,7 +75,7 @@ export class PostgresState extends PgReader implements State {
   /** Connects, migrates, and seeds a new database (once, under the schema's lock). */
   static async open(options: PostgresStateOptions): Promise<PostgresState> {
     const { url, schema, pool: size } = parseDatabaseUrl(options.url)
-    const pool = createPool(url, schema, options.poolSize ?? size, (error) =>
+    const pool = createPool(url, schema, size, (error) =>
       options.onWarning?.(`a pooled PostgreSQL connection was lost: ${error.message}`),
     )
     try {
@@ -206,7 +204,6 @@ export class PostgresState extends PgReader implements State {
 
   private closed: Promise<void> | undefined
 
-  /** Ends the pool once (a second close answers the first's promise). */
   close(): Promise<void> {
     this.closed ??= this.pool.end()
     return this.closed
