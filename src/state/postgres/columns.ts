@@ -50,9 +50,6 @@ const RESERVED = new Set(
   ).split(' '),
 )
 
-/** A field's name as an SQL identifier. */
-export const identifier = (name: string) => (RESERVED.has(name) ? `"${name}"` : name)
-
 type Def = {
   type: string
   innerType?: z.ZodType
@@ -92,7 +89,7 @@ function columnOf(name: string, field: z.ZodType): Column {
   const [type, values] = typeOf(name, schema)
   return {
     name,
-    sql: identifier(name),
+    sql: RESERVED.has(name) ? `"${name}"` : name,
     type,
     sqlType: type === 'timestamptz' ? 'timestamp with time zone' : type,
     nullable: nullable || optional,
@@ -101,13 +98,12 @@ function columnOf(name: string, field: z.ZodType): Column {
   }
 }
 
-function columnsOf(collection: CollectionName): Column[] {
-  const shape = (collectionSchemas[collection] as unknown as { shape: Record<string, z.ZodType> })
-    .shape
-  return Object.entries(shape).map(([name, field]) => columnOf(name, field))
-}
-
 /** Every collection's columns, in its schema's field order. */
 export const tableColumns = Object.fromEntries(
-  collectionNames.map((name) => [name, columnsOf(name)]),
+  collectionNames.map((collection) => {
+    const { shape } = collectionSchemas[collection] as unknown as {
+      shape: Record<string, z.ZodType>
+    }
+    return [collection, Object.entries(shape).map(([name, field]) => columnOf(name, field))]
+  }),
 ) as Record<CollectionName, Column[]>

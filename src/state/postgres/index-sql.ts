@@ -10,9 +10,6 @@ import { type IndexName, indexDefs } from '../indexes.js'
  * SQL key is the key the memory engine gives it.
  */
 
-const hour = (time: string) => `sandbox_hour(${time})`
-const day = (time: string) => `sandbox_day(${time})`
-
 export const indexSql: Record<IndexName, { key: string; where?: string; order?: string }> = {
   partners_by_api_key: { key: 'api_key' },
   users_by_partner: { key: 'partner_id' },
@@ -54,12 +51,12 @@ export const indexSql: Record<IndexName, { key: string; where?: string; order?: 
   rules_by_partner: { key: "coalesce(partner_id, '*')" },
   codes_by_user: { key: 'user_id' },
   open_codes_by_user: { key: "user_id || '|' || purpose", where: 'ended_at IS NULL' },
-  codes_by_end_hour: { key: `partner_id || '|' || ${hour('expires_at')}` },
+  codes_by_end_hour: { key: "partner_id || '|' || sandbox_hour(expires_at)" },
   sessions_by_end_hour: {
-    key: `partner_id || '|' || ${hour('coalesce(revoked_at, expires_at)')}`,
+    key: "partner_id || '|' || sandbox_hour(coalesce(revoked_at, expires_at))",
   },
-  events_by_day: { key: `partner_id || '|' || ${day('created_at')}` },
-  deliveries_by_day: { key: `partner_id || '|' || ${day('created_at')}` },
+  events_by_day: { key: "partner_id || '|' || sandbox_day(created_at)" },
+  deliveries_by_day: { key: "partner_id || '|' || sandbox_day(created_at)" },
   inbox_in_order: { key: "'all'" },
   inbox_by_email: { key: 'lower("to")' },
   inbox_by_partner: { key: 'partner_id' },

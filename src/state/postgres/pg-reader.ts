@@ -3,13 +3,10 @@ import { type IndexName, type IndexRow, indexDefs } from '../indexes.js'
 import type { RangeOptions, StateReader } from '../seam.js'
 import { tableOf } from './index-sql.js'
 import type { OneRowReads } from './one-row-reads.js'
-import { recordOf } from './rows.js'
+import { type Row, recordOf } from './rows.js'
 import { indexStatements, partnerColumn, tableStatements } from './statements.js'
 
-export type Row = Record<string, unknown>
 export type Query = (text: string, params?: unknown[]) => Promise<Row[]>
-
-const noRows: Promise<Row[]> = Promise.resolve([])
 
 /** Whether a parameter holds NUL, which no text column can (so no row has it). */
 export const holdsNul = (params: unknown[]) =>
@@ -40,7 +37,7 @@ export class PgReader implements StateReader {
    * nothing is found, as in memory, where PostgreSQL would refuse the parameter.
    */
   protected run(text: string, params: unknown[]): Promise<Row[]> {
-    if (holdsNul(params)) return noRows
+    if (holdsNul(params)) return Promise.resolve([])
     return this.send(text, params)
   }
 

@@ -3,9 +3,9 @@ import type { CollectionName, Collections } from '../../store/records.js'
 import { checkScope } from '../../store/tenants.js'
 import type { IndexName } from '../indexes.js'
 import type { Change, StateTx } from '../seam.js'
-import { holdsNul, PgReader, type Row } from './pg-reader.js'
+import { holdsNul, PgReader } from './pg-reader.js'
 import { prepared } from './pool.js'
-import { paramsOf } from './rows.js'
+import { paramsOf, type Row } from './rows.js'
 import { tableStatements } from './statements.js'
 import { tables } from './tables.js'
 
@@ -19,7 +19,7 @@ export class PgTx extends PgReader implements StateTx {
   readonly changes: Change[] = []
   readonly after: (() => void)[] = []
   /** The first statement that failed: it aborted the transaction. */
-  failure: unknown
+  private failure: unknown
   private pending: Promise<unknown>[] = []
   private open = true
   private last: Promise<unknown> = Promise.resolve()

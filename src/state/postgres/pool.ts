@@ -49,7 +49,6 @@ export function createPool(
     connectionString: url,
     max: size,
     application_name: 'partner-sandbox',
-    // Every session reads and writes the sandbox's schema, in UTC.
     options: `-c search_path=${schema} -c TimeZone=UTC`,
     types,
     // While PostgreSQL is out of reach a request waits this long for a connection, then is

@@ -23,11 +23,11 @@ import type {
 } from '../seam.js'
 import { lockSchema, migrate } from './migrate.js'
 import { OneRowReads } from './one-row-reads.js'
-import { PgReader, type Row } from './pg-reader.js'
+import { PgReader } from './pg-reader.js'
 import { PgTx } from './pg-tx.js'
 import { createPool, prepared, transact, within } from './pool.js'
 import { withRetries } from './retries.js'
-import { paramsOf, recordOf } from './rows.js'
+import { paramsOf, type Row, recordOf } from './rows.js'
 import { insertMany, tableStatements, USE_RULE, upsertGroups } from './statements.js'
 import { tables } from './tables.js'
 
