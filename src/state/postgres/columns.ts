@@ -13,21 +13,12 @@ import { type CollectionName, collectionNames, collectionSchemas } from '../../s
  * An optional field absent from the row is NULL, and read back absent.
  */
 
-export type ColumnType =
-  | 'text'
-  | 'timestamptz'
-  | 'bigint'
-  | 'double precision'
-  | 'boolean'
-  | 'json'
-  | 'bytea'
-
 export interface Column {
   name: string
   /** The name as SQL spells it: quoted where it is a reserved word (`"primary"`, `"to"`). */
   sql: string
   /** The SQL type, as DDL spells it. */
-  type: ColumnType
+  type: 'text' | 'timestamptz' | 'bigint' | 'double precision' | 'boolean' | 'json' | 'bytea'
   /** The SQL type, as information_schema names it. */
   sqlType: string
   nullable: boolean
@@ -60,7 +51,7 @@ type Def = {
 const defOf = (schema: z.ZodType) => (schema as unknown as { def: Def }).def
 
 /** A field's SQL type, and the values its CHECK allows, from its zod type (not nullable). */
-function typeOf(name: string, schema: z.ZodType): [ColumnType, (readonly string[])?] {
+function typeOf(name: string, schema: z.ZodType): [Column['type'], (readonly string[])?] {
   const def = defOf(schema)
   const literals = def.values ?? []
   const { format, isInt } = schema as unknown as { format?: string; isInt?: boolean }

@@ -71,7 +71,6 @@ export async function lockSchema(client: pg.ClientBase, schema: string): Promise
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partner-sandbox:${schema}`])
 }
 
-/** An SQL identifier, quoted. */
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`
 }

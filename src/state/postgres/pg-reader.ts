@@ -41,12 +41,10 @@ export class PgReader implements StateReader {
     return this.send(text, params)
   }
 
-  /** Whether reads of `collection` name this reader's partner (a partner's table, scoped). */
   protected scopes(collection: CollectionName): boolean {
     return this.partner !== undefined && partnerColumn(collection) !== undefined
   }
 
-  /** The partner as the last parameter, when `scoped`. */
   protected tail(scoped: boolean): unknown[] {
     return scoped ? [this.partner] : []
   }
