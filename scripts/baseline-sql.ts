@@ -3,7 +3,7 @@
 // is never edited: a later change of the declarations is a new migration file, written by hand
 // from the difference, and test/postgres-schema.test.ts fails until the migrated tables match.
 import type { IndexName } from '../src/state/indexes.js'
-import { type Column, columnTypes } from '../src/state/postgres/columns.js'
+import type { Column } from '../src/state/postgres/columns.js'
 import { indexSql, tableOf } from '../src/state/postgres/index-sql.js'
 import { type TableSpec, tables } from '../src/state/postgres/tables.js'
 import { collectionNames } from '../src/store/records.js'
@@ -16,7 +16,7 @@ function columnDdl(column: Column): string {
   const check = column.values
     ? ` CHECK (${column.sql} IN (${column.values.map(quote).join(', ')}))`
     : ''
-  return `${column.sql} ${columnTypes[column.kind][0]}${notNull}${check}`
+  return `${column.sql} ${column.type}${notNull}${check}`
 }
 
 /** CREATE TABLE of one collection, with its key, its row order and its foreign keys. */

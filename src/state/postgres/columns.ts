@@ -4,27 +4,21 @@ import { type CollectionName, collectionNames, collectionSchemas } from '../../s
 /**
  * The columns of each collection's table, read off its zod row schema (src/store/records.ts),
  * so the schema stays the one source of truth: a field is a column of the same name, and its
- * zod type decides the SQL type. test/postgres-schema.test.ts holds the migrated tables to these.
- *
- * - a string field named `…_at` is a `timestamptz` (the rows keep ISO 8601 times, to the ms);
- * - any other string is `text`; an enum or literal is `text` with a CHECK of its values;
- * - an integer is `bigint` (money in cents, epoch ms, counts); another number `double precision`;
- * - a boolean is `boolean`; a base64 string (`z.base64()`, a picture's bytes) is `bytea`;
- * - objects, arrays, records and unions are `json`: what the sandbox keeps whole and opaque
- *   (event payloads, addresses, config, attempts), kept as written: `json`, not `jsonb`, since a
- *   request journal entry may hold any text a client sent, NUL included (jsonb refuses \u0000),
- *   and a payload keeps its key order;
- * - a nullable or optional field is a nullable column; an optional one absent from the row is
- *   NULL, and read back absent.
+ * zod type decides the SQL type (typeOf). test/postgres-schema.test.ts holds the migrated tables
+ * to these. A string named `…_at` is a time (the rows keep ISO 8601 times, to the ms); an
+ * integer is money in cents, epoch ms or a count; an enum or literal is checked. What the
+ * sandbox keeps whole and opaque (event payloads, addresses, config, attempts: objects, arrays,
+ * records, unions) is `json`, kept as written, not `jsonb`: a request journal entry may hold any
+ * text a client sent, NUL included (jsonb refuses \u0000), and a payload keeps its key order.
+ * An optional field absent from the row is NULL, and read back absent.
  */
-
-export type ColumnKind = 'text' | 'time' | 'int' | 'float' | 'bool' | 'json' | 'bytes'
 
 export interface Column {
   name: string
   /** The name as SQL spells it: quoted where it is a reserved word (`"primary"`, `"to"`). */
   sql: string
-  kind: ColumnKind
+  /** The SQL type, as DDL spells it. */
+  type: 'text' | 'timestamptz' | 'bigint' | 'double precision' | 'boolean' | 'json' | 'bytea'
   /** The SQL type, as information_schema names it. */
   sqlType: string
   nullable: boolean
@@ -32,17 +26,6 @@ export interface Column {
   optional: boolean
   /** The values a CHECK allows (enums and literals). */
   values?: readonly string[]
-}
-
-/** Each kind's type: as DDL spells it, and as information_schema names it. */
-export const columnTypes: Record<ColumnKind, [ddl: string, info: string]> = {
-  text: ['text', 'text'],
-  time: ['timestamptz', 'timestamp with time zone'],
-  int: ['bigint', 'bigint'],
-  float: ['double precision', 'double precision'],
-  bool: ['boolean', 'boolean'],
-  json: ['json', 'json'],
-  bytes: ['bytea', 'bytea'],
 }
 
 /** PostgreSQL's reserved words a field could be named (they must be quoted as columns). */
@@ -58,9 +41,6 @@ const RESERVED = new Set(
   ).split(' '),
 )
 
-/** A field's name as an SQL identifier. */
-export const identifier = (name: string) => (RESERVED.has(name) ? `"${name}"` : name)
-
 type Def = {
   type: string
   innerType?: z.ZodType
@@ -69,6 +49,22 @@ type Def = {
 }
 
 const defOf = (schema: z.ZodType) => (schema as unknown as { def: Def }).def
+
+/** A field's SQL type, and the values its CHECK allows, from its zod type (not nullable). */
+function typeOf(name: string, schema: z.ZodType): [Column['type'], (readonly string[])?] {
+  const def = defOf(schema)
+  const literals = def.values ?? []
+  const { format, isInt } = schema as unknown as { format?: string; isInt?: boolean }
+  if (def.type === 'string' && format === 'base64') return ['bytea'] // a picture's bytes
+  if (def.type === 'string') return [name.endsWith('_at') ? 'timestamptz' : 'text']
+  if (def.type === 'enum') return ['text', Object.values(def.entries ?? {})]
+  if (def.type === 'literal' && literals.every((v) => typeof v === 'string'))
+    return ['text', literals as string[]]
+  if (def.type === 'literal' && literals.every((v) => typeof v === 'boolean')) return ['boolean']
+  if (def.type === 'number') return [isInt ? 'bigint' : 'double precision']
+  if (def.type === 'boolean') return ['boolean']
+  return ['json']
+}
 
 function columnOf(name: string, field: z.ZodType): Column {
   let schema = field
@@ -81,42 +77,24 @@ function columnOf(name: string, field: z.ZodType): Column {
     else break
     schema = def.innerType as z.ZodType
   }
-  const def = defOf(schema)
-  let kind: ColumnKind = 'json'
-  let values: readonly string[] | undefined
-  if (def.type === 'string' && (schema as unknown as { format?: string }).format === 'base64')
-    kind = 'bytes'
-  else if (def.type === 'string') kind = name.endsWith('_at') ? 'time' : 'text'
-  else if (def.type === 'enum') {
-    kind = 'text'
-    values = Object.values(def.entries ?? {})
-  } else if (def.type === 'literal') {
-    const literals = def.values ?? []
-    if (literals.every((v) => typeof v === 'string')) {
-      kind = 'text'
-      values = literals as string[]
-    } else if (literals.every((v) => typeof v === 'boolean')) kind = 'bool'
-  } else if (def.type === 'number')
-    kind = (schema as unknown as { isInt?: boolean }).isInt ? 'int' : 'float'
-  else if (def.type === 'boolean') kind = 'bool'
+  const [type, values] = typeOf(name, schema)
   return {
     name,
-    sql: identifier(name),
-    kind,
-    sqlType: columnTypes[kind][1],
+    sql: RESERVED.has(name) ? `"${name}"` : name,
+    type,
+    sqlType: type === 'timestamptz' ? 'timestamp with time zone' : type,
     nullable: nullable || optional,
     optional,
     values,
   }
 }
 
-function columnsOf(collection: CollectionName): Column[] {
-  const shape = (collectionSchemas[collection] as unknown as { shape: Record<string, z.ZodType> })
-    .shape
-  return Object.entries(shape).map(([name, field]) => columnOf(name, field))
-}
-
 /** Every collection's columns, in its schema's field order. */
 export const tableColumns = Object.fromEntries(
-  collectionNames.map((name) => [name, columnsOf(name)]),
+  collectionNames.map((collection) => {
+    const { shape } = collectionSchemas[collection] as unknown as {
+      shape: Record<string, z.ZodType>
+    }
+    return [collection, Object.entries(shape).map(([name, field]) => columnOf(name, field))]
+  }),
 ) as Record<CollectionName, Column[]>

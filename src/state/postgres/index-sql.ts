@@ -2,23 +2,15 @@ import type { CollectionName } from '../../store/records.js'
 import { type IndexName, indexDefs } from '../indexes.js'
 
 /**
- * Each declared index (src/state/indexes.ts) in SQL: the expression that is its key (the same
+ * Each declared index (src/state/indexes.ts) in SQL: the expression that is its `key` (the same
  * text the index's key function makes of a row), the condition a row meets to be under a key at
- * all, and the order of its rows. An ordinary index of those expressions serves each lookup.
- * test/postgres-schema.test.ts checks, over the rows of a whole flow, that every row's SQL key
- * is the key the memory engine gives it.
+ * all (`where`), and the column that orders its rows (`order`: a time, or the journal's
+ * sequence; ties and the rest by `inserted`). An ordinary index of those expressions serves each
+ * lookup. test/postgres-schema.test.ts checks, over the rows of a whole flow, that every row's
+ * SQL key is the key the memory engine gives it.
  */
-export interface IndexSql {
-  key: string
-  where?: string
-  /** The order column (a time, or the journal's sequence); ties and the rest by `inserted`. */
-  order?: string
-}
 
-const hour = (time: string) => `sandbox_hour(${time})`
-const day = (time: string) => `sandbox_day(${time})`
-
-export const indexSql: Record<IndexName, IndexSql> = {
+export const indexSql: Record<IndexName, { key: string; where?: string; order?: string }> = {
   partners_by_api_key: { key: 'api_key' },
   users_by_partner: { key: 'partner_id' },
   users_by_email: { key: 'lower(email)' },
@@ -59,12 +51,12 @@ export const indexSql: Record<IndexName, IndexSql> = {
   rules_by_partner: { key: "coalesce(partner_id, '*')" },
   codes_by_user: { key: 'user_id' },
   open_codes_by_user: { key: "user_id || '|' || purpose", where: 'ended_at IS NULL' },
-  codes_by_end_hour: { key: `partner_id || '|' || ${hour('expires_at')}` },
+  codes_by_end_hour: { key: "partner_id || '|' || sandbox_hour(expires_at)" },
   sessions_by_end_hour: {
-    key: `partner_id || '|' || ${hour('coalesce(revoked_at, expires_at)')}`,
+    key: "partner_id || '|' || sandbox_hour(coalesce(revoked_at, expires_at))",
   },
-  events_by_day: { key: `partner_id || '|' || ${day('created_at')}` },
-  deliveries_by_day: { key: `partner_id || '|' || ${day('created_at')}` },
+  events_by_day: { key: "partner_id || '|' || sandbox_day(created_at)" },
+  deliveries_by_day: { key: "partner_id || '|' || sandbox_day(created_at)" },
   inbox_in_order: { key: "'all'" },
   inbox_by_email: { key: 'lower("to")' },
   inbox_by_partner: { key: 'partner_id' },

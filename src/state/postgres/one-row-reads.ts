@@ -1,10 +1,6 @@
 import type { CollectionName } from '../../store/records.js'
+import type { Row } from './rows.js'
 import { tables } from './tables.js'
-
-type Row = Record<string, unknown>
-
-/** Sends a statement; answers its rows, each as its values in column order. */
-export type SendArrays = (text: string, params: unknown[]) => Promise<unknown[][]>
 
 /** Reads a statement takes at most: few enough that the texts stay few (each is prepared). */
 const MAX_READS = 4
@@ -19,7 +15,8 @@ type Read = [CollectionName, string, unknown[], (row: Row | undefined, error?: u
 export class OneRowReads {
   private waiting: Read[] = []
 
-  constructor(private readonly send: SendArrays) {}
+  /** `send` answers a statement's rows, each as its values in column order. */
+  constructor(private readonly send: (text: string, params: unknown[]) => Promise<unknown[][]>) {}
 
   read(collection: CollectionName, text: string, params: unknown[]): Promise<Row | undefined> {
     return new Promise((resolve, reject) => {
@@ -40,20 +37,16 @@ export class OneRowReads {
       from += params.length
       return ` LEFT JOIN (${renumbered}) r${i} ON true`
     })
-    let values: unknown[]
+    const text = `SELECT * FROM (SELECT) one${joins.join('')}`
+    const params = reads.flatMap((read) => read[2])
+    let found: unknown[][]
     try {
-      const text = `SELECT * FROM (SELECT) one${joins.join('')}`
-      values =
-        (
-          await this.send(
-            text,
-            reads.flatMap((r) => r[2]),
-          )
-        )[0] ?? []
+      found = await this.send(text, params)
     } catch (error) {
       for (const [, , , done] of reads) done(undefined, error)
       return
     }
+    const values = found[0] ?? []
     let at = 0
     for (const [collection, , , done] of reads) {
       const row: Row = {}

@@ -3,13 +3,10 @@ import { type IndexName, type IndexRow, indexDefs } from '../indexes.js'
 import type { RangeOptions, StateReader } from '../seam.js'
 import { tableOf } from './index-sql.js'
 import type { OneRowReads } from './one-row-reads.js'
-import { recordOf } from './rows.js'
+import { type Row, recordOf } from './rows.js'
 import { indexStatements, partnerColumn, tableStatements } from './statements.js'
 
-export type Row = Record<string, unknown>
 export type Query = (text: string, params?: unknown[]) => Promise<Row[]>
-
-const noRows: Promise<Row[]> = Promise.resolve([])
 
 /** Whether a parameter holds NUL, which no text column can (so no row has it). */
 export const holdsNul = (params: unknown[]) =>
@@ -26,10 +23,13 @@ export class PgReader implements StateReader {
     protected readonly oneRow?: OneRowReads,
   ) {}
 
-  /** The row a statement finds, if any: sent with other reads started at once, outside a transaction. */
-  private async first(collection: CollectionName, text: string, params: unknown[]) {
-    if (this.oneRow === undefined || holdsNul(params)) return (await this.run(text, params))[0]
-    return this.oneRow.read(collection, text, params)
+  /** The record a statement finds, if any: sent with other reads started at once, outside a transaction. */
+  private async first<R>(collection: CollectionName, text: string, params: unknown[]) {
+    const found =
+      this.oneRow === undefined || holdsNul(params)
+        ? (await this.run(text, params))[0]
+        : await this.oneRow.read(collection, text, params)
+    return found ? (recordOf(collection, found) as R) : undefined
   }
 
   /**
@@ -37,55 +37,44 @@ export class PgReader implements StateReader {
    * nothing is found, as in memory, where PostgreSQL would refuse the parameter.
    */
   protected run(text: string, params: unknown[]): Promise<Row[]> {
-    if (holdsNul(params)) return noRows
+    if (holdsNul(params)) return Promise.resolve([])
     return this.send(text, params)
   }
 
-  /** Whether reads of `collection` name this reader's partner (a partner's table, scoped). */
   protected scopes(collection: CollectionName): boolean {
     return this.partner !== undefined && partnerColumn(collection) !== undefined
   }
 
-  /** The partner as the last parameter, when `scoped`. */
   protected tail(scoped: boolean): unknown[] {
     return scoped ? [this.partner] : []
   }
 
-  protected rowsOf<I extends IndexName>(index: I, found: Row[]): IndexRow<I>[] {
-    return found.map((row) => recordOf(tableOf(index), row) as IndexRow<I>)
-  }
-
   /** The rows of an index's statement, with the key first and the partner last. */
-  private async indexRows<I extends IndexName>(
+  protected async indexRows<I extends IndexName>(
     index: I,
-    statement: Exclude<
-      keyof ReturnType<typeof indexStatements>,
-      'count' | 'keys' | 'has' | 'lookupOne'
-    >,
+    statement: Exclude<keyof ReturnType<typeof indexStatements>, 'count' | 'keys' | 'has'>,
     params: unknown[],
   ): Promise<IndexRow<I>[]> {
     const scoped = this.scopes(tableOf(index))
     const text = indexStatements(index, scoped)[statement]
-    return this.rowsOf(index, await this.run(text, [...params, ...this.tail(scoped)]))
+    const found = await this.run(text, [...params, ...this.tail(scoped)])
+    return found.map((row) => recordOf(tableOf(index), row) as IndexRow<I>)
   }
 
-  async get<K extends CollectionName>(collection: K, id: string) {
+  get<K extends CollectionName>(collection: K, id: string) {
     const scoped = this.scopes(collection)
     const text = tableStatements(collection, scoped).get
-    const found = await this.first(collection, text, [id, ...this.tail(scoped)])
-    return found ? (recordOf(collection, found) as Collections[K]) : undefined
+    return this.first<Collections[K]>(collection, text, [id, ...this.tail(scoped)])
   }
 
   lookup<I extends IndexName>(index: I, key: string) {
     return this.indexRows(index, 'lookup', [key])
   }
 
-  async lookupOne<I extends IndexName>(index: I, key: string) {
-    const collection = tableOf(index)
-    const scoped = this.scopes(collection)
+  lookupOne<I extends IndexName>(index: I, key: string) {
+    const scoped = this.scopes(tableOf(index))
     const text = indexStatements(index, scoped).lookupOne
-    const found = await this.first(collection, text, [key, ...this.tail(scoped)])
-    return found ? (recordOf(collection, found) as IndexRow<I>) : undefined
+    return this.first<IndexRow<I>>(tableOf(index), text, [key, ...this.tail(scoped)])
   }
 
   async range<I extends IndexName>(index: I, key: string, options: RangeOptions = {}) {
@@ -97,11 +86,8 @@ export class PgReader implements StateReader {
     return this.indexRows(index, statement, [key, options.after, limit])
   }
 
-  /**
-   * The rows under a key (the partner's, when scoped); a counted index's count is its key's
-   * whole count, scoped or not (the caps' keys are partners already).
-   */
   async count(index: IndexName, key: string) {
+    // A counted index's count is its key's whole count, scoped or not (seam.ts, TenantScope).
     const def = indexDefs[index]
     const scoped = this.scopes(tableOf(index)) && !('counted' in def && def.counted)
     const text = indexStatements(index, scoped).count

@@ -1,54 +1,53 @@
 import type pg from 'pg'
 import type { CollectionName, Collections } from '../../store/records.js'
 import { checkScope } from '../../store/tenants.js'
-import { outageOf } from '../database-error.js'
 import type { IndexName } from '../indexes.js'
 import type { Change, StateTx } from '../seam.js'
-import { tableOf } from './index-sql.js'
-import { holdsNul, PgReader, type Row } from './pg-reader.js'
+import { holdsNul, PgReader } from './pg-reader.js'
 import { prepared } from './pool.js'
-import { paramsOf } from './rows.js'
-import { indexStatements, tableStatements } from './statements.js'
+import { paramsOf, type Row } from './rows.js'
+import { tableStatements } from './statements.js'
 import { tables } from './tables.js'
 
 /**
  * One attempt of a transaction, on its own connection. Writes are sent as they are made and
  * not awaited one by one; each statement waits for the one before (a connection runs one at a
  * time), so a later read of the transaction sees them. Their answers are awaited before COMMIT.
+ * A failure to reach the database is told as such by the transaction (pool.ts, transact).
  */
 export class PgTx extends PgReader implements StateTx {
   readonly changes: Change[] = []
   readonly after: (() => void)[] = []
   /** The first statement that failed: it aborted the transaction. */
-  failure: unknown
+  private failure: unknown
   private pending: Promise<unknown>[] = []
   private open = true
-  /** The statement sent last. */
   private last: Promise<unknown> = Promise.resolve()
 
   constructor(
     private readonly client: pg.ClientBase,
-    url: string,
     partner: string | undefined,
   ) {
-    super(
-      (text, params = []) =>
-        this.inTurn(async () => {
-          // A write that failed aborted the transaction: say why, not "transaction aborted".
-          if (this.failure !== undefined) throw this.failure
-          try {
-            return (await client.query(prepared(text, params))).rows
-          } catch (error) {
-            this.failure ??= error
-            throw outageOf(error, url)
-          }
-        }),
-      partner,
-    )
+    super(async (text, params = []) => (await this.inTurn(text, params)).rows, partner)
   }
 
-  /** Runs `statement` once every statement sent before it has answered. */
-  private inTurn<T>(statement: () => Promise<T>): Promise<T> {
+  /**
+   * Sends a statement once every statement sent before it has answered; `refused` says why
+   * when it wrote no row (a guarded upsert). Once one failed, the transaction is aborted: each
+   * later one fails with that one's error, which says why (not "transaction aborted").
+   */
+  private inTurn(text: string, params: unknown[], refused?: () => void) {
+    const statement = async () => {
+      if (this.failure !== undefined) throw this.failure
+      try {
+        const result = await this.client.query(prepared(text, params))
+        if (result.rowCount === 0) refused?.()
+        return result
+      } catch (error) {
+        this.failure ??= error
+        throw error
+      }
+    }
     const next = this.last.then(statement, statement)
     this.last = next.catch(() => {})
     return next
@@ -72,24 +71,15 @@ export class PgTx extends PgReader implements StateTx {
   }
 
   /** Rows due under `key` (order value at most `upTo`), locked; rows another holds are skipped. */
-  async takeDue<I extends IndexName>(index: I, key: string, upTo: string, limit: number) {
-    const scoped = this.scopes(tableOf(index))
-    const text = indexStatements(index, scoped).due
-    return this.rowsOf(index, await this.run(text, [key, upTo, limit, ...this.tail(scoped)]))
+  takeDue<I extends IndexName>(index: I, key: string, upTo: string, limit: number) {
+    return this.indexRows(index, 'due', [key, upTo, limit])
   }
 
-  /** Sends a write in turn; `refused` says why when it wrote no row (a guarded upsert). */
+  /** Sends a write in turn, not awaited here: its failure is `failure` (see written). */
   private write(text: string, params: unknown[], refused?: () => void): void {
     if (!this.open) throw new Error('write after the transaction ended')
     if (holdsNul(params)) throw new Error('a row cannot hold a NUL character')
-    const sent = this.inTurn(async () => {
-      if (this.failure !== undefined) return
-      const { rowCount } = await this.client.query(prepared(text, params))
-      if (rowCount === 0) refused?.()
-    }).catch((error: unknown) => {
-      this.failure ??= error
-    })
-    this.pending.push(sent)
+    this.pending.push(this.inTurn(text, params, refused).catch(() => {}))
   }
 
   afterCommit(fn: () => void): void {

@@ -7,18 +7,14 @@ import { outageOf } from '../database-error.js'
  * timestamptz as the ISO 8601 text the rows keep (every session of the pool is in UTC).
  */
 
-const INT8 = 20
-const TIMESTAMPTZ = 1184
-
 /** `2026-01-02 03:04:05.6+00` (a UTC session's text of a timestamptz) as `2026-01-02T03:04:05.600Z`. */
-export function isoOf(text: string): string {
-  return new Date(`${text.replace(' ', 'T')}:00`.replace(/\+00:00$/, 'Z')).toISOString()
-}
+const isoOf = (text: string) =>
+  new Date(`${text.replace(' ', 'T')}:00`.replace(/\+00:00$/, 'Z')).toISOString()
 
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === INT8) return (text: string) => Number(text)
-    if (oid === TIMESTAMPTZ) return isoOf
+    if (oid === pg.types.builtins.INT8) return (text: string) => Number(text)
+    if (oid === pg.types.builtins.TIMESTAMPTZ) return isoOf
     return pg.types.getTypeParser(oid, format)
   },
 }
@@ -53,7 +49,6 @@ export function createPool(
     connectionString: url,
     max: size,
     application_name: 'partner-sandbox',
-    // Every session reads and writes the sandbox's schema, in UTC.
     options: `-c search_path=${schema} -c TimeZone=UTC`,
     types,
     // While PostgreSQL is out of reach a request waits this long for a connection, then is
@@ -95,14 +90,14 @@ export async function transact<T>(
   begin: string,
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
-  const client = await pool.connect().catch((error: unknown) => {
-    throw outageOf(error, url)
-  })
   try {
-    return await within(client, begin, () => fn(client))
+    const client = await pool.connect()
+    try {
+      return await within(client, begin, () => fn(client))
+    } finally {
+      client.release()
+    }
   } catch (error) {
     throw outageOf(error, url)
-  } finally {
-    client.release()
   }
 }

@@ -23,18 +23,12 @@ import type {
 } from '../seam.js'
 import { lockSchema, migrate } from './migrate.js'
 import { OneRowReads } from './one-row-reads.js'
-import { PgReader, type Row } from './pg-reader.js'
+import { PgReader } from './pg-reader.js'
 import { PgTx } from './pg-tx.js'
 import { createPool, prepared, transact, within } from './pool.js'
 import { withRetries } from './retries.js'
-import { paramsOf, recordOf } from './rows.js'
-import {
-  indexStatements,
-  insertMany,
-  tableStatements,
-  USE_RULE,
-  upsertGroups,
-} from './statements.js'
+import { paramsOf, type Row, recordOf } from './rows.js'
+import { insertMany, tableStatements, USE_RULE, upsertGroups } from './statements.js'
 import { tables } from './tables.js'
 
 export interface PostgresStateOptions {
@@ -44,8 +38,6 @@ export interface PostgresStateOptions {
   seed: () => CollectionsData
   /** The sandbox's time, for an export's `saved_at`. */
   now?: () => string
-  /** Connections of this replica's pool (else the URL's `?pool=`, else DEFAULT_POOL). */
-  poolSize?: number
   /** Told of what goes wrong away from any request (a pooled connection lost while idle). */
   onWarning?: (message: string) => void
 }
@@ -64,7 +56,7 @@ export class PostgresState extends PgReader implements State {
 
   private constructor(
     private readonly pool: pg.Pool,
-    readonly schema: string,
+    private readonly schema: string,
     private readonly options: PostgresStateOptions,
   ) {
     const send = async <R>(config: pg.QueryConfig | pg.QueryArrayConfig) => {
@@ -83,7 +75,7 @@ export class PostgresState extends PgReader implements State {
   /** Connects, migrates, and seeds a new database (once, under the schema's lock). */
   static async open(options: PostgresStateOptions): Promise<PostgresState> {
     const { url, schema, pool: size } = parseDatabaseUrl(options.url)
-    const pool = createPool(url, schema, options.poolSize ?? size, (error) =>
+    const pool = createPool(url, schema, size, (error) =>
       options.onWarning?.(`a pooled PostgreSQL connection was lost: ${error.message}`),
     )
     try {
@@ -106,26 +98,21 @@ export class PostgresState extends PgReader implements State {
   }
 
   async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {
-    const tx = await withRetries(() =>
+    const { tx, result } = await withRetries(() =>
       transact(this.pool, this.options.url, 'BEGIN ISOLATION LEVEL SERIALIZABLE', async (c) => {
-        const tx = new PgTx(c, this.options.url, scope?.partner)
+        const tx = new PgTx(c, scope?.partner)
         try {
           const result = await fn(tx)
           await tx.written()
           return { tx, result }
-        } catch (error) {
-          // The statements after a failed one only say the transaction was aborted: the first
-          // failure says why (a serialization failure is run again).
-          throw (error as { code?: string }).code === '25P02' ? (tx.failure ?? error) : error
         } finally {
           tx.close()
         }
       }),
     )
-    for (const run of tx.tx.after) run()
-    const { changes } = tx.tx
-    if (changes.length > 0) for (const listener of this.commitListeners) listener(changes)
-    return tx.result
+    for (const run of tx.after) run()
+    if (tx.changes.length > 0) for (const listener of this.commitListeners) listener(tx.changes)
+    return result
   }
 
   async putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
@@ -153,8 +140,8 @@ export class PostgresState extends PgReader implements State {
     )
   }
 
-  async lookupMany<I extends IndexName>(index: I, keys: readonly string[]) {
-    return this.rowsOf(index, await this.run(indexStatements(index, false).lookupAny, [keys]))
+  lookupMany<I extends IndexName>(index: I, keys: readonly string[]) {
+    return this.indexRows(index, 'lookupAny', [keys])
   }
 
   async useRule(row: RuleRow): Promise<boolean> {
@@ -217,7 +204,6 @@ export class PostgresState extends PgReader implements State {
 
   private closed: Promise<void> | undefined
 
-  /** Ends the pool once (a second close answers the first's promise). */
   close(): Promise<void> {
     this.closed ??= this.pool.end()
     return this.closed

@@ -12,17 +12,13 @@ const RETRYABLE = new Set(['40001', '40P01'])
 
 const MAX_ATTEMPTS = 60
 
-export function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && RETRYABLE.has(code)
-}
-
 export async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt()
     } catch (error) {
-      if (!isRetryable(error) || n >= MAX_ATTEMPTS) throw error
+      const code = (error as { code?: unknown } | null)?.code
+      if (typeof code !== 'string' || !RETRYABLE.has(code) || n >= MAX_ATTEMPTS) throw error
       const ceiling = Math.min(1_000, 2 ** Math.min(n, 10))
       await new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling))
     }

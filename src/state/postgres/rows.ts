@@ -1,21 +1,18 @@
 import type { CollectionName } from '../../store/records.js'
-import type { Column } from './columns.js'
 import { tables } from './tables.js'
 
-type Row = Record<string, unknown>
-
-/** A row's value as a statement parameter of its column. */
-function paramOf(column: Column, value: unknown): unknown {
-  if (value === undefined || value === null) return null
-  // Arrays too: the driver would send a JS array as a PostgreSQL array, not as JSON.
-  if (column.kind === 'json') return JSON.stringify(value)
-  if (column.kind === 'bytes') return Buffer.from(value as string, 'base64')
-  return value
-}
+export type Row = Record<string, unknown>
 
 /** The parameters of a row, in its table's column order. */
 export function paramsOf(collection: CollectionName, row: Row): unknown[] {
-  return tables[collection].columns.map((column) => paramOf(column, row[column.name]))
+  return tables[collection].columns.map((column) => {
+    const value = row[column.name]
+    if (value === undefined || value === null) return null
+    // Arrays too: the driver would send a JS array as a PostgreSQL array, not as JSON.
+    if (column.type === 'json') return JSON.stringify(value)
+    if (column.type === 'bytea') return Buffer.from(value as string, 'base64')
+    return value
+  })
 }
 
 /**
@@ -28,7 +25,7 @@ export function recordOf(collection: CollectionName, found: Row): Row {
     const value = found[column.name]
     if (value === null && column.optional) continue
     record[column.name] =
-      column.kind === 'bytes' && Buffer.isBuffer(value) ? value.toString('base64') : value
+      column.type === 'bytea' && Buffer.isBuffer(value) ? value.toString('base64') : value
   }
   return record
 }

@@ -12,6 +12,10 @@ import { tables } from './tables.js'
 const columnList = (collection: CollectionName) =>
   tables[collection].columns.map((column) => column.sql).join(', ')
 
+/** `$from+1, …, $from+count`. */
+const placeholders = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => `$${from + i + 1}`).join(', ')
+
 /** The column that says whose a row is, on a partner's tables (none on the sandbox's own). */
 export function partnerColumn(collection: CollectionName): string | undefined {
   if (collection === 'partners') return 'id'
@@ -29,12 +33,8 @@ function memo<N extends string, T>(make: (name: N, scoped: boolean) => T) {
   const made = new Map<string, T>()
   return (name: N, scoped: boolean): T => {
     const id = `${name}:${scoped}`
-    let found = made.get(id)
-    if (found === undefined) {
-      found = make(name, scoped)
-      made.set(id, found)
-    }
-    return found
+    if (!made.has(id)) made.set(id, make(name, scoped))
+    return made.get(id) as T
   }
 }
 
@@ -50,7 +50,6 @@ function upsertTail(collection: CollectionName): string {
 export const tableStatements = memo((collection: CollectionName, scoped: boolean) => {
   const { columns, tenant } = tables[collection]
   const list = columnList(collection)
-  const values = columns.map((_, i) => `$${i + 1}`).join(', ')
   const at = (name: string) => `$${columns.findIndex((column) => column.name === name) + 1}`
   const scopeAll = scopeOf(collection, scoped, 1)
   return {
@@ -59,9 +58,9 @@ export const tableStatements = memo((collection: CollectionName, scoped: boolean
     // A tenant row stays with its partner: under its key (partner_id, id) a row moved to
     // another partner would be a second row, so none is written (the engine refuses it).
     upsert: tenant
-      ? `INSERT INTO ${collection} (${list}) SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM ` +
+      ? `INSERT INTO ${collection} (${list}) SELECT ${placeholders(columns.length)} WHERE NOT EXISTS (SELECT 1 FROM ` +
         `${collection} WHERE id = ${at('id')} AND partner_id <> ${at('partner_id')}) ${upsertTail(collection)}`
-      : `INSERT INTO ${collection} (${list}) VALUES (${values}) ${upsertTail(collection)}`,
+      : insertMany(collection, 1, true),
     remove: `DELETE FROM ${collection} WHERE id = $1${scopeOf(collection, scoped, 2)}`,
   }
 })
@@ -69,11 +68,9 @@ export const tableStatements = memo((collection: CollectionName, scoped: boolean
 /** INSERT of `count` rows at once (a replace, the request journal's rows), or upsert. */
 export function insertMany(collection: CollectionName, count: number, upsert: boolean, from = 0) {
   const width = tables[collection].columns.length
-  const row = (r: number) =>
-    `(${Array.from({ length: width }, (_, c) => `$${from + r * width + c + 1}`).join(', ')})`
-  const rows = Array.from({ length: count }, (_, r) => row(r)).join(', ')
+  const rows = Array.from({ length: count }, (_, r) => `(${placeholders(width, from + r * width)})`)
   const tail = upsert ? ` ${upsertTail(collection)}` : ''
-  return `INSERT INTO ${collection} (${columnList(collection)}) VALUES ${rows}${tail}`
+  return `INSERT INTO ${collection} (${columnList(collection)}) VALUES ${rows.join(', ')}${tail}`
 }
 
 /**
@@ -95,7 +92,7 @@ export function upsertGroups(groups: readonly (readonly [CollectionName, number]
 /**
  * An index's statements: $1 the key, then (forward, reverse: $2 limit, null for all;
  * …After: $2 the row the page starts after, $3 limit; has: $2 the id; due: $2 the latest order
- * value due, $3 limit), then the partner when scoped.
+ * value due, $3 limit), then the partner when scoped (as $n).
  */
 export const indexStatements = memo((index: IndexName, scoped: boolean) => {
   const collection = tableOf(index)
@@ -104,23 +101,24 @@ export const indexStatements = memo((index: IndexName, scoped: boolean) => {
   const under = `(${key}) = $1${also}`
   const by = order ? `${order}, inserted` : 'inserted'
   const byDesc = order ? `${order} DESC, inserted DESC` : 'inserted DESC'
-  const select = (more: string, scopeAt: number) =>
-    `SELECT ${columnList(collection)} FROM ${collection} WHERE ${under}${more}${scopeOf(collection, scoped, scopeAt)}`
+  const select = (what: string, condition: string, n: number) =>
+    `SELECT ${what} FROM ${collection} WHERE ${condition}${scopeOf(collection, scoped, n)}`
+  const rows = (condition: string, n: number) => select(columnList(collection), condition, n)
   // The cursor row (its columns, unqualified, are the subquery's own), under the same key and
   // partner, and the rows past it in the list's order: none when it is not under the key.
-  const cursor = `(SELECT ${order ? `${order}, ` : ''}inserted FROM ${collection} WHERE id = $2 AND ${under}${scopeOf(collection, scoped, 4)})`
-  const past = (dir: '>' | '<') => ` AND (${order ? `${order}, ` : ''}inserted) ${dir} ${cursor}`
+  const past = (dir: '>' | '<') =>
+    `${under} AND (${by}) ${dir} (${select(by, `id = $2 AND ${under}`, 4)})`
   return {
-    lookup: `${select('', 2)} ORDER BY ${by}`,
-    lookupOne: `${select('', 2)} ORDER BY ${by} LIMIT 1`,
+    lookup: `${rows(under, 2)} ORDER BY ${by}`,
+    lookupOne: `${rows(under, 2)} ORDER BY ${by} LIMIT 1`,
     // $1 an array of keys: the rows under any of them, in one statement.
-    lookupAny: `SELECT ${columnList(collection)} FROM ${collection} WHERE (${key}) = ANY($1)${also}${scopeOf(collection, scoped, 2)} ORDER BY ${by}`,
-    forward: `${select('', 3)} ORDER BY ${by} LIMIT $2`,
-    reverse: `${select('', 3)} ORDER BY ${byDesc} LIMIT $2`,
-    forwardAfter: `${select(past('>'), 4)} ORDER BY ${by} LIMIT $3`,
-    reverseAfter: `${select(past('<'), 4)} ORDER BY ${byDesc} LIMIT $3`,
-    count: `SELECT count(*) AS n FROM ${collection} WHERE ${under}${scopeOf(collection, scoped, 2)}`,
-    has: `SELECT 1 FROM ${collection} WHERE ${under} AND id = $2${scopeOf(collection, scoped, 3)}`,
+    lookupAny: `${rows(`(${key}) = ANY($1)${also}`, 2)} ORDER BY ${by}`,
+    forward: `${rows(under, 3)} ORDER BY ${by} LIMIT $2`,
+    reverse: `${rows(under, 3)} ORDER BY ${byDesc} LIMIT $2`,
+    forwardAfter: `${rows(past('>'), 4)} ORDER BY ${by} LIMIT $3`,
+    reverseAfter: `${rows(past('<'), 4)} ORDER BY ${byDesc} LIMIT $3`,
+    count: select('count(*) AS n', under, 2),
+    has: select('1', `${under} AND id = $2`, 3),
     // Walked from key to key down the index (one short descent each), not grouped from every
     // row, then put in the order each key first appeared: the cost is the keys', not the rows'.
     keys:
@@ -128,7 +126,7 @@ export const indexStatements = memo((index: IndexName, scoped: boolean) => {
       `ORDER BY 1 LIMIT 1) UNION ALL SELECT (SELECT (${key}) FROM ${collection} WHERE (${key}) > walk.k${also} ` +
       `ORDER BY 1 LIMIT 1) FROM walk WHERE walk.k IS NOT NULL) SELECT k FROM walk WHERE k IS NOT NULL ` +
       `ORDER BY (SELECT min(inserted) FROM ${collection} WHERE (${key}) = walk.k${also})`,
-    due: `${select(` AND ${order ?? 'inserted'} <= $2`, 4)} ORDER BY ${by} LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    due: `${rows(`${under} AND ${order ?? 'inserted'} <= $2`, 4)} ORDER BY ${by} LIMIT $3 FOR UPDATE SKIP LOCKED`,
   }
 })
 
