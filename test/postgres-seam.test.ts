@@ -277,6 +277,27 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect((await state.lookupOne('users_by_email', 'user1@example.com'))?.id).toBe('u-1')
   })
 
+  it('writes still queued when a transaction throws are never sent: not after its ROLLBACK, nor into the next', async () => {
+    // One connection: the next transaction gets the connection the failed one used.
+    const state = await open(`${freshDatabaseUrl()}&pool=1`)
+    await expect(
+      state.transaction(async (tx) => {
+        tx.put('users', user(4))
+        tx.put('users', user(5))
+        tx.put('users', user(6))
+        throw new Error('no')
+      }),
+    ).rejects.toThrow('no')
+    await state.transaction(async (tx) => {
+      tx.put('users', user(7))
+    })
+    expect((await state.lookup('users_by_partner', 'p1')).map((u) => u.id)).toEqual([
+      'u-1',
+      'u-2',
+      'u-7',
+    ])
+  })
+
   it('reads a row back as it was written: types, nulls, optional fields absent, times to the ms', async () => {
     const state = await open()
     const rows = {

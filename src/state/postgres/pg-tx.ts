@@ -20,7 +20,7 @@ export class PgTx extends PgReader implements StateTx {
   readonly after: (() => void)[] = []
   /** The first statement that failed: it aborted the transaction. */
   private failure: unknown
-  private pending: Promise<unknown>[] = []
+  private readonly pending: Promise<unknown>[] = []
   private open = true
   private last: Promise<unknown> = Promise.resolve()
 
@@ -39,6 +39,8 @@ export class PgTx extends PgReader implements StateTx {
   private inTurn(text: string, params: unknown[], refused?: () => void) {
     const statement = async () => {
       if (this.failure !== undefined) throw this.failure
+      // Ended (its function threw): one still waiting would run after ROLLBACK, or in the next.
+      if (!this.open) throw new Error('the transaction ended before this statement was sent')
       try {
         const result = await this.client.query(prepared(text, params))
         if (result.rowCount === 0) refused?.()
@@ -89,7 +91,6 @@ export class PgTx extends PgReader implements StateTx {
   /** Awaits every write; the first that failed fails the transaction. */
   async written(): Promise<void> {
     await Promise.all(this.pending)
-    this.pending = []
     if (this.failure !== undefined) throw this.failure
   }
 
