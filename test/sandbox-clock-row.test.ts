@@ -61,13 +61,19 @@ function heldState(row: ClockSetting) {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve))
 
+/** A frozen clock over its row, advanced by a minute: the advance's write not committed yet. */
+async function advancedAMinute() {
+  const held = heldState({ offset_ms: 0, frozen_at: T0 })
+  const clock = createClock({ start: T0, frozen: true })
+  const row = await SandboxClockRow.open({ state: held.state, clock, logger: console })
+  await clock.advance(60_000)
+  await settle()
+  return { held, clock, row }
+}
+
 describe('the sandbox clock row', () => {
   it("a read sent before this process's advance committed does not take the clock back", async () => {
-    const held = heldState({ offset_ms: 0, frozen_at: T0 })
-    const clock = createClock({ start: T0, frozen: true })
-    const row = await SandboxClockRow.open({ state: held.state, clock, logger: console })
-    await clock.advance(60_000)
-    await settle()
+    const { held, clock, row } = await advancedAMinute()
     // The read goes out while the advance's write has not committed...
     const refreshed = row.refresh()
     await settle()
@@ -81,11 +87,7 @@ describe('the sandbox clock row', () => {
   })
 
   it('a read sent after the write committed takes what another process stored since', async () => {
-    const held = heldState({ offset_ms: 0, frozen_at: T0 })
-    const clock = createClock({ start: T0, frozen: true })
-    const row = await SandboxClockRow.open({ state: held.state, clock, logger: console })
-    await clock.advance(60_000)
-    await settle()
+    const { held, clock, row } = await advancedAMinute()
     held.commitWrite()
     await row.settled()
     held.storeElsewhere({ offset_ms: 0, frozen_at: T0 + 3_600_000 })
