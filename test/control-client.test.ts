@@ -1,30 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   ControlPlaneError,
   createControlClient,
   NotFoundInSandboxError,
-  type RunningSandbox,
-  startSandbox,
   WaitTimeoutError,
 } from '../src/index.js'
-import { engineOptions } from './helpers.js'
+import { sharedControlClient } from './helpers.js'
 
 const TOKEN = 'ctl-test-token'
-let sandbox: RunningSandbox
-let control: ReturnType<typeof createControlClient>
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    ...engineOptions(),
-    port: 0,
-    logLevel: 'silent',
-    adminToken: TOKEN,
-  })
-  control = createControlClient(sandbox.url, { adminToken: TOKEN })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const shared = sharedControlClient(TOKEN)
 
 /** The partner API, called the way a partner's backend does: plain fetch with the headers. */
 async function api(
@@ -53,7 +37,10 @@ const user = (n: string) => ({
   date_of_birth: '1991-02-03',
 })
 
-async function signIn(partner: Awaited<ReturnType<typeof control.createPartner>>, n: string) {
+async function signIn(
+  partner: Awaited<ReturnType<typeof shared.control.createPartner>>,
+  n: string,
+) {
   const u = user(n)
   const reg = await api(partner, 'POST', '/partner/auth/register', u)
   expect(reg.status).toBe(201)
@@ -66,17 +53,17 @@ async function signIn(partner: Awaited<ReturnType<typeof control.createPartner>>
 
 describe('createControlClient against a running sandbox (admin token, real socket)', () => {
   it('honours the admin token: without it every call is a typed 401', async () => {
-    const anonymous = createControlClient(sandbox.url)
+    const anonymous = createControlClient(shared.sandbox.url)
     const error = await anonymous.partners.list().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ControlPlaneError)
     expect(error).toMatchObject({ status: 401, code: 'unauthorized' })
-    const wrong = createControlClient(sandbox.url, { adminToken: 'nope' })
+    const wrong = createControlClient(shared.sandbox.url, { adminToken: 'nope' })
     await expect(wrong.clock.get()).rejects.toMatchObject({ status: 401 })
-    expect((await control.health()).status).toBe('ok')
+    expect((await shared.control.health()).status).toBe('ok')
   })
 
   it('createPartner gives credentials and ready headers that work on the partner API', async () => {
-    const partner = await control.createPartner({ name: 'Client Worker 1' })
+    const partner = await shared.control.createPartner({ name: 'Client Worker 1' })
     expect(partner.apiKey).toMatch(/^pk_test_/)
     expect(partner.apiSecret).toMatch(/^sk_test_/)
     expect(partner.headers).toEqual({
@@ -85,12 +72,12 @@ describe('createControlClient against a running sandbox (admin token, real socke
     })
     const me = await api(partner, 'GET', '/partner/me')
     expect(me.json.partner.id).toBe(partner.id)
-    const listed = await control.partners.list()
+    const listed = await shared.control.partners.list()
     expect(listed.data.map((p) => p.id)).toContain(partner.id)
   })
 
   it('turns a 4xx into a ControlPlaneError naming the bad field', async () => {
-    const error = await control.createPartner({ name: '' }).catch((e: unknown) => e)
+    const error = await shared.control.createPartner({ name: '' }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ControlPlaneError)
     const e = error as ControlPlaneError
     expect(e.status).toBe(400)
@@ -101,18 +88,21 @@ describe('createControlClient against a running sandbox (admin token, real socke
   })
 
   it('inbox.latestCode reads the code sent to that user of that partner only', async () => {
-    const partner = await control.createPartner({ name: 'Client Inbox', scenario: 'random-otp' })
+    const partner = await shared.control.createPartner({
+      name: 'Client Inbox',
+      scenario: 'random-otp',
+    })
     const u = await signIn(partner, 'inbox')
     expect(u.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
     await api(partner, 'POST', '/partner/auth/forgot-password/request', { email: u.email })
     const reset = await partner.inbox.latestCode(u.email, { kind: 'password_reset_code' })
     expect(reset).toMatch(/^\d{6}$/)
-    const other = await control.createPartner({ name: 'Client Inbox Other' })
+    const other = await shared.control.createPartner({ name: 'Client Inbox Other' })
     await expect(other.inbox.latestCode(u.email)).rejects.toBeInstanceOf(NotFoundInSandboxError)
   })
 
   it('webhooks.waitFor answers when the event happens, with where and a timeout', async () => {
-    const partner = await control.createPartner({ name: 'Client Waiter' })
+    const partner = await shared.control.createPartner({ name: 'Client Waiter' })
     const pending = partner.webhooks.waitFor('card.funded', {
       timeout: 5000,
       where: (e) => e.data.object.amount === 2,
@@ -130,20 +120,20 @@ describe('createControlClient against a running sandbox (admin token, real socke
   })
 
   it('waitForDelivery waits until the sink got the event, signature checked', async () => {
-    const sink = control.sinks.url('client-test')
-    const partner = await control.createPartner({ name: 'Client Sink', webhook_url: sink })
-    await control.sinks.configure('client-test', { secret: partner.webhookSecret })
+    const sink = shared.control.sinks.url('client-test')
+    const partner = await shared.control.createPartner({ name: 'Client Sink', webhook_url: sink })
+    await shared.control.sinks.configure('client-test', { secret: partner.webhookSecret })
     await partner.webhooks.trigger('webhook.test', { hello: 'world' })
     const { event, delivery } = await partner.webhooks.waitForDelivery('webhook.test')
     expect(delivery).toMatchObject({ event_id: event.id, status: 'succeeded' })
-    const received = await control.sinks.get('client-test')
+    const received = await shared.control.sinks.get('client-test')
     expect(received.data[0]?.signature).toEqual({ service: true, standard: true })
     expect(JSON.parse(received.data[0]?.body ?? '{}').id).toBe(event.id)
-    await control.sinks.clear('client-test')
+    await shared.control.sinks.clear('client-test')
   })
 
   it('requests.find and count see only that partner; scenario.use switches it', async () => {
-    const partner = await control.createPartner({ name: 'Client Journal' })
+    const partner = await shared.control.createPartner({ name: 'Client Journal' })
     await api(partner, 'GET', '/partner/me')
     await api(partner, 'GET', '/partner/me', undefined, { prefer: 'code=503' })
     expect(await partner.requests.count({ path: '/api/v1/partner/me' })).toBe(2)
@@ -161,8 +151,8 @@ describe('createControlClient against a running sandbox (admin token, real socke
   })
 
   it("the partner's clock moves only that partner", async () => {
-    const a = await control.createPartner({ name: 'Client Clock A' })
-    const b = await control.createPartner({ name: 'Client Clock B' })
+    const a = await shared.control.createPartner({ name: 'Client Clock A' })
+    const b = await shared.control.createPartner({ name: 'Client Clock B' })
     const before = await a.clock.now()
     const moved = await a.clock.advance('11m')
     expect(moved.partner_id).toBe(a.id)
@@ -177,8 +167,8 @@ describe('createControlClient against a running sandbox (admin token, real socke
   })
 
   it("a partner's clock advance expires its code and not another partner's", async () => {
-    const a = await control.createPartner({ name: 'Client Clock A' })
-    const b = await control.createPartner({ name: 'Client Clock B' })
+    const a = await shared.control.createPartner({ name: 'Client Clock A' })
+    const b = await shared.control.createPartner({ name: 'Client Clock B' })
     const ua = user('clock-a')
     const ub = user('clock-b')
     for (const [p, u] of [
@@ -215,8 +205,8 @@ describe('createControlClient against a running sandbox (admin token, real socke
   })
 
   it("reset, snapshot and restore touch only that partner's data", async () => {
-    const a = await control.createPartner({ name: 'Client Reset A' })
-    const b = await control.createPartner({ name: 'Client Reset B' })
+    const a = await shared.control.createPartner({ name: 'Client Reset A' })
+    const b = await shared.control.createPartner({ name: 'Client Reset B' })
     await signIn(a, 'reset-a')
     await signIn(b, 'reset-b')
     const saved = await a.snapshot()
@@ -243,9 +233,9 @@ describe('createControlClient against a running sandbox (admin token, real socke
   })
 
   it('covers the sandbox-wide helpers: clock, rules, scenarios, journal, inbox', async () => {
-    const clock = await control.clock.get()
+    const clock = await shared.control.clock.get()
     expect(typeof clock.frozen).toBe('boolean')
-    const partner = await control.createPartner({ name: 'Client Wide' })
+    const partner = await shared.control.createPartner({ name: 'Client Wide' })
     const rule = await partner.rules.add({
       match: { method: 'GET', path: '/api/v1/partner/usage' },
       respond: { status: 502 },
@@ -254,16 +244,16 @@ describe('createControlClient against a running sandbox (admin token, real socke
     expect(rule).toMatchObject({ partner_id: partner.id, times: 1, respond: { status: 502 } })
     expect((await api(partner, 'GET', '/partner/usage')).status).toBe(502)
     expect((await api(partner, 'GET', '/partner/usage')).status).toBe(200)
-    const global = await control.rules.add({
+    const global = await shared.control.rules.add({
       match: { method: 'GET', path: '/api/v1/partner/usage' },
       latency_ms: 1,
     })
-    expect((await control.rules.list()).map((r) => r.id)).toContain(global.id)
-    await control.rules.clear()
-    expect(await control.rules.list()).toEqual([])
-    const scenarios = await control.scenarios.list()
+    expect((await shared.control.rules.list()).map((r) => r.id)).toContain(global.id)
+    await shared.control.rules.clear()
+    expect(await shared.control.rules.list()).toEqual([])
+    const scenarios = await shared.control.scenarios.list()
     expect(scenarios.data.map((s) => s.name)).toContain('kyc-fail')
-    const loaded = await control.scenarios.load({
+    const loaded = await shared.control.scenarios.load({
       name: 'client-loaded',
       description: 'Loaded by the client test.',
       otp: { code: '424242' },
@@ -273,10 +263,10 @@ describe('createControlClient against a running sandbox (admin token, real socke
       description: expect.any(String),
       bundled: false,
     })
-    expect(await control.requests.count({ partner_id: partner.id, status: 502 })).toBe(1)
+    expect(await shared.control.requests.count({ partner_id: partner.id, status: 502 })).toBe(1)
     const wide = await signIn(partner, 'wide')
     // Newest first: the one message asked for is the login code just sent, used by signIn.
-    expect((await control.inbox.list({ limit: 1 })).data).toEqual([
+    expect((await shared.control.inbox.list({ limit: 1 })).data).toEqual([
       expect.objectContaining({
         partner_id: partner.id,
         user_id: wide.id,
@@ -287,13 +277,13 @@ describe('createControlClient against a running sandbox (admin token, real socke
       }),
     ])
     // Every delivery of the tests above was made: none is due, so a flush attempts none.
-    expect((await control.webhooks.flush()).attempted).toBe(0)
+    expect((await shared.control.webhooks.flush()).attempted).toBe(0)
   })
 
-  it('is also sandbox.control, in process, with the same types', async () => {
-    const partner = await sandbox.control.createPartner({ name: 'In Process' })
+  it('is also shared.sandbox.control, in process, with the same types', async () => {
+    const partner = await shared.sandbox.control.createPartner({ name: 'In Process' })
     const me = await api(partner, 'GET', '/partner/me')
     expect(me.json.partner.id).toBe(partner.id)
-    expect(sandbox.control.url).toBe(sandbox.url)
+    expect(shared.sandbox.control.url).toBe(shared.sandbox.url)
   })
 })

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, onTestFinished } from 'vitest'
 import type { InternalOptions } from '../src/compose.js'
 import {
+  createControlClient,
   createSandbox,
   type RunningSandbox,
   type Sandbox,
@@ -143,15 +144,45 @@ export async function setup(
  * address: a webhook aimed at it, a CLI, fetch. Closed when the test ends.
  */
 export async function servedForTest(options: SandboxOptions = {}): Promise<RunningSandbox> {
-  const sandbox = await startSandbox({
-    logLevel: 'silent',
-    ...engineOptions(options),
-    port: 0,
-    ...options,
-  })
+  const sandbox = await startSandbox(servedOptions(options))
   onTestFinished(() => sandbox.close())
   return sandbox
 }
+
+/** A served test sandbox's options: silent, this run's engine, a free port of 127.0.0.1. */
+const servedOptions = (options: SandboxOptions): SandboxOptions => ({
+  logLevel: 'silent',
+  ...engineOptions(options),
+  port: 0,
+  ...options,
+})
+
+/**
+ * The typed control client of a served sandbox that a file's tests share (made and closed as
+ * sharedSetup's), its control plane guarded by `adminToken`. Call it at the top of the file.
+ */
+export function sharedControlClient(adminToken: string) {
+  let served: { sandbox: RunningSandbox; control: ControlClient } | undefined
+  const made = () => {
+    if (!served) throw new Error('sharedControlClient: its sandbox is made when the tests start')
+    return served
+  }
+  beforeAll(async () => {
+    const sandbox = await startSandbox(servedOptions({ adminToken }))
+    served = { sandbox, control: createControlClient(sandbox.url, { adminToken }) }
+  })
+  afterAll(() => served?.sandbox.close())
+  return {
+    get sandbox(): RunningSandbox {
+      return made().sandbox
+    },
+    get control(): ControlClient {
+      return made().control
+    },
+  }
+}
+
+type ControlClient = ReturnType<typeof createControlClient>
 
 /**
  * The setup of tests that share one sandbox (a file's, or a describe block's, when making it

@@ -1,12 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  ControlPlaneError,
-  createControlClient,
-  type RunningSandbox,
-  type SandboxPartnerHandle,
-  startSandbox,
-} from '../src/index.js'
-import { engineOptions, httpCall, onboardedUser } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import { ControlPlaneError, type SandboxPartnerHandle } from '../src/index.js'
+import { httpCall, onboardedUser, sharedControlClient } from './helpers.js'
 
 /** Rules and verification through the typed control client, over a real socket. */
 const TOKEN = 'rules-token'
@@ -14,21 +8,7 @@ const admin = { authorization: `Bearer ${TOKEN}` }
 const REGISTER = '/api/v1/partner/auth/register'
 const FUND = '/api/v1/partner/cards/simulate-fund'
 const PURCHASE = '/api/v1/partner/cards/simulate-purchase'
-let sandbox: RunningSandbox
-let control: ReturnType<typeof createControlClient>
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    ...engineOptions(),
-    port: 0,
-    logLevel: 'silent',
-    adminToken: TOKEN,
-  })
-  control = createControlClient(sandbox.url, { adminToken: TOKEN })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const shared = sharedControlClient(TOKEN)
 
 let users = 0
 const register = async (partner: SandboxPartnerHandle, extra: Record<string, string> = {}) => {
@@ -59,7 +39,7 @@ const conflict = {
 
 describe('partner.rules', () => {
   it('create, list, answer (times), remove, and cleared by the reset', async () => {
-    const partner = await control.createPartner({ name: 'Overrides client' })
+    const partner = await shared.control.createPartner({ name: 'Overrides client' })
     const rule = await partner.rules.add({
       match: { method: 'POST', path: REGISTER, body: { first_name: 'Taken' } },
       respond: { status: 409, body: conflict },
@@ -89,7 +69,7 @@ describe('partner.rules', () => {
   })
 
   it('a body off the schema is refused with the schema naming the field; off_contract serves it', async () => {
-    const partner = await control.createPartner({ name: 'Contract client' })
+    const partner = await shared.control.createPartner({ name: 'Contract client' })
     const refused = await partner.rules
       .add({
         match: { method: 'POST', path: REGISTER },
@@ -116,17 +96,17 @@ describe('partner.rules', () => {
     await partner.delete()
   })
 
-  it('global rules through control.rules answer every partner', async () => {
-    const one = await control.createPartner({ name: 'Global one' })
-    const two = await control.createPartner({ name: 'Global two' })
-    const global = await control.rules.add({
+  it('global rules through shared.control.rules answer every partner', async () => {
+    const one = await shared.control.createPartner({ name: 'Global one' })
+    const two = await shared.control.createPartner({ name: 'Global two' })
+    const global = await shared.control.rules.add({
       match: { method: 'POST', path: REGISTER, headers: { 'x-app': 'signup' } },
       respond: { status: 409, body: conflict },
     })
-    expect((await control.rules.list()).map((o) => o.id)).toContain(global.id)
+    expect((await shared.control.rules.list()).map((o) => o.id)).toContain(global.id)
     expect((await register(one)).status).toBe(409)
     expect((await register(two)).status).toBe(409)
-    await control.rules.remove(global.id)
+    await shared.control.rules.remove(global.id)
     expect((await register(two)).status).toBe(201)
     await one.delete()
     await two.delete()
@@ -135,8 +115,8 @@ describe('partner.rules', () => {
 
 describe('a scenario decision as a rule', () => {
   it("declines this partner's next purchase for insufficient funds with one call, then approves again; the journal says which rule each request met", async () => {
-    const partner = await control.createPartner({ name: 'Decline once' })
-    const http = httpCall(sandbox.url)
+    const partner = await shared.control.createPartner({ name: 'Decline once' })
+    const http = httpCall(shared.sandbox.url)
     // The helpers read the inbox through the control plane, which wants the admin token.
     const call: typeof http = (method, path, opts = {}) =>
       http(method, path, {
@@ -180,7 +160,7 @@ describe('a scenario decision as a rule', () => {
 
 describe('requests.find by content, and requests.verify', () => {
   it('finds by query, headers and body; verify says matched, or why not', async () => {
-    const partner = await control.createPartner({ name: 'Verify client' })
+    const partner = await shared.control.createPartner({ name: 'Verify client' })
     await register(partner, { first_name: 'Vera' })
     const found = await partner.requests.find({
       query: { source: 'client-test' },
@@ -189,7 +169,7 @@ describe('requests.find by content, and requests.verify', () => {
     })
     expect(found.map((e) => e.path)).toEqual([REGISTER])
     expect(
-      await control.requests.count({ partner_id: partner.id, body: { first_name: 'Vera' } }),
+      await shared.control.requests.count({ partner_id: partner.id, body: { first_name: 'Vera' } }),
     ).toBe(1)
 
     const yes = await partner.requests.verify(
@@ -197,7 +177,7 @@ describe('requests.find by content, and requests.verify', () => {
       { times: 1 },
     )
     expect(yes).toEqual({ matched: true, count: 1, near_misses: [] })
-    const no = await control.requests.verify({
+    const no = await shared.control.requests.verify({
       partner_id: partner.id,
       method: 'POST',
       path: REGISTER,

@@ -17,6 +17,7 @@ import {
   testEngine,
 } from './helpers.js'
 import { freshDatabaseUrl } from './postgres.js'
+import { ruleRow } from './rule-row.js'
 
 const REGISTER = '/api/v1/partner/auth/register'
 const conflict = {
@@ -308,25 +309,7 @@ describe('rules that answer: POST /_sandbox/partners/{id}/rules', () => {
     const { sandbox, add, acmeId } = await sandboxWithRules()
     await sandbox.services.state.transaction(async (tx) => {
       for (let i = 0; i < RULE_CAP; i++) {
-        tx.put('rules', {
-          id: `rul_filler${i}`,
-          partner_id: acmeId,
-          match: { method: 'GET', path: '/api/v1/partner/me' },
-          respond: { status: 503 },
-          drop_connection: false,
-          decide: null,
-          latency_ms: null,
-          times: null,
-          used: 0,
-          rate: null,
-          priority: 0,
-          off_contract: true,
-          contract_problem: 'filler',
-          operation_id: null,
-          scenario: null,
-          seq: i,
-          created_at: new Date(0).toISOString(),
-        })
+        tx.put('rules', { ...ruleRow(`rul_filler${i}`, acmeId, null), seq: i })
       }
     })
     const res = await add(on409())
