@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http'
 import type { PartnerRow, SessionRow, UserRow } from '../store/records.js'
 import type { MetRule } from './journal-entry.js'
 
@@ -15,3 +16,10 @@ export interface AppEnv {
     rules: MetRule[]
   }
 }
+
+/**
+ * The Node request behind @hono/node-server (its HttpBindings' `incoming`): present when the
+ * request came on a socket, absent in process (`app.request`).
+ */
+export const nodeRequest = (c: { env: unknown }): IncomingMessage | undefined =>
+  (c.env as { incoming?: IncomingMessage } | undefined)?.incoming

@@ -18,7 +18,7 @@ export function renderError(error: unknown, c: Context<AppEnv>, logger: Logger):
   const requestId = c.get('requestId') ?? ''
   let apiError: ApiError
   const problem = bodyProblem(c)
-  if (bodyTimedOut(c.env)) {
+  if (bodyTimedOut(c)) {
     // Whatever the failed body read turned into (a JSON error, a stream error), the cause is
     // the client's slowness; the connection closes after this answer.
     apiError = new ApiError(

@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import { queryOf } from '../domain/request-match.js'
-import type { AppEnv } from './app-env.js'
+import { type AppEnv, nodeRequest } from './app-env.js'
 import type {
   Capture,
   JournalEntry,
@@ -29,8 +29,7 @@ export type JournalView = Omit<JournalEntry, 'at' | 'capture' | 'query' | 'rules
  */
 export function capture(c: Context<AppEnv>): Capture | undefined {
   if (c.req.path.startsWith('/_sandbox')) return undefined
-  // Behind @hono/node-server (its HttpBindings): an answer sent on a socket.
-  const incoming = (c.env as { incoming?: { rawHeaders: string[] } } | undefined)?.incoming
+  const incoming = nodeRequest(c)
   const served = incoming !== undefined
   const length = Number(c.req.header('content-length') ?? 0)
   return {

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import { ApiError, type ErrorDetail } from '../errors.js'
+import { nodeRequest } from './app-env.js'
 
 /** Methods whose request may carry a body: on the others (GET, HEAD) it is never read. */
 export const bodyMethods = new Set(['post', 'put', 'patch', 'delete'])
@@ -21,7 +22,7 @@ export const noBody: MiddlewareHandler = async (c, next) => {
   const chunked = c.req.header('transfer-encoding') !== undefined
   // Behind the node server a request with neither header has no body; in process
   // (app.request), a Request built with a body may name no length: it is read to know.
-  const served = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
+  const served = nodeRequest(c) !== undefined
   if (length === '0' || (length === undefined && !chunked && served)) return next()
   const bytes = await c.req.arrayBuffer()
   if (bytes.byteLength === 0) return next()

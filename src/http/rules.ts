@@ -8,7 +8,7 @@ import type { RuleRow } from '../rules/rule-schema.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { Rules } from '../services/rules.js'
 import type { PartnerRow } from '../store/records.js'
-import type { AppEnv } from './app-env.js'
+import { type AppEnv, nodeRequest } from './app-env.js'
 import type { MetRule } from './journal-entry.js'
 import { preferredRule } from './prefer.js'
 
@@ -92,9 +92,7 @@ export async function followRules(
     c.set('rules', [journalOf(answer, latency)])
     if (latency) await new Promise((resolve) => setTimeout(resolve, latency))
     if (answer.respond) return serve(c, answer)
-    const socket = (c.env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming
-      ?.socket
-    socket?.destroy()
+    nodeRequest(c)?.socket.destroy()
     throw new ApiError('service_unavailable', `Rule ${answer.id}: the connection was dropped.`)
   }
   let decide: Decisions | undefined

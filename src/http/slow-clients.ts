@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http'
+import { nodeRequest } from './app-env.js'
 
 /**
  * Slow clients (a body dribbled at 1 byte a second, headers that never end) would hold a
@@ -57,9 +58,9 @@ export function guardSlowBodies(server: Server, limits: SlowClientLimits): void 
   })
 }
 
-/** True when this request's body read was failed by the body timeout (`c.env.incoming`). */
-export function bodyTimedOut(env: unknown): boolean {
-  const incoming = (env as { incoming?: Record<symbol, unknown> } | undefined)?.incoming
+/** True when this request's body read was failed by the body timeout. */
+export function bodyTimedOut(c: { env: unknown }): boolean {
+  const incoming = nodeRequest(c) as (IncomingMessage & Record<symbol, unknown>) | undefined
   return incoming?.[TIMED_OUT] === true
 }
 
