@@ -258,6 +258,39 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(await state.get('users', 'u-4')).toBeUndefined()
   })
 
+  it('a read repeated in a transaction answers anew once the transaction wrote that collection', async () => {
+    const state = await open()
+    const seen = await state.transaction(async (tx) => {
+      const emails = async () => [
+        (await tx.get('users', 'u-1'))?.email,
+        (await tx.lookup('users_by_partner', 'p1')).map((u) => u.email),
+        await tx.count('users_by_partner', 'p1'),
+      ]
+      const before = await emails()
+      const again = await emails()
+      tx.put('cards', { ...card('card_1', 'u-1'), available_balance_cents: 7 })
+      tx.put('users', { ...user(1), email: 'changed@example.com' })
+      tx.put('users', user(4))
+      const after = await emails()
+      tx.remove('users', 'u-4')
+      return [
+        before,
+        again,
+        after,
+        await emails(),
+        (await tx.get('cards', 'card_1'))?.available_balance_cents,
+      ]
+    })
+    const first = ['user1@example.com', ['user1@example.com', 'user2@example.com'], 2]
+    expect(seen).toEqual([
+      first,
+      first,
+      ['changed@example.com', ['changed@example.com', 'user2@example.com', 'user4@example.com'], 3],
+      ['changed@example.com', ['changed@example.com', 'user2@example.com'], 2],
+      7,
+    ])
+  })
+
   it('rolls every write of a transaction that throws back, indexes included', async () => {
     const state = await open()
     await expect(
@@ -837,6 +870,62 @@ describePostgres('state seam, PostgreSQL engine', () => {
     await first
     expect(committed).toEqual({ a: ['dlv_1', 'dlv_6'], b: ['dlv_2', 'dlv_3', 'dlv_4'] })
     expect((await a.all('webhook_deliveries')).map((d) => d.id)).toEqual(['dlv_5'])
+  })
+
+  it("a transaction that lost three times runs alone among its partner's; other partners' go on", async () => {
+    const url = freshDatabaseUrl()
+    const state = await open(url)
+    const { client } = await connect(url)
+    // The advisory locks held, as PostgreSQL shows them.
+    const advisory = async () =>
+      (
+        await client.query<{ mode: string }>(
+          "SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND granted ORDER BY mode",
+        )
+      ).rows.map((row) => row.mode)
+    const order: string[] = []
+    let attempts = 0
+    let tries = 0
+    let next: Promise<void> | undefined
+    const held: string[][] = []
+    await state.transaction(
+      async (tx) => {
+        held.push(await advisory())
+        // As a serialization failure would: the attempt is run again.
+        if (++attempts <= 3) throw Object.assign(new Error('lost a conflict'), { code: '40001' })
+        next = state.transaction(
+          async (other) => {
+            tries++
+            order.push('p1, begun meanwhile')
+            other.put('users', user(20))
+          },
+          { partner: 'p1' },
+        )
+        // p2's transaction runs and commits meanwhile.
+        await state.transaction(async (other) => other.put('users', user(21, 'p2')), {
+          partner: 'p2',
+        })
+        order.push('alone')
+        tx.put('users', user(22))
+      },
+      { partner: 'p1' },
+    )
+    await next
+    // Among others its partner's turn is held shared; alone, exclusive (and given back).
+    expect(held).toEqual([['ShareLock'], ['ShareLock'], ['ShareLock'], ['ExclusiveLock']])
+    expect(attempts).toBe(4)
+    // p1's other transaction found the turn taken, and ran once it was given back.
+    expect(order).toEqual(['alone', 'p1, begun meanwhile'])
+    expect(tries).toBe(1)
+    expect((await state.all('users')).map((u) => u.id)).toEqual([
+      'u-1',
+      'u-2',
+      'u-3',
+      'u-21',
+      'u-22',
+      'u-20',
+    ])
+    expect(await advisory()).toEqual([])
   })
 
   it('holds as many transactions open at once as ?pool= has connections; the rest wait', async () => {

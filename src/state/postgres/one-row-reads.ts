@@ -1,15 +1,14 @@
-import type { CollectionName } from '../../store/records.js'
 import type { Row } from './rows.js'
-import { tables } from './tables.js'
 
 /** Reads a statement takes at most: few enough that the texts stay few (each is prepared). */
 const MAX_READS = 4
 
-type Read = [CollectionName, string, unknown[], (row: Row | undefined, error?: unknown) => void]
+/** The names of the columns a statement answers, its text, its parameters, and who waits. */
+type Read = [readonly string[], string, unknown[], (row: Row | undefined, error?: unknown) => void]
 
 /**
- * The one-row reads (by id, or the first under a key) started in one tick, such as a session
- * and its user, sent as one statement (or one per MAX_READS): each a subquery LEFT JOINed to
+ * The one-row reads (by id, the first under a key, a count) started in one tick, such as a
+ * session and its user, or a partner's events and deliveries counted, sent as one statement (or one per MAX_READS): each a subquery LEFT JOINed to
  * a single row, so one that finds nothing leaves its columns NULL. Outside transactions only.
  */
 export class OneRowReads {
@@ -18,10 +17,10 @@ export class OneRowReads {
   /** `send` answers a statement's rows, each as its values in column order. */
   constructor(private readonly send: (text: string, params: unknown[]) => Promise<unknown[][]>) {}
 
-  read(collection: CollectionName, text: string, params: unknown[]): Promise<Row | undefined> {
+  read(columns: readonly string[], text: string, params: unknown[]): Promise<Row | undefined> {
     return new Promise((resolve, reject) => {
       const done = (row: Row | undefined, error?: unknown) => (error ? reject(error) : resolve(row))
-      if (this.waiting.push([collection, text, params, done]) === 1)
+      if (this.waiting.push([columns, text, params, done]) === 1)
         queueMicrotask(() => {
           const reads = this.waiting.splice(0)
           for (let at = 0; at < reads.length; at += MAX_READS)
@@ -48,10 +47,10 @@ export class OneRowReads {
     }
     const values = found[0] ?? []
     let at = 0
-    for (const [collection, , , done] of reads) {
+    for (const [columns, , , done] of reads) {
       const row: Row = {}
-      for (const { name } of tables[collection].columns) row[name] = values[at++] ?? null
-      done(row.id === null ? undefined : row)
+      for (const name of columns) row[name] = values[at++] ?? null
+      done(row[columns[0] as string] === null ? undefined : row)
     }
   }
 }

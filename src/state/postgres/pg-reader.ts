@@ -5,6 +5,7 @@ import { tableOf } from './index-sql.js'
 import type { OneRowReads } from './one-row-reads.js'
 import { type Row, recordOf } from './rows.js'
 import { indexStatements, partnerColumn, tableStatements } from './statements.js'
+import { tables } from './tables.js'
 
 export type Query = (text: string, params?: unknown[]) => Promise<Row[]>
 
@@ -25,18 +26,23 @@ export class PgReader implements StateReader {
 
   /** The record a statement finds, if any: sent with other reads started at once, outside a transaction. */
   private async first<R>(collection: CollectionName, text: string, params: unknown[]) {
-    const found =
-      this.oneRow === undefined || holdsNul(params)
-        ? (await this.run(text, params))[0]
-        : await this.oneRow.read(collection, text, params)
+    const columns = tables[collection].columns.map((column) => column.name)
+    const found = await this.one(columns, text, params, collection)
     return found ? (recordOf(collection, found) as R) : undefined
   }
 
+  /** A statement's one row, batched with the others of this tick outside a transaction. */
+  private async one(columns: string[], text: string, params: unknown[], of: CollectionName) {
+    if (this.oneRow === undefined || holdsNul(params)) return (await this.run(text, params, of))[0]
+    return this.oneRow.read(columns, text, params)
+  }
+
   /**
+   * `of`: the collection read (a transaction keeps what it read of it until it writes it).
    * A text column cannot hold NUL, so no row has an id or key with one (a token sent as %00):
    * nothing is found, as in memory, where PostgreSQL would refuse the parameter.
    */
-  protected run(text: string, params: unknown[]): Promise<Row[]> {
+  protected run(text: string, params: unknown[], _of?: CollectionName): Promise<Row[]> {
     if (holdsNul(params)) return Promise.resolve([])
     return this.send(text, params)
   }
@@ -57,7 +63,8 @@ export class PgReader implements StateReader {
   ): Promise<IndexRow<I>[]> {
     const scoped = this.scopes(tableOf(index))
     const text = indexStatements(index, scoped)[statement]
-    const found = await this.run(text, [...params, ...this.tail(scoped)])
+    const of = statement === 'due' ? undefined : tableOf(index)
+    const found = await this.run(text, [...params, ...this.tail(scoped)], of)
     return found.map((row) => recordOf(tableOf(index), row) as IndexRow<I>)
   }
 
@@ -91,14 +98,14 @@ export class PgReader implements StateReader {
     const def = indexDefs[index]
     const scoped = this.scopes(tableOf(index)) && !('counted' in def && def.counted)
     const text = indexStatements(index, scoped).count
-    const [found] = await this.run(text, [key, ...this.tail(scoped)])
+    const found = await this.one(['n'], text, [key, ...this.tail(scoped)], tableOf(index))
     return Number(found?.n ?? 0)
   }
 
   async has(index: IndexName, key: string, id: string) {
     const scoped = this.scopes(tableOf(index))
     const text = indexStatements(index, scoped).has
-    return (await this.run(text, [key, id, ...this.tail(scoped)])).length > 0
+    return (await this.run(text, [key, id, ...this.tail(scoped)], tableOf(index))).length > 0
   }
 
   async keys(index: IndexName) {
@@ -107,7 +114,11 @@ export class PgReader implements StateReader {
 
   async all<K extends CollectionName>(collection: K) {
     const scoped = this.scopes(collection)
-    const found = await this.run(tableStatements(collection, scoped).all, this.tail(scoped))
+    const found = await this.run(
+      tableStatements(collection, scoped).all,
+      this.tail(scoped),
+      collection,
+    )
     return found.map((row) => recordOf(collection, row) as Collections[K])
   }
 }

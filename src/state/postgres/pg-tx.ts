@@ -23,6 +23,12 @@ export class PgTx extends PgReader implements StateTx {
   private readonly pending: Promise<unknown>[] = []
   private open = true
   private last: Promise<unknown> = Promise.resolve()
+  /**
+   * What this transaction read of each collection, until it writes that collection: read again,
+   * PostgreSQL would answer alike (a SERIALIZABLE transaction reads one snapshot and its own
+   * writes), so the partner and its endpoints are read once however many events it records.
+   */
+  private readonly reads = new Map<CollectionName, Map<string, Promise<Row[]>>>()
 
   constructor(
     private readonly client: pg.ClientBase,
@@ -55,7 +61,18 @@ export class PgTx extends PgReader implements StateTx {
     return next
   }
 
+  protected override run(text: string, params: unknown[], of?: CollectionName) {
+    if (of === undefined) return super.run(text, params)
+    const reads = this.reads.get(of) ?? new Map<string, Promise<Row[]>>()
+    this.reads.set(of, reads)
+    const key = text + JSON.stringify(params)
+    const found = reads.get(key) ?? super.run(text, params)
+    reads.set(key, found)
+    return found
+  }
+
   put<K extends CollectionName>(collection: K, row: Collections[K]): void {
+    this.reads.delete(collection)
     const id = (row as Row).id as string
     if (this.partner !== undefined && tables[collection].tenant)
       checkScope(collection, row as Row, this.partner)
@@ -66,6 +83,7 @@ export class PgTx extends PgReader implements StateTx {
   }
 
   remove(collection: CollectionName, id: string): void {
+    this.reads.delete(collection)
     // Scoped: another partner's row is not this transaction's to remove (nor to see).
     const scoped = this.scopes(collection)
     this.write(tableStatements(collection, scoped).remove, [id, ...this.tail(scoped)])

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { outageOf } from '../database-error.js'
+import { TURN_TAKEN } from './retries.js'
 
 /**
  * The pool of one replica's connections (node-postgres), set up so that rows read back are the
@@ -67,10 +68,17 @@ export function createPool(
   return pool
 }
 
-/** Runs `fn` between `begin` and COMMIT on `client`; a throw rolls it back and is rethrown. */
+/**
+ * Runs `fn` between `begin` and COMMIT on `client`; a throw rolls it back and is rethrown. A
+ * `begin` whose last statement answers `turn` false found its partner's turn taken (retries.ts).
+ */
 export async function within<T>(client: pg.ClientBase, begin: string, fn: () => Promise<T>) {
-  await client.query(begin)
+  const began: pg.QueryResult | pg.QueryResult[] = await client.query(begin)
   try {
+    if ([began].flat().at(-1)?.rows[0]?.turn === false)
+      throw Object.assign(new Error("another transaction has this partner's turn"), {
+        code: TURN_TAKEN,
+      })
     const result = await fn()
     await client.query('COMMIT')
     return result
@@ -82,20 +90,31 @@ export async function within<T>(client: pg.ClientBase, begin: string, fn: () => 
 
 /**
  * `within` on a connection of the pool's own (one that broke meanwhile is not queryable, and the
- * pool drops it at release); a failure to reach the database is a DatabaseUnavailable.
+ * pool drops it at release); a failure to reach the database is a DatabaseUnavailable. With
+ * `alone`, the session lock it takes is held around the transaction (retries.ts, turns); a
+ * connection that could not give it back is closed, never pooled with it.
  */
 export async function transact<T>(
   pool: pg.Pool,
   url: string,
-  begin: string,
+  begin: string | { alone: string; done: string },
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   try {
     const client = await pool.connect()
+    let kept: Error | undefined
     try {
-      return await within(client, begin, () => fn(client))
+      if (typeof begin === 'string') return await within(client, begin, () => fn(client))
+      await client.query(begin.alone)
+      try {
+        return await within(client, 'BEGIN ISOLATION LEVEL SERIALIZABLE', () => fn(client))
+      } finally {
+        await client.query(begin.done).catch((error: Error) => {
+          kept = error
+        })
+      }
     } finally {
-      client.release()
+      client.release(kept)
     }
   } catch (error) {
     throw outageOf(error, url)

@@ -26,7 +26,7 @@ import { OneRowReads } from './one-row-reads.js'
 import { PgReader } from './pg-reader.js'
 import { PgTx } from './pg-tx.js'
 import { createPool, prepared, transact, within } from './pool.js'
-import { withRetries } from './retries.js'
+import { turns, withRetries } from './retries.js'
 import { paramsOf, type Row, recordOf } from './rows.js'
 import { insertMany, tableStatements, USE_RULE, upsertGroups } from './statements.js'
 import { tables } from './tables.js'
@@ -98,17 +98,20 @@ export class PostgresState extends PgReader implements State {
   }
 
   async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {
-    const { tx, result } = await withRetries(() =>
-      transact(this.pool, this.options.url, 'BEGIN ISOLATION LEVEL SERIALIZABLE', async (c) => {
-        const tx = new PgTx(c, scope?.partner)
-        try {
-          const result = await fn(tx)
-          await tx.written()
-          return { tx, result }
-        } finally {
-          tx.close()
-        }
-      }),
+    const turn = turns(this.schema, scope?.partner)
+    const { tx, result } = await withRetries(
+      (alone) =>
+        transact(this.pool, this.options.url, alone ? turn : turn.begin, async (c) => {
+          const tx = new PgTx(c, scope?.partner)
+          try {
+            const result = await fn(tx)
+            await tx.written()
+            return { tx, result }
+          } finally {
+            tx.close()
+          }
+        }),
+      turn.alone,
     )
     for (const run of tx.after) run()
     if (tx.changes.length > 0) for (const listener of this.commitListeners) listener(tx.changes)
