@@ -62,7 +62,7 @@ const parts = [
   '-- The sandbox state: one table per entity, typed columns (src/state/postgres/columns.ts).',
   keyFunctionsDdl,
   ...collectionNames.map((name) => createTableDdl(tables[name])),
-  ...(Object.keys(indexSql) as IndexName[]).map(createIndexDdl),
+  ...(Object.keys(indexSql) as IndexName[]).filter((i) => !indexSql[i].primary).map(createIndexDdl),
   `-- What the sandbox keeps about itself: the seed a reset goes back to.
 CREATE TABLE sandbox_settings (name text PRIMARY KEY, value json NOT NULL);
 -- Counters shared by every replica (a partner's rate limit window): not durable.

@@ -64,11 +64,12 @@ describePostgres('partner-sandbox migrate', () => {
 
     const first = await run(['migrate', '--database', url])
     expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' })
-    expect(first.stdout).toBe(`applied 1 (baseline), 2 (rules), 3 (partner-names) to ${shown}\n`)
+    expect(first.stdout).toBe(`applied 1 (baseline), 2 (rules), 3 (partner-names), 4 (users-by-primary-key) to ${shown}\n`)
     expect(migrations.map((m) => `${m.version} (${m.name})`)).toEqual([
       '1 (baseline)',
       '2 (rules)',
       '3 (partner-names)',
+      '4 (users-by-primary-key)',
     ])
     // One table per collection, and the sandbox's own.
     const expected = [
@@ -91,7 +92,7 @@ describePostgres('partner-sandbox migrate', () => {
     // From the environment, as a job in a compose file or a Kubernetes Job is given it.
     const second = await run(['migrate'], { SANDBOX_DATABASE_URL: url })
     expect(second).toMatchObject({ code: 0, stderr: '' })
-    expect(second.stdout).toBe(`already up to date at 3: ${shown}\n`)
+    expect(second.stdout).toBe(`already up to date at 4: ${shown}\n`)
     const versions = await sql<{ version: number; name: string }>(
       `SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`,
     )
@@ -99,6 +100,7 @@ describePostgres('partner-sandbox migrate', () => {
       { version: 1, name: 'baseline' },
       { version: 2, name: 'rules' },
       { version: 3, name: 'partner-names' },
+      { version: 4, name: 'users-by-primary-key' },
     ])
   }, 60_000)
 

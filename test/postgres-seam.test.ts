@@ -720,6 +720,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       [1, 'baseline'],
       [2, 'rules'],
       [3, 'partner-names'],
+      [4, 'users-by-primary-key'],
     ])
     // Three replicas opening the migrated schema at once: one seeds it.
     let seeded = 0
@@ -741,6 +742,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       { version: 1, name: 'baseline' },
       { version: 2, name: 'rules' },
       { version: 3, name: 'partner-names' },
+      { version: 4, name: 'users-by-primary-key' },
     ])
   })
 

@@ -6,13 +6,19 @@ import { type IndexName, indexDefs } from '../indexes.js'
  * text the index's key function makes of a row), the condition a row meets to be under a key at
  * all (`where`), and the column that orders its rows (`order`: a time, or the journal's
  * sequence; ties and the rest by `inserted`). An ordinary index of those expressions serves each
- * lookup. test/postgres-schema.test.ts checks, over the rows of a whole flow, that every row's
- * SQL key is the key the memory engine gives it.
+ * lookup, or the primary key where it is `primary`. test/postgres-schema.test.ts checks, over
+ * the rows of a whole flow, that every row's SQL key is the key the memory engine gives it.
  */
 
-export const indexSql: Record<IndexName, { key: string; where?: string; order?: string }> = {
+export const indexSql: Record<
+  IndexName,
+  { key: string; where?: string; order?: string; primary?: true }
+> = {
   partners_by_api_key: { key: 'api_key' },
-  users_by_partner: { key: 'partner_id' },
+  // Served by the primary key (partner_id, id), no index of its own (migrations/0004): its
+  // foreign keys' checks (partner_id, id) could take an index of the partner's users, costing
+  // the same before PostgreSQL has statistics, and read every user of the partner for one.
+  users_by_partner: { key: 'partner_id', primary: true },
   users_by_email: { key: 'lower(email)' },
   sessions_by_user: { key: 'user_id' },
   webhooks_by_partner: { key: 'partner_id' },
