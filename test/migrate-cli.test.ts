@@ -64,7 +64,9 @@ describePostgres('partner-sandbox migrate', () => {
 
     const first = await run(['migrate', '--database', url])
     expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' })
-    expect(first.stdout).toBe(`applied 1 (baseline), 2 (rules), 3 (partner-names), 4 (users-by-primary-key) to ${shown}\n`)
+    expect(first.stdout).toBe(
+      `applied 1 (baseline), 2 (rules), 3 (partner-names), 4 (users-by-primary-key) to ${shown}\n`,
+    )
     expect(migrations.map((m) => `${m.version} (${m.name})`)).toEqual([
       '1 (baseline)',
       '2 (rules)',
