@@ -68,16 +68,10 @@ export class PgReader implements StateReader {
     return found.map((row) => recordOf(tableOf(index), row) as IndexRow<I>)
   }
 
-  /**
-   * Read by id alone, then held to the partner here: asked `AND partner_id = $2`, PostgreSQL
-   * may serve it from an index of the partner's rows (before it has statistics the two cost the
-   * same) and read all of them for one, O(history). An id is one row's (pg-tx.ts, put).
-   */
-  async get<K extends CollectionName>(collection: K, id: string) {
-    const text = tableStatements(collection, false).get
-    const found = await this.first<Collections[K]>(collection, text, [id])
-    const column = this.scopes(collection) ? partnerColumn(collection) : undefined
-    return column && (found as Row | undefined)?.[column] !== this.partner ? undefined : found
+  get<K extends CollectionName>(collection: K, id: string) {
+    const scoped = this.scopes(collection)
+    const text = tableStatements(collection, scoped).get
+    return this.first<Collections[K]>(collection, text, [id, ...this.tail(scoped)])
   }
 
   lookup<I extends IndexName>(index: I, key: string) {
