@@ -197,10 +197,22 @@ export class Retention {
   private async checkCaps(partnerId: string): Promise<void> {
     const { state } = this.parts
     try {
-      // Counted first outside a transaction: below the caps (nearly always) nothing waits.
-      if (!isOver(await countsOf(state, partnerId))) return
+      // Counted, and the oldest rows over the caps found, outside a transaction: below the caps
+      // (nearly always) nothing waits, and the transaction reads only the rows it removes.
+      // Counting in it would tie it, on PostgreSQL's SERIALIZABLE, to the partner's whole
+      // history, and fail each transaction writing an event or an attempt meanwhile (at the
+      // cap, every one of them).
+      const counts = await countsOf(state, partnerId)
+      if (!isOver(counts)) return
+      const over = await this.oldestOverCaps(state, partnerId, counts, true)
       await state.transaction(async (tx) => {
-        if (isOver(await countsOf(tx, partnerId))) await this.pruneCapsOf(tx, partnerId, true)
+        // Each only if it is still there and may still go: another check may have removed it.
+        for (const id of over.deliveries)
+          if ((await tx.get('webhook_deliveries', id))?.completed_at)
+            tx.remove('webhook_deliveries', id)
+        for (const id of over.events)
+          if ((await tx.get('events', id)) && (await this.eventMayGo(tx, id)))
+            tx.remove('events', id)
       })
     } catch (error) {
       this.parts.logger.error(`retention of partner ${partnerId} failed: ${(error as Error).stack}`)
@@ -222,34 +234,49 @@ export class Retention {
     return removed
   }
 
-  /**
-   * One batch of a partner's oldest rows over its caps; rows removed. `smallOnly` leaves a
-   * kind alone when more than a batch is over (a backlog is the sweep's).
-   */
-  private async pruneCapsOf(tx: StateTx, partnerId: string, smallOnly = false): Promise<number> {
-    // Finished deliveries only, from their own index: those still retrying are never read.
-    // Bounded reading too: rows that must stay (pending, counted in usage) are skipped, and
-    // a run gives up after READ_BUDGET of them rather than read a whole partner's history.
-    const deliveries = await this.oldestOver(
-      (after, limit) => tx.range('deliveries_done_by_partner', partnerId, { after, limit }),
-      await tx.count('deliveries_by_partner', partnerId),
-      (d) => d.completed_at !== null,
-      smallOnly,
+  /** The sweep's: one batch of a partner's oldest rows over its caps; rows removed. */
+  private async pruneCapsOf(tx: StateTx, partnerId: string): Promise<number> {
+    const { deliveries, events } = await this.oldestOverCaps(
+      tx,
+      partnerId,
+      await countsOf(tx, partnerId),
     )
     this.remove(tx, 'webhook_deliveries', deliveries)
-    const events = await this.oldestOver(
-      (after, limit) => tx.range('events_by_partner', partnerId, { after, limit }),
-      await tx.count('events_by_partner', partnerId),
-      (e) => this.eventMayGo(tx, e.id),
-      smallOnly,
-    )
     this.remove(tx, 'events', events)
     // Done with this partner once nothing more could go (what stays is kept on purpose).
     // (A write-time call that left a backlog leaves the partner to the sweep.) Forgotten only
     // once the removal is durable: a rolled-back run leaves it for the next.
-    if (!smallOnly && deliveries.length < BATCH && events.length < BATCH)
+    if (deliveries.length < BATCH && events.length < BATCH)
       tx.afterCommit(() => this.touched.delete(partnerId))
     return deliveries.length + events.length
+  }
+
+  /**
+   * Ids of one batch of a partner's oldest rows over its caps, read through `reader`.
+   * `smallOnly` leaves a kind alone when more than a batch is over (a backlog is the sweep's).
+   */
+  private async oldestOverCaps(
+    reader: StateReader,
+    partnerId: string,
+    counts: CapCounts,
+    smallOnly = false,
+  ) {
+    // Finished deliveries only, from their own index: those still retrying are never read.
+    // Bounded reading too: rows that must stay (pending, counted in usage) are skipped, and
+    // a run gives up after READ_BUDGET of them rather than read a whole partner's history.
+    const deliveries = await this.oldestOver(
+      (after, limit) => reader.range('deliveries_done_by_partner', partnerId, { after, limit }),
+      counts.deliveries,
+      (d) => d.completed_at !== null,
+      smallOnly,
+    )
+    const events = await this.oldestOver(
+      (after, limit) => reader.range('events_by_partner', partnerId, { after, limit }),
+      counts.events,
+      (e) => this.eventMayGo(reader, e.id),
+      smallOnly,
+    )
+    return { deliveries, events }
   }
 
   /**
