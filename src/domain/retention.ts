@@ -207,9 +207,10 @@ export class Retention {
       const over = await this.oldestOverCaps(state, partnerId, counts, true)
       await state.transaction(async (tx) => {
         // Each only if it is still there and may still go: another check may have removed it.
-        for (const id of over.deliveries)
-          if ((await tx.get('webhook_deliveries', id))?.completed_at)
-            tx.remove('webhook_deliveries', id)
+        for (const id of over.deliveries) {
+          const delivery = await tx.get('webhook_deliveries', id)
+          if (delivery && finished(delivery)) tx.remove('webhook_deliveries', id)
+        }
         for (const id of over.events)
           if ((await tx.get('events', id)) && (await this.eventMayGo(tx, id)))
             tx.remove('events', id)
@@ -267,7 +268,7 @@ export class Retention {
     const deliveries = await this.oldestOver(
       (after, limit) => reader.range('deliveries_done_by_partner', partnerId, { after, limit }),
       counts.deliveries,
-      (d) => d.completed_at !== null,
+      (d) => finished(d),
       smallOnly,
     )
     const events = await this.oldestOver(
@@ -333,6 +334,9 @@ async function countsOf(reader: StateReader, partnerId: string): Promise<CapCoun
 
 const isOver = (counts: CapCounts) =>
   counts.events > HISTORY_CAP_PER_PARTNER || counts.deliveries > HISTORY_CAP_PER_PARTNER
+
+/** A delivery whose attempts are over: the only kind a cap may remove. */
+const finished = (d: { completed_at: string | null }) => d.completed_at !== null
 
 /** Rows a cap pass reads at most per kind, pending or counted ones included. */
 const READ_BUDGET = 2 * BATCH

@@ -8,8 +8,9 @@ type Read = [readonly string[], string, unknown[], (row: Row | undefined, error?
 
 /**
  * The one-row reads (by id, the first under a key, a count) started in one tick, such as a
- * session and its user, or a partner's events and deliveries counted, sent as one statement (or one per MAX_READS): each a subquery LEFT JOINed to
- * a single row, so one that finds nothing leaves its columns NULL. Outside transactions only.
+ * session and its user, or a partner's events and deliveries counted, sent as one statement
+ * (or one per MAX_READS): each a subquery LEFT JOINed to a single row, so one that finds nothing
+ * leaves its columns NULL. Outside transactions only.
  */
 export class OneRowReads {
   private waiting: Read[] = []

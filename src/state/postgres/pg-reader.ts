@@ -26,13 +26,17 @@ export class PgReader implements StateReader {
 
   /** The record a statement finds, if any: sent with other reads started at once, outside a transaction. */
   private async first<R>(collection: CollectionName, text: string, params: unknown[]) {
-    const columns = tables[collection].columns.map((column) => column.name)
-    const found = await this.one(columns, text, params, collection)
+    const found = await this.one(tables[collection].names, text, params, collection)
     return found ? (recordOf(collection, found) as R) : undefined
   }
 
   /** A statement's one row, batched with the others of this tick outside a transaction. */
-  private async one(columns: string[], text: string, params: unknown[], of: CollectionName) {
+  private async one(
+    columns: readonly string[],
+    text: string,
+    params: unknown[],
+    of: CollectionName,
+  ) {
     if (this.oneRow === undefined || holdsNul(params)) return (await this.run(text, params, of))[0]
     return this.oneRow.read(columns, text, params)
   }

@@ -90,14 +90,15 @@ export async function within<T>(client: pg.ClientBase, begin: string, fn: () => 
 
 /**
  * `within` on a connection of the pool's own (one that broke meanwhile is not queryable, and the
- * pool drops it at release); a failure to reach the database is a DatabaseUnavailable. With
- * `alone`, the session lock it takes is held around the transaction (retries.ts, turns); a
- * connection that could not give it back is closed, never pooled with it.
+ * pool drops it at release); a failure to reach the database is a DatabaseUnavailable. A
+ * `begin` with `before` and `after` runs them around the transaction: the session lock of one
+ * that runs alone (retries.ts, turns). A connection that could not give it back is closed,
+ * never pooled with it.
  */
 export async function transact<T>(
   pool: pg.Pool,
   url: string,
-  begin: string | { alone: string; done: string },
+  begin: string | { before: string; begin: string; after: string },
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   try {
@@ -105,11 +106,11 @@ export async function transact<T>(
     let kept: Error | undefined
     try {
       if (typeof begin === 'string') return await within(client, begin, () => fn(client))
-      await client.query(begin.alone)
+      await client.query(begin.before)
       try {
-        return await within(client, 'BEGIN ISOLATION LEVEL SERIALIZABLE', () => fn(client))
+        return await within(client, begin.begin, () => fn(client))
       } finally {
-        await client.query(begin.done).catch((error: Error) => {
+        await client.query(begin.after).catch((error: Error) => {
           kept = error
         })
       }

@@ -101,7 +101,7 @@ export class PostgresState extends PgReader implements State {
     const turn = turns(this.schema, scope?.partner)
     const { tx, result } = await withRetries(
       (alone) =>
-        transact(this.pool, this.options.url, alone ? turn : turn.begin, async (c) => {
+        transact(this.pool, this.options.url, alone ? turn.alone : turn.begin, async (c) => {
           const tx = new PgTx(c, scope?.partner)
           try {
             const result = await fn(tx)
@@ -111,7 +111,7 @@ export class PostgresState extends PgReader implements State {
             tx.close()
           }
         }),
-      turn.alone,
+      turn.key,
     )
     for (const run of tx.after) run()
     if (tx.changes.length > 0) for (const listener of this.commitListeners) listener(tx.changes)

@@ -72,10 +72,12 @@ export async function withRetries<T>(
 /** Advisory locks of this sandbox's transactions (the first of the two keys PostgreSQL takes). */
 const TURNS = 0x5b0c
 
+const BEGIN = 'BEGIN ISOLATION LEVEL SERIALIZABLE'
+
 /**
- * The statements of a partner's turn in one schema (replicas on one database share it):
- * `begin` for a transaction among others (its `turn` column false when the turn is taken),
- * `alone` before and `done` after one that runs alone. Transactions of no partner (the
+ * A partner's turn in one schema (replicas on one database share it): its `key`, `begin` for a
+ * transaction among others (its `turn` column false when the turn is taken), and `alone`, the
+ * statements around one that runs alone (pool.ts, transact). Transactions of no partner (the
  * sweeper's, the control plane's) have a turn of their own.
  */
 export function turns(schema: string, partner: string | undefined) {
@@ -84,8 +86,12 @@ export function turns(schema: string, partner: string | undefined) {
     hash = Math.imul(hash ^ char.charCodeAt(0), 16777619)
   const key = `${TURNS}, ${hash | 0}`
   return {
-    begin: `BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT pg_try_advisory_xact_lock_shared(${key}) AS turn`,
-    alone: `SELECT pg_advisory_lock(${key})`,
-    done: `SELECT pg_advisory_unlock(${key})`,
+    key,
+    begin: `${BEGIN}; SELECT pg_try_advisory_xact_lock_shared(${key}) AS turn`,
+    alone: {
+      before: `SELECT pg_advisory_lock(${key})`,
+      begin: BEGIN,
+      after: `SELECT pg_advisory_unlock(${key})`,
+    },
   }
 }

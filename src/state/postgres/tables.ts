@@ -20,6 +20,8 @@ export interface ForeignKey {
 export interface TableSpec {
   collection: CollectionName
   columns: Column[]
+  /** The columns' names, in order. */
+  names: readonly string[]
   /** The primary key's columns. */
   key: string[]
   tenant: boolean
@@ -63,6 +65,7 @@ function specOf(collection: CollectionName): TableSpec {
   return {
     collection,
     columns: tableColumns[collection],
+    names: tableColumns[collection].map((column) => column.name),
     key: tenant ? ['partner_id', 'id'] : ['id'],
     tenant,
     unlogged: ephemeralCollections.includes(collection),
