@@ -86,10 +86,17 @@ export function createClock(options: ClockOptions = {}): SandboxClock {
     for (const listener of listeners) await listener(at, by)
   }
 
-  const moveTo = async (at: number) => {
-    const before = now()
+  /**
+   * Moves the clock to `to(the time now)`, reading the machine's time once: read twice, a
+   * millisecond passing between the reads took it off the exact amount (31 min advanced as
+   * 1,859,999 ms).
+   */
+  const moveTo = async (to: (before: number) => number) => {
+    const machine = source()
+    const before = frozenAt ?? machine + offset
+    const at = to(before)
     if (frozenAt !== undefined) frozenAt = at
-    else offset = at - source()
+    else offset = at - machine
     changed()
     await notify(at - before)
   }
@@ -110,8 +117,8 @@ export function createClock(options: ClockOptions = {}): SandboxClock {
       // Work that waited for the frozen clock (webhook retries) re-arms its real-time timers.
       void notify(0)
     },
-    advance: (ms) => moveTo(now() + ms),
-    set: (at) => moveTo(at),
+    advance: (ms) => moveTo((before) => before + ms),
+    set: (at) => moveTo(() => at),
     onAdvance(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)

@@ -16,6 +16,16 @@ describe('the sandbox clock', () => {
     expect(clock.now()).toBe(5_000_255)
   })
 
+  it('advances a running clock by exactly the amount asked, however the machine time ticks', async () => {
+    // A machine clock that moves a millisecond at each reading (a loaded machine).
+    let machine = 1_000_000
+    const clock = createClock({ source: () => machine++ })
+    await clock.advance(31 * 60_000)
+    expect(clock.setting().offset_ms).toBe(31 * 60_000)
+    await clock.advance(1_000)
+    expect(clock.setting().offset_ms).toBe(31 * 60_000 + 1_000)
+  })
+
   it('runs advance listeners with the new time, in registration order', async () => {
     const clock = createClock({ start: 0, frozen: true })
     const seen: string[] = []
