@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 import { postgresBin } from './test/postgres-server.js'
 
@@ -96,6 +97,11 @@ const memoryOnly = [
  */
 export default defineConfig(({ mode }) => ({
   test: {
+    // One worker a core, two at least. Vitest's default keeps a core free (cores - 1: one
+    // worker on a 2-core machine), but a test here spends much of its time waiting on a socket,
+    // a child process, PostgreSQL or Chromium: on 2 cores one worker left the machine half
+    // idle (539 s for the suite), two took 331 s, three 377 s (the CPU was full).
+    maxWorkers: Math.max(2, availableParallelism()),
     // The default reporter, and a line every 30 s that says the run is alive (how far it is).
     reporters: ['default', './test/heartbeat-reporter.ts'],
     // Once for the run, whichever projects run: browser suites skipped for want of a browser
