@@ -241,7 +241,7 @@ describe('state seam: ephemeral writes outside a transaction', () => {
     expect(await state.get('request_journal', 'jrn_1')).toBeUndefined()
   })
 
-  it('putEphemeral applies at once and is heard by no listener', async () => {
+  it('putEphemerals applies at once and is heard by no listener', async () => {
     const file = join(dir, 'state.json')
     const store = await Store.open({ file, seed: emptyCollections, ephemeral: ['request_journal'] })
     defineIndexes(store)
@@ -251,15 +251,15 @@ describe('state seam: ephemeral writes outside a transaction', () => {
     // Even while a transaction holds the writers' queue, the write is there at once.
     let release = () => {}
     const held = state.transaction(() => new Promise<void>((resolve) => (release = resolve)))
-    await state.putEphemeral('request_journal', slot(0, 1))
-    await state.putEphemeral('request_journal', slot(1, 2, 'p2'))
+    await state.putEphemerals([{ collection: 'request_journal', row: slot(0, 1) }])
+    await state.putEphemerals([{ collection: 'request_journal', row: slot(1, 2, 'p2') }])
     // A ring of two: the third request writes over the first's slot, and is the newest.
-    await state.putEphemeral('request_journal', slot(0, 3))
+    await state.putEphemerals([{ collection: 'request_journal', row: slot(0, 3) }])
     const ids = async (partner: string) =>
       (await state.range('journal_by_partner', partner, { reverse: true })).map((r) => r.entry.id)
     expect(await ids('p1')).toEqual(['req_3'])
     expect(await ids('p2')).toEqual(['req_2'])
-    await state.putEphemeral('request_journal', slot(1, 4))
+    await state.putEphemerals([{ collection: 'request_journal', row: slot(1, 4) }])
     expect(await ids('p1')).toEqual(['req_4', 'req_3'])
     expect((await state.all('request_journal')).map((r) => r.entry.id).sort()).toEqual([
       'req_3',
@@ -269,9 +269,9 @@ describe('state seam: ephemeral writes outside a transaction', () => {
     release()
     await held
     expect(heard).toEqual([])
-    await expect(state.putEphemeral('users', { id: 'u-1' } as never)).rejects.toThrow(
-      'users is not ephemeral',
-    )
+    await expect(
+      state.putEphemerals([{ collection: 'users', row: { id: 'u-1' } as never }]),
+    ).rejects.toThrow('users is not ephemeral')
     expect(await state.get('users', 'u-1')).toBeUndefined()
     // Never on disk.
     await state.close()
@@ -287,7 +287,7 @@ describe('state seam: ephemeral writes outside a transaction', () => {
     })
     defineIndexes(store)
     const state = new MemoryState(store)
-    await state.putEphemeral('request_journal', slot(0, 1))
+    await state.putEphemerals([{ collection: 'request_journal', row: slot(0, 1) }])
     await state.transaction(async (tx) => tx.put('files', { id: 'f-1', partner_id: 'p1' } as never))
     await state.reset()
     expect((await state.all('request_journal')).map((r) => r.id)).toEqual(['jrn_0'])

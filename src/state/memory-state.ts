@@ -121,15 +121,6 @@ export class MemoryState implements State {
     }
   }
 
-  putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
-    try {
-      this.store.putEphemeral(collection, row)
-    } catch (error) {
-      return Promise.reject(error)
-    }
-    return settled
-  }
-
   putEphemerals(puts: readonly EphemeralPut[]): Promise<void> {
     try {
       this.store.putEphemerals(puts)

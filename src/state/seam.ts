@@ -100,16 +100,11 @@ export interface State extends StateReader {
   /** The reads of one partner's requests (TenantScope). */
   tenant(partnerId: string): StateReader
   /**
-   * Puts one row of an ephemeral collection at once, outside any transaction: one autocommit
-   * statement, like a lone INSERT … ON CONFLICT UPDATE. For what is written on every request
-   * (the request journal, a ring whose row ids are its slots), which must not wait for the
-   * writers' queue. `onCommit` does not hear it. A durable collection is refused.
-   */
-  putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void>
-  /**
-   * Puts rows of ephemeral collections at once, as `putEphemeral` puts one, in one statement
-   * on a database: what is written together on every request (its journal entry and capture)
-   * costs one round trip and one statement, not one each.
+   * Puts rows of ephemeral collections at once, outside any transaction: one autocommit
+   * statement on a database, like a lone INSERT … ON CONFLICT UPDATE (the last put of a row
+   * wins). For what is written on every request (its journal entry and capture, rows of a ring
+   * whose ids are its slots), which must not wait for the writers' queue. `onCommit` does not
+   * hear it. A durable collection is refused.
    */
   putEphemerals(puts: readonly EphemeralPut[]): Promise<void>
   /**

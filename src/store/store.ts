@@ -263,15 +263,9 @@ export class Store {
   }
 
   /**
-   * Puts one row of an ephemeral collection at once, outside any transaction: not journaled,
-   * not heard by onCommit. See State.putEphemeral.
+   * Rows of ephemeral collections at once, outside any transaction: not journaled, not heard
+   * by onCommit (State.putEphemerals); none when one is durable.
    */
-  putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): void {
-    if (!this.ephemeral.has(collection)) throw new Error(`${collection} is not ephemeral`)
-    this.applyOne(collection, (row as Row).id, row as Row)
-  }
-
-  /** Rows of ephemeral collections at once (putEphemeral each): none when one is durable. */
   putEphemerals(puts: readonly { collection: CollectionName; row: Row }[]): void {
     for (const { collection } of puts)
       if (!this.ephemeral.has(collection)) throw new Error(`${collection} is not ephemeral`)

@@ -118,10 +118,6 @@ export class PostgresState extends PgReader implements State {
     return result
   }
 
-  async putEphemeral<K extends CollectionName>(collection: K, row: Collections[K]): Promise<void> {
-    await this.putEphemerals([{ collection, row } as EphemeralPut])
-  }
-
   /** One statement (the last put of a row wins), outside any transaction. */
   async putEphemerals(puts: readonly EphemeralPut[]): Promise<void> {
     const byCollection = new Map<CollectionName, Map<string, Row>>()
