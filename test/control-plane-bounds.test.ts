@@ -1,8 +1,8 @@
 import { type IncomingMessage, request, type Server, type ServerResponse } from 'node:http'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { parseOptions, startSandbox } from '../src/index.js'
+import { parseOptions } from '../src/index.js'
 import { spawnCli, stopCliProcesses } from './cli-process.js'
-import { engineOptions, setup } from './helpers.js'
+import { servedForTest, setup } from './helpers.js'
 import { sinkRegistry } from './sink-registry.js'
 
 const MiB = 1024 * 1024
@@ -97,39 +97,30 @@ it('refuses a 20 MiB control-plane body with 413 having read at most its limit',
   // With a snapshot limit of 1 MiB, no route of this sandbox may read more than 1 MiB of a body
   // before refusing it: a declared length is refused from the header alone, a chunked body
   // once its count passes the limit.
-  const sandbox = await startSandbox({
-    ...engineOptions(),
-    port: 0,
-    logLevel: 'warn',
-    snapshotLimit: MiB,
-  })
+  const sandbox = await servedForTest({ logLevel: 'warn', snapshotLimit: MiB })
   const answers = watchAnswers(sandbox.server)
-  try {
-    for (const path of ['/_sandbox/snapshot', '/_sandbox/events', '/_sandbox/sink/big']) {
-      for (const chunked of [false, true]) {
-        const what = `${path} ${chunked ? 'chunked' : 'declared'}`
-        const before = answers.length
-        const seen = await send20MiB(sandbox.port, path, chunked)
-        const answer = await vi.waitFor(
-          () => {
-            const found = answers.slice(before).find((a) => a.path === path)
-            if (!found) throw new Error(`${what}: no answer finished yet`)
-            return found
-          },
-          { timeout: 20_000 },
-        )
-        expect(answer.status, what).toBe(413)
-        // The client sees that answer (unless the server hung up on its unread remainder first).
-        if (seen.status !== undefined) expect(seen.status, what).toBe(413)
-        else expect(seen.error, what).toMatch(/ECONNRESET|EPIPE/)
-        // The server stops reading when its request stream is full (64 KiB for a body nobody
-        // reads), so at the answer it has read the limit plus a few socket reads: far from 20 MiB.
-        const limitRead = chunked ? MiB : 0
-        expect(answer.readBeforeAnswer, what).toBeLessThan(limitRead + 512 * 1024)
-      }
+  for (const path of ['/_sandbox/snapshot', '/_sandbox/events', '/_sandbox/sink/big']) {
+    for (const chunked of [false, true]) {
+      const what = `${path} ${chunked ? 'chunked' : 'declared'}`
+      const before = answers.length
+      const seen = await send20MiB(sandbox.port, path, chunked)
+      const answer = await vi.waitFor(
+        () => {
+          const found = answers.slice(before).find((a) => a.path === path)
+          if (!found) throw new Error(`${what}: no answer finished yet`)
+          return found
+        },
+        { timeout: 20_000 },
+      )
+      expect(answer.status, what).toBe(413)
+      // The client sees that answer (unless the server hung up on its unread remainder first).
+      if (seen.status !== undefined) expect(seen.status, what).toBe(413)
+      else expect(seen.error, what).toMatch(/ECONNRESET|EPIPE/)
+      // The server stops reading when its request stream is full (64 KiB for a body nobody
+      // reads), so at the answer it has read the limit plus a few socket reads: far from 20 MiB.
+      const limitRead = chunked ? MiB : 0
+      expect(answer.readBeforeAnswer, what).toBeLessThan(limitRead + 512 * 1024)
     }
-  } finally {
-    await sandbox.close()
   }
 }, 60_000)
 

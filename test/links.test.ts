@@ -5,17 +5,16 @@
  * 0.0.0.0 and published on another port hands out links that work from outside.
  */
 import { request as httpRequest } from 'node:http'
-import { afterEach, describe, expect, it } from 'vitest'
-import { type RunningSandbox, startSandbox } from '../src/index.js'
+import { describe, expect, it } from 'vitest'
 import {
   acme,
   bearer,
   type Call,
-  engineOptions,
   httpCall,
   onboardingApplicant,
   orgHeaders,
   registerAndLogin,
+  servedForTest,
   setup,
   type TestSandbox,
 } from './helpers.js'
@@ -126,14 +125,8 @@ describe('--public-url wins over every header', () => {
 })
 
 describe('links over a real socket', () => {
-  let running: RunningSandbox | undefined
-  afterEach(async () => {
-    await running?.close()
-    running = undefined
-  })
-
   it('follow the Host the client really sent, not the bind address', async () => {
-    running = await startSandbox({ ...engineOptions(), port: 0, logLevel: 'silent' })
+    const running = await servedForTest()
     const { port } = running
     const user = await registerAndLogin(httpCall(running.url))
     const payload = JSON.stringify(onboardingApplicant(user.user))

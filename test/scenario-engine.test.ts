@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createSandbox, ScenarioError, startSandbox } from '../src/index.js'
+import { createSandbox, ScenarioError } from '../src/index.js'
 import { listBundledScenarios } from '../src/scenarios/loader.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import { spawnCli, stopCliProcesses } from './cli-process.js'
@@ -10,7 +10,6 @@ import {
   type Call,
   type Creds,
   createPartner,
-  engineOptions,
   hostedOnboarding,
   journalOf,
   newUser,
@@ -19,6 +18,7 @@ import {
   type Receiver,
   receiverForTest,
   registerAndLogin,
+  servedForTest,
   setup,
   tempDirForTest,
 } from './helpers.js'
@@ -679,8 +679,7 @@ describe('rules that fail requests (what faults did)', () => {
   })
 
   it('a dropped connection over a real socket: the client sees a network error', async () => {
-    const sandbox = await startSandbox({ port: 0, logLevel: 'silent', ...engineOptions() })
-    cleanup.push(() => sandbox.close())
+    const sandbox = await servedForTest()
     const admin = (method: string, path: string, body?: unknown) =>
       fetch(`${sandbox.url}${path}`, {
         method,

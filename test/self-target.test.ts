@@ -22,6 +22,7 @@ import {
   engineOptions,
   registerAndLogin,
   servedForTest,
+  setup,
 } from './helpers.js'
 
 /** Every way to write "this machine" in a URL's host, as the URL parser leaves it or not. */
@@ -174,13 +175,7 @@ describe('a webhook URL that reaches the sandbox', () => {
   })
 
   it('is refused against --public-url too, even before the sandbox listens', async () => {
-    const sandbox = await createSandbox({
-      ...engineOptions(),
-      logLevel: 'silent',
-      publicUrl: 'https://sandbox.partner.example/base',
-    })
-    cleanup.push(() => sandbox.close())
-    const call = callOf(sandbox)
+    const { call } = await setup({ publicUrl: 'https://sandbox.partner.example/base' })
     const refused = await call('POST', '/api/v1/partner/webhooks', {
       body: { url: 'https://sandbox.partner.example/base/_sandbox/reset', events: [] },
     })

@@ -4,19 +4,18 @@ import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { type RunningSandbox, startSandbox } from '../src/index.js'
 import { DEFAULT_PARTNER } from '../src/store/default-credentials.js'
 import {
   acme,
   type Call,
   type Creds,
   closedPort,
-  engineOptions,
   orgHeaders,
   type ReceivedRequest,
   type Receiver,
   receiverForTest,
   registerAndLogin,
+  servedForTest,
   setup,
 } from './helpers.js'
 
@@ -747,12 +746,7 @@ describe('restart with a data file (i)', () => {
 
 describe('the built-in sink over a real socket (j)', () => {
   it('records failed, failed, succeeded, each with both signatures checked', async () => {
-    const sandbox: RunningSandbox = await startSandbox({
-      ...engineOptions(),
-      port: 0,
-      logLevel: 'silent',
-    })
-    onTestFinished(() => sandbox.close())
+    const sandbox = await servedForTest()
     sandbox.clock.freeze(T0)
     const request = async (method: string, path: string, body?: unknown, creds?: Creds) => {
       const res = await fetch(`${sandbox.url}${path}`, {
