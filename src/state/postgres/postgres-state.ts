@@ -2,7 +2,6 @@ import type pg from 'pg'
 import type { RuleRow } from '../../rules/rule-schema.js'
 import {
   type CollectionName,
-  type Collections,
   type CollectionsData,
   collectionNames,
   ephemeralCollections,
