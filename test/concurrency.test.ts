@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { type RunningSandbox, type SandboxOptions, startSandbox } from '../src/index.js'
-import { type Call, engineOptions, httpCall, onboardedUser } from './helpers.js'
+import { describe, expect, it } from 'vitest'
+import type { SandboxOptions } from '../src/index.js'
+import { type Call, httpCall, onboardedUser, servedForTest, tempDirForTest } from './helpers.js'
 
 /**
  * Money under real concurrency: requests fired at once over sockets to a listening sandbox, so
@@ -18,24 +16,9 @@ type Json = any
 const API = '/api/v1/partner/cards'
 const cents = (amount: number) => Math.round(amount * 100)
 
-const running: RunningSandbox[] = []
-const dirs: string[] = []
-
-afterEach(async () => {
-  for (const s of running.splice(0).reverse()) await s.close().catch(() => undefined)
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-
 /** A listening sandbox on 127.0.0.1; the rate limit is off so 200 requests at once all count. */
 async function listening(options: SandboxOptions = {}) {
-  const sandbox = await startSandbox({
-    port: 0,
-    logLevel: 'silent',
-    rateLimit: 'off',
-    ...engineOptions(options),
-    ...options,
-  })
-  running.push(sandbox)
+  const sandbox = await servedForTest({ rateLimit: 'off', ...options })
   return { sandbox, call: httpCall(sandbox.url) }
 }
 
@@ -143,8 +126,7 @@ describe('concurrent money requests over HTTP', { timeout: 90_000 }, () => {
   })
 
   it('with a data file, a restart restores the same balances and transactions', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'partner-sandbox-concurrency-'))
-    dirs.push(dir)
+    const dir = tempDirForTest('partner-sandbox-concurrency-')
     const data = join(dir, 'state.json')
     const first = await listening({ data })
     const funder = await concurrentFundings(first.call)
@@ -153,8 +135,9 @@ describe('concurrent money requests over HTTP', { timeout: 90_000 }, () => {
       funder: { balances: await funder.balances(), txns: await funder.transactions() },
       buyer: { balances: await buyer.balances(), txns: await buyer.transactions() },
     }
+    // Closed here to write its data file; its teardown's close then does nothing
+    // (test/sandbox-close.test.ts).
     await first.sandbox.close()
-    running.splice(running.indexOf(first.sandbox), 1)
 
     const { call } = await listening({ data })
     for (const [who, u] of [
