@@ -136,13 +136,9 @@ describe('kill -9', () => {
         .catch(() => undefined),
     )
     await Promise.all(requests)
+    // kill9 asserts the first process died of the kill mid-burst (SIGKILL, no clean stop).
     await killed
     expect(acknowledged.length).toBeGreaterThanOrEqual(10)
-    // The first process died of the kill mid-burst, not of a clean stop that would compact.
-    expect({ code: first.child.exitCode, signal: first.child.signalCode }).toEqual({
-      code: null,
-      signal: 'SIGKILL',
-    })
 
     const second = await startCli(['--data', file, '--log-level', 'silent'])
     const res = await fetch(`${second.url}/_sandbox/partners`)
