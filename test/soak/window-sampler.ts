@@ -1,5 +1,4 @@
 import { countRows } from './data-rows.js'
-import { type MachineSpeed, startMachineSpeed } from './machine-speed.js'
 import { cpuSeconds, rssMb } from './proc-stats.js'
 
 /**
@@ -18,11 +17,6 @@ export interface SoakWindow {
   perCpuSecond: number
   /** CPU seconds the sandbox used in the window (so several windows add up exactly). */
   cpuSeconds: number
-  /**
-   * How fast the machine ran a fixed piece of work in the window (machine-speed.ts): a ratio
-   * of perCpuSecond between windows is read over the ratio of this.
-   */
-  machineSpeed: number
   /** After the window's collection (with `collectGarbage`). */
   rssMb: number
   /** Rows stored at the window's end (with `dataFile`). */
@@ -57,39 +51,15 @@ export async function sampleWindows(
   logins: () => number,
   stopped: () => boolean,
 ): Promise<void> {
-  const speed = startMachineSpeed()
-  try {
-    await sampleEach(options, windows, started, { takeRequests, logins, stopped, speed })
-  } finally {
-    speed.stop()
-  }
-}
-
-/** sampleWindows' loop, with the machine-speed gauge it started. */
-async function sampleEach(
-  options: SamplerOptions,
-  windows: SoakWindow[],
-  started: number,
-  counts: {
-    takeRequests: () => number
-    logins: () => number
-    stopped: () => boolean
-    speed: MachineSpeed
-  },
-): Promise<void> {
-  const { takeRequests, logins, stopped } = counts
-  const takeSpeed = () => counts.speed.take()
   let windowStart = started
   let cpu = cpuSeconds(options.pid)
   takeRequests()
-  takeSpeed()
   const most = Math.max(options.seconds, options.maxSeconds ?? 0)
   for (let end = options.windowSeconds; end <= most; end += options.windowSeconds) {
     await new Promise((resolve) => setTimeout(resolve, started + end * 1000 - Date.now()))
     if (stopped()) return
     const requests = takeRequests()
     const used = cpuSeconds(options.pid) - cpu
-    const machineSpeed = takeSpeed()
     const seconds = (Date.now() - windowStart) / 1000
     await options.collectGarbage?.()
     windows.push({
@@ -98,14 +68,12 @@ async function sampleEach(
       perSecond: Math.round(requests / seconds),
       perCpuSecond: used > 0 ? Math.round(requests / used) : 0,
       cpuSeconds: Math.round(used * 1000) / 1000,
-      machineSpeed,
       rssMb: rssMb(options.pid),
       ...(options.dataFile ? { rows: countRows(options.dataFile) } : {}),
       logins: logins(),
     })
     if (end + options.windowSeconds > options.seconds && (options.until?.(windows) ?? true)) return
     takeRequests()
-    takeSpeed()
     cpu = cpuSeconds(options.pid)
     windowStart = Date.now()
   }
