@@ -28,6 +28,7 @@ import { Webhooks } from './services/webhooks.js'
 import { openState } from './state/open-state.js'
 import { fixtureSeed } from './store/fixture-seed.js'
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js'
+import type { DeliveryRow } from './store/records.js'
 import { Dispatcher } from './webhooks/dispatcher.js'
 import { fanOut } from './webhooks/fan-out.js'
 import { SelfTarget } from './webhooks/self-target.js'
@@ -60,7 +61,7 @@ export async function compose(
   const clock = createClock({ start: scenario.clock?.start, frozen: scenario.clock?.frozen })
   const fixtures = await loadFixtures(config.fixtures ?? defaultFixturesPath, random, clock.iso())
   const credentials = new CredentialCache()
-  const { state, store, defaultPartnerPresent } = await openState(config, {
+  const { state, store, defaultPartnerPresent, recheckDefaultPartner } = await openState(config, {
     seed: fixtureSeed(fixtures),
     now: clock.iso,
     logger,
@@ -81,16 +82,12 @@ export async function compose(
   const scenarios = new ScenarioRegistry(scenario, logger.error)
   const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
   // Webhooks: the fan-out reads the partner's endpoints in the event's own transaction; the
-  // dispatcher takes the deliveries it made from the rows.
+  // dispatcher takes the deliveries it made from the rows, told of each once it committed.
   const names = { signatureHeader: config.signatureHeader, provider: config.providerName }
-  const deliveryCtx = { clocks, random, scenarios, names }
-  const events = new EventBus(
-    random,
-    clocks,
-    state,
-    (tx, event) => fanOut(deliveryCtx, tx, event),
-    names,
-  )
+  // Called only after a commit, so never before the dispatcher below exists.
+  const scheduled = (delivery: DeliveryRow) => dispatcher.scheduled(delivery)
+  const deliveryCtx = { clocks, random, scenarios, names, scheduled }
+  const events = new EventBus(random, clocks, (tx, event) => fanOut(deliveryCtx, tx, event), names)
   const moneyKernel = { clocks, random, events, scenarios }
   const money = new Money({ state, ...moneyKernel })
   const bankConnect = new BankConnect({
@@ -142,7 +139,11 @@ export async function compose(
     // Each run first reads what another process may have changed: the time and scenarios.
     refresh: async () => {
       await clockRow.refresh()
-      await Promise.all([clocks.refreshAll(), loadedScenarios.refreshAll()])
+      await Promise.all([
+        clocks.refreshAll(),
+        loadedScenarios.refreshAll(),
+        recheckDefaultPartner(),
+      ])
     },
     tasks: [
       (scope) => onboarding.resolveDueReviews(scope),
@@ -189,6 +190,7 @@ export async function compose(
     names,
     events,
     dispatcher,
+    scheduled,
     webhookLimit: config.webhookLimit,
     self: selfTarget,
     // A trigger's money is made by the money area's own operations, in the trigger's

@@ -36,7 +36,11 @@ export interface Sandbox {
    * sandbox is served, so webhook URLs that reach it there are refused (but its sink's).
    */
   setBaseUrl(url: string): void
-  /** The bundled default partner's credentials, when the fixtures in use define it. */
+  /**
+   * The bundled default partner's credentials, when the state holds it under its bundled key.
+   * On PostgreSQL, as read at start, after a reset or restore, and at each sweep (every second),
+   * so a removal through any replica shows within a second.
+   */
   defaultCredentials(): { apiKey: string; apiSecret: string } | undefined
   /** Stops timers and flushes the data file. */
   close(): Promise<void>

@@ -1,10 +1,10 @@
 import { ApiError, validationError } from '../errors.js'
-import type { Change, State, StateReader } from '../state/seam.js'
+import type { StateReader } from '../state/seam.js'
 import type { DeliveryRow, EventRow } from '../store/records.js'
 
 /** A long-poll never holds a request longer than this; a client waiting longer asks again. */
 export const MAX_WAIT_MS = 30_000
-/** Requests waiting at once, across partners: each holds a socket and two subscriptions. */
+/** Requests waiting at once, across partners: each holds a socket, two hints and two timers. */
 export const MAX_WAITERS = 1000
 
 export interface WaitQuery {
@@ -55,30 +55,32 @@ async function findMatch(reader: StateReader, q: WaitQuery) {
   }
 }
 
-/** Whether a commit may answer the query: an event of its partner, or a delivery that succeeded. */
-function mayAnswer(q: WaitQuery, changes: readonly Change[]): boolean {
-  for (const { collection, row } of changes) {
-    if (!row || row.partner_id !== q.partnerId) continue
-    if (collection === 'events') return true
-    if (q.delivered && collection === 'webhook_deliveries' && row.status === 'succeeded')
-      return true
-  }
-  return false
+/**
+ * What this process tells a waiter of its own commits (hints: another process's are read at
+ * the next poll): an event recorded, and a delivery attempt recorded. Each answers a function
+ * that stops the listening.
+ */
+export interface WaitHints {
+  onEvent(listener: (event: EventRow) => void): () => void
+  onAttempt(listener: (delivery: DeliveryRow) => void): () => void
 }
 
 /**
  * Answers as soon as an event (or a succeeded delivery) matching the query exists: at once
  * when one does, else when a look at the rows finds one, else at the timeout. The rows are
  * read again every POLL_MS while the waiter waits, so an event recorded through any process
- * answers it; a commit of this process that may answer it looks at once (a hint only). The
- * waiter is one subscription and two timers, all released on answer.
+ * answers it; an event or an attempt this process recorded for the partner looks at once (a
+ * hint only, WaitHints). The waiter is two hints and two timers, all released on answer.
  */
 export class EventWaiters {
   private waiting = 0
 
-  constructor(private readonly state: StateReader & Pick<State, 'onCommit'>) {}
+  constructor(
+    private readonly state: StateReader,
+    private readonly hints: WaitHints,
+  ) {}
 
-  /** How many requests are waiting now (each holds one subscription to commits). */
+  /** How many requests are waiting now. */
   get size(): number {
     return this.waiting
   }
@@ -109,7 +111,7 @@ export class EventWaiters {
         this.waiting--
         clearTimeout(timer)
         clearInterval(poll)
-        stop()
+        for (const stop of stops) stop()
         q.signal?.removeEventListener('abort', onAbort)
         resolve(result)
       }
@@ -133,9 +135,15 @@ export class EventWaiters {
           checking = false
         }
       }
-      const stop = state.onCommit((changes) => {
-        if (!settled && mayAnswer(q, changes)) void check()
-      })
+      const hinted = (row: EventRow | DeliveryRow) => {
+        if (!settled && row.partner_id === q.partnerId) void check()
+      }
+      const stops = [
+        this.hints.onEvent(hinted),
+        this.hints.onAttempt((delivery) => {
+          if (q.delivered && delivery.status === 'succeeded') hinted(delivery)
+        }),
+      ]
       const timer = setTimeout(
         () => finish({ status: 'timeout', event: null, delivery: null }),
         q.timeoutMs,

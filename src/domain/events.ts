@@ -1,5 +1,5 @@
 import type { Random } from '../random.js'
-import type { State, StateTx } from '../state/seam.js'
+import type { StateTx } from '../state/seam.js'
 import type { EventRow } from '../store/records.js'
 import type { PartnerClocks } from './partner-clocks.js'
 import {
@@ -49,35 +49,12 @@ export class EventBus {
   constructor(
     private readonly random: Random,
     private readonly clocks: PartnerClocks,
-    commits: Pick<State, 'onCommit'>,
     /** The webhook deliveries of each event (webhooks/fan-out.ts); none without it. */
     private readonly fanOut?: FanOut,
     /** The sandbox-wide production names; an event's object carries its partner's. */
     private readonly names: ProductionNames = specNames,
-  ) {
-    // Listeners hear only events recorded here whose write committed, after the commit's own
-    // work is done; rows written otherwise (a partner's snapshot restored) are not news.
-    // The events of one commit go out in one microtask, in the order they were recorded.
-    commits.onCommit((changes) => {
-      if (this.listeners.size === 0) return
-      let heard: EventRow[] | undefined
-      for (const change of changes) {
-        if (change.collection !== 'events' || !change.row) continue
-        const event = change.row as EventRow
-        if (!this.recorded.delete(event)) continue
-        if (heard) heard.push(event)
-        else heard = [event]
-      }
-      if (heard === undefined) return
-      const events = heard
-      queueMicrotask(() => {
-        for (const event of events) for (const listener of this.listeners) listener(event)
-      })
-    })
-  }
+  ) {}
 
-  /** Events recorded and not yet committed (a rolled-back one is simply collected). */
-  private readonly recorded = new WeakSet<EventRow>()
   private readonly listeners = new Set<EventListener>()
   /** Rewrites of the objects of some types while a trigger with overrides runs. */
   private readonly patches = new Map<
@@ -111,7 +88,8 @@ export class EventBus {
 
   /**
    * Adds the event, and its deliveries, to the transaction `tx`; listeners hear of it once the
-   * transaction has committed.
+   * transaction has committed, after the commit's own work is done, in the order recorded
+   * (rows written otherwise, a partner's snapshot restored, are not news).
    */
   async record(
     tx: StateTx,
@@ -133,10 +111,14 @@ export class EventBus {
       data: { object: renameProviderFields(patched, provider) },
       ...(options.chosen || patched !== object ? { chosen: true as const } : {}),
     }
-    this.recorded.add(event)
     tx.put('events', event)
+    tx.afterCommit(() => queueMicrotask(() => this.heard(event)))
     if (options.fanOut !== false) await this.fanOut?.(tx, event)
     return event
+  }
+
+  private heard(event: EventRow): void {
+    for (const listener of this.listeners) listener(event)
   }
 }
 

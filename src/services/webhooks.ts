@@ -8,7 +8,7 @@ import { ApiError } from '../errors.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
-import type { LabCheck, WebhookRow } from '../store/records.js'
+import type { DeliveryRow, LabCheck, WebhookRow } from '../store/records.js'
 import { requireDelivery, sendTestEvent } from '../webhooks/deliveries.js'
 import { type DeliveryQuery, deliveryPage } from '../webhooks/delivery-page.js'
 import type { Dispatcher } from '../webhooks/dispatcher.js'
@@ -35,6 +35,8 @@ export interface WebhooksOptions {
   names: ProductionNames
   events: EventBus
   dispatcher: Dispatcher
+  /** Told of each delivery made here once committed: the dispatcher's hint (DeliveryCtx). */
+  scheduled?: (delivery: DeliveryRow) => void
   /** The money a trigger makes for real (the money area's operations). */
   money: TriggerMoney
   /** How many endpoints a partner may have (`--webhook-limit`). */
@@ -53,7 +55,10 @@ export class Webhooks {
   readonly waits: EventWaiters
 
   constructor(private readonly o: WebhooksOptions) {
-    this.waits = new EventWaiters(o.state)
+    this.waits = new EventWaiters(o.state, {
+      onEvent: (listener) => o.events.subscribe(listener),
+      onAttempt: (listener) => o.dispatcher.onAttempt(listener),
+    })
   }
 
   create(partnerId: string, input: WebhookInput) {

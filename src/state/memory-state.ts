@@ -8,7 +8,6 @@ import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
 import { JournalRings } from './journal-rings.js'
 import { MemoryTenantReader } from './memory-tenant-reader.js'
 import type {
-  Change,
   EphemeralPut,
   RangeOptions,
   ReplaceListener,
@@ -182,10 +181,6 @@ export class MemoryState implements State {
     if (this.rings.capacity !== sizes.capacity || this.rings.bodyWindow !== sizes.bodyWindow)
       throw new Error('the request journal is kept at the sizes it was first asked for')
     return this.rings
-  }
-
-  onCommit(listener: (changes: readonly Change[]) => void): () => void {
-    return this.store.onCommit(listener)
   }
 
   storageProblem(): StorageProblem | undefined {

@@ -21,6 +21,11 @@ export interface OpenedState {
   store: Store | undefined
   /** Whether the bundled default partner exists (the banner and defaultCredentials say so). */
   defaultPartnerPresent: () => boolean
+  /**
+   * Reads that again where another process may change it (PostgreSQL): the sweeper's refresh
+   * calls it every run, and the partners' control routes after their commits.
+   */
+  recheckDefaultPartner: () => Promise<void>
 }
 
 /**
@@ -51,8 +56,7 @@ export async function openState(
     const find = () => state.lookupOne('partners_by_api_key', DEFAULT_PARTNER.api_key)
     const partner = await find()
     primeDefaultPartner(parts.credentials, partner)
-    // Kept current from this replica's commits and every replace (a partner is made or
-    // removed through the control plane, which a reset or restore covers).
+    // Read again after every replace, and whenever recheckDefaultPartner is called.
     let present = partner !== undefined
     const recheck = () =>
       find().then(
@@ -61,11 +65,13 @@ export async function openState(
         },
         () => {},
       )
-    state.onCommit((changes) => {
-      if (changes.some((change) => change.collection === 'partners')) void recheck()
-    })
     state.onReplace(recheck)
-    return { state, store: undefined, defaultPartnerPresent: () => present }
+    return {
+      state,
+      store: undefined,
+      defaultPartnerPresent: () => present,
+      recheckDefaultPartner: recheck,
+    }
   }
   const store = await Store.open({
     file: config.data,
@@ -92,6 +98,7 @@ export async function openState(
     store,
     defaultPartnerPresent: () =>
       store.lookupOne('partners', 'partners_by_api_key', DEFAULT_PARTNER.api_key) !== undefined,
+    recheckDefaultPartner: () => Promise.resolve(),
   }
 }
 

@@ -72,19 +72,16 @@ export interface StateTx extends StateReader {
     upTo: string,
     limit: number,
   ): Promise<IndexRow<I>[]>
-  /** Runs after the transaction committed (never when it rolled back). */
+  /**
+   * Runs after the transaction committed (never when it rolled back): how this process
+   * hears of its own writes, to wake local work sooner (the dispatcher, a waiting request).
+   * Another process's writes are read from the state, never heard.
+   */
   afterCommit(fn: () => void): void
 }
 
 /** What writes rows inside a transaction: the write half of StateTx. */
 export type StateWriter = Pick<StateTx, 'put' | 'remove'>
-
-/** One committed write: the row after it (undefined when removed). */
-export interface Change {
-  collection: CollectionName
-  id: string
-  row: Record<string, unknown> | undefined
-}
 
 /** What hears a replace: what it answers, when a promise, is awaited (State.onReplace). */
 export type ReplaceListener = (() => void) | (() => Promise<void>)
@@ -103,8 +100,8 @@ export interface State extends StateReader {
    * Puts rows of ephemeral collections at once, outside any transaction: one autocommit
    * statement on a database, like a lone INSERT … ON CONFLICT UPDATE (the last put of a row
    * wins). For what is written on every request (its journal entry and capture, rows of a ring
-   * whose ids are its slots), which must not wait for the writers' queue. `onCommit` does not
-   * hear it. A durable collection is refused.
+   * whose ids are its slots), which must not wait for the writers' queue. A durable
+   * collection is refused.
    */
   putEphemerals(puts: readonly EphemeralPut[]): Promise<void>
   /**
@@ -128,26 +125,14 @@ export interface State extends StateReader {
    */
   useRule(row: RuleRow): Promise<boolean>
   /**
-   * The request journal kept in this process's memory, by an engine no other process shares
-   * (memory): made at the first call, the same rings after. Absent on an engine shared by
-   * replicas (PostgreSQL), where the journal is the `request_journal` and `request_captures`
-   * rows, written with putEphemerals.
-   */
-  journalRings?(sizes: { capacity: number; bodyWindow: number }): JournalRings
-  /**
    * What keeps this engine's own storage from taking writes now (the data file's disk is full:
    * writes are answered 507), asked of the storage again first; undefined when all is well.
    * Absent on an engine whose storage is a server (PostgreSQL: an outage is a 503 anyway).
    */
   storageProblem?(): StorageProblem | undefined
   /**
-   * Hears each commit this process made, once it is durable: a hint, good for waking local
-   * work sooner (the dispatcher, a waiting request). It may hear no other process's commits,
-   * so nothing may keep a copy of rows by it: what must be current is read from the state.
-   */
-  onCommit(listener: (changes: readonly Change[]) => void): () => void
-  /**
-   * Hears a whole-state replace (reset, restore) this process made: a hint, as `onCommit` is.
+   * Hears a whole-state replace (reset, restore) this process made: a hint, good for waking
+   * local work sooner; what must be current is read from the state.
    * `replaceAll` and `reset` resolve once the promise a listener answers has settled.
    */
   onReplace(listener: ReplaceListener): void

@@ -69,13 +69,6 @@ export interface OpenTx {
   duringCompaction: boolean
 }
 
-/** One committed write, as listeners hear of it. */
-export interface StoreChange {
-  collection: CollectionName
-  id: string
-  row: Record<string, unknown> | undefined
-}
-
 export class Store {
   private data: CollectionsData = emptyCollections()
   /** The number of the last journal entry: durable commits only, with no gaps. */
@@ -94,7 +87,6 @@ export class Store {
   private readonly unfilledOf = new Set<string>()
   private readonly options: StoreOptions
   private readonly replaceListeners: (() => void)[] = []
-  private readonly commitListeners = new Set<(changes: readonly StoreChange[]) => void>()
   private readonly ephemeral: ReadonlySet<string>
   private readonly kept: ReadonlySet<string>
   /** The transaction under way, if any (one at a time: the seam serializes them). */
@@ -263,8 +255,8 @@ export class Store {
   }
 
   /**
-   * Rows of ephemeral collections at once, outside any transaction: not journaled, not heard
-   * by onCommit (State.putEphemerals); none when one is durable.
+   * Rows of ephemeral collections at once, outside any transaction, not journaled
+   * (State.putEphemerals); none when one is durable.
    */
   putEphemerals(puts: readonly { collection: CollectionName; row: Row }[]): void {
     for (const { collection } of puts)
@@ -325,7 +317,6 @@ export class Store {
     // Journal first: if the write fails (disk full), memory is unchanged and the caller sees it.
     this.append(ops)
     this.apply(ops)
-    this.notify(ops)
     this.maybeCompact()
   }
 
@@ -364,25 +355,6 @@ export class Store {
     const journal = this.journal
     if (!journal || !this.storage) return undefined
     return this.storage.problem((bytes) => journal.probe(bytes, this.options.fsync))
-  }
-
-  /** Hears every committed write (not the undone writes of a rolled-back transaction). */
-  onCommit(listener: (changes: readonly StoreChange[]) => void): () => void {
-    this.commitListeners.add(listener)
-    return () => this.commitListeners.delete(listener)
-  }
-
-  private notify(ops: JournalOp[]) {
-    if (this.commitListeners.size === 0) return
-    const changes: StoreChange[] = []
-    for (const op of ops) {
-      if (op[0] === 'put')
-        changes.push({ collection: op[1] as CollectionName, id: op[2].id, row: op[2] })
-      else if (op[0] === 'del')
-        changes.push({ collection: op[1] as CollectionName, id: op[2], row: undefined })
-    }
-    if (changes.length === 0) return
-    for (const listener of this.commitListeners) listener(changes)
   }
 
   /**
@@ -427,7 +399,6 @@ export class Store {
       throw error
     }
     this.closeTx()
-    this.notify(tx.ops)
     this.maybeCompact()
   }
 

@@ -3,7 +3,7 @@ import type { PartnerClocks } from '../domain/partner-clocks.js'
 import type { Logger } from '../logger.js'
 import type { WebhookPolicy } from '../scenarios/webhooks.js'
 import { partnerOfEndpointKey } from '../state/indexes.js'
-import type { Change, State } from '../state/seam.js'
+import type { State } from '../state/seam.js'
 import type { DeliveryRow } from '../store/records.js'
 import { Attempts } from './attempt.js'
 import { type DeliveryCtx, policyOf } from './new-delivery.js'
@@ -82,7 +82,6 @@ export class Dispatcher {
 
   constructor(private readonly o: DispatcherOptions) {
     this.attempts = new Attempts(o)
-    o.state.onCommit((changes) => this.heard(changes))
     o.state.onReplace(() => this.wake())
     this.poll = setInterval(() => {
       if (!o.clock.state().frozen) this.wake()
@@ -94,22 +93,17 @@ export class Dispatcher {
   }
 
   /**
-   * A hint, never needed for correctness: a delivery committed by this process that is due
-   * wakes the dispatcher at once, and one due before the next poll sets a wake at its time.
+   * A hint, never needed for correctness: a delivery this process committed (a new one, or
+   * an attempt's record) that is due wakes the dispatcher at once, and one due before the
+   * next poll sets a wake at its time.
    */
-  private heard(changes: readonly Change[]): void {
-    let due = false
-    for (const { collection, row } of changes) {
-      if (collection !== 'webhook_deliveries' || !row) continue
-      const d = row as DeliveryRow
-      // Taken rows are under way: their record says what comes next.
-      if (!d.next_attempt_at || d.attempt_due_at) continue
-      const wait = Date.parse(d.next_attempt_at) - this.o.clocks.nowOf(d.partner_id)
-      if (wait <= 0) due = true
-      else if (wait < (this.o.pollMs ?? POLL_MS) && this.o.clocks.isRunning(d.partner_id))
-        this.wakeIn(wait)
-    }
-    if (due) this.wake()
+  scheduled(d: DeliveryRow): void {
+    // Taken rows are under way: their record says what comes next.
+    if (!d.next_attempt_at || d.attempt_due_at) return
+    const wait = Date.parse(d.next_attempt_at) - this.o.clocks.nowOf(d.partner_id)
+    if (wait <= 0) this.wake()
+    else if (wait < (this.o.pollMs ?? POLL_MS) && this.o.clocks.isRunning(d.partner_id))
+      this.wakeIn(wait)
   }
 
   private wakeIn(wait: number): void {
@@ -225,7 +219,10 @@ export class Dispatcher {
       if (left > 0) this.perEndpoint.set(key, left)
       else this.perEndpoint.delete(key)
       for (const done of this.completions) done()
-      if (recorded) for (const listener of this.attemptListeners) listener(recorded)
+      if (recorded) {
+        for (const listener of this.attemptListeners) listener(recorded)
+        this.scheduled(recorded)
+      }
       // Its socket is free, and its retry may be due (a clock advanced past it).
       this.wake()
     })

@@ -13,6 +13,8 @@ export interface DeliveryCtx {
   scenarios: Pick<ScenarioRegistry, 'ownScenarioOf' | 'default'>
   /** The sandbox-wide production names (a partner's own override them). */
   names: ProductionNames
+  /** Told of each delivery made, once its transaction has committed (the dispatcher's hint). */
+  scheduled?: (delivery: DeliveryRow) => void
 }
 
 /**
@@ -45,7 +47,7 @@ export interface NewDeliveryOptions {
 /**
  * A new delivery of `event` to `webhook`, due at once (or after the scenario's first delay).
  * Its row is the dispatcher's schedule: it is taken once the transaction has committed (a
- * rolled-back one leaves nothing).
+ * rolled-back one leaves nothing), sooner when `ctx.scheduled` is told of it.
  */
 export async function createDelivery(
   ctx: DeliveryCtx,
@@ -72,5 +74,7 @@ export async function createDelivery(
     completed_at: null,
   }
   tx.put('webhook_deliveries', delivery)
+  const { scheduled } = ctx
+  if (scheduled) tx.afterCommit(() => scheduled(delivery))
   return delivery
 }

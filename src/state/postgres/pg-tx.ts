@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type { CollectionName, Collections } from '../../store/records.js'
 import { checkScope } from '../../store/tenants.js'
 import type { IndexName } from '../indexes.js'
-import type { Change, StateTx } from '../seam.js'
+import type { StateTx } from '../seam.js'
 import { holdsNul, PgReader } from './pg-reader.js'
 import { prepared } from './pool.js'
 import { paramsOf, type Row } from './rows.js'
@@ -16,7 +16,6 @@ import { tables } from './tables.js'
  * A failure to reach the database is told as such by the transaction (pool.ts, transact).
  */
 export class PgTx extends PgReader implements StateTx {
-  readonly changes: Change[] = []
   readonly after: (() => void)[] = []
   /** The first statement that failed: it aborted the transaction. */
   private failure: unknown
@@ -79,7 +78,6 @@ export class PgTx extends PgReader implements StateTx {
     this.write(tableStatements(collection, false).upsert, paramsOf(collection, row as Row), () => {
       throw new Error(`a ${collection} row stays with its partner (${id} would move)`)
     })
-    this.changes.push({ collection, id, row: row as Row })
   }
 
   remove(collection: CollectionName, id: string): void {
@@ -87,7 +85,6 @@ export class PgTx extends PgReader implements StateTx {
     // Scoped: another partner's row is not this transaction's to remove (nor to see).
     const scoped = this.scopes(collection)
     this.write(tableStatements(collection, scoped).remove, [id, ...this.tail(scoped)])
-    this.changes.push({ collection, id, row: undefined })
   }
 
   /** Rows due under `key` (order value at most `upTo`), locked; rows another holds are skipped. */

@@ -12,7 +12,6 @@ import { outageOf } from '../database-error.js'
 import { parseDatabaseUrl } from '../database-url.js'
 import type { IndexName } from '../indexes.js'
 import type {
-  Change,
   EphemeralPut,
   ReplaceListener,
   State,
@@ -50,7 +49,6 @@ export interface PostgresStateOptions {
  * fails with DatabaseUnavailable (a 503); the pool connects again when it is back.
  */
 export class PostgresState extends PgReader implements State {
-  private readonly commitListeners = new Set<(changes: readonly Change[]) => void>()
   private readonly replaceListeners: ReplaceListener[] = []
 
   private constructor(
@@ -113,7 +111,6 @@ export class PostgresState extends PgReader implements State {
       turn.key,
     )
     for (const run of tx.after) run()
-    if (tx.changes.length > 0) for (const listener of this.commitListeners) listener(tx.changes)
     return result
   }
 
@@ -150,12 +147,6 @@ export class PostgresState extends PgReader implements State {
   async increment(name: string, window: number): Promise<number> {
     const [counted] = await this.run(INCREMENT, [name, window])
     return Number(counted?.count ?? 0)
-  }
-
-  /** Hears this replica's own commits (a hint to look sooner; other replicas' are not heard). */
-  onCommit(listener: (changes: readonly Change[]) => void): () => void {
-    this.commitListeners.add(listener)
-    return () => this.commitListeners.delete(listener)
   }
 
   onReplace(listener: ReplaceListener): void {
