@@ -125,6 +125,7 @@ export async function compose(
   })
   const journal = new RequestJournal({
     state,
+    inProcess: store !== undefined,
     onError: (error) => logger.warn(`the request journal lost a request: ${error}`),
   })
   const rules = new Rules({ state, random, clock, clocks })

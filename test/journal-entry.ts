@@ -35,5 +35,10 @@ export async function standaloneJournal(
   }
   const store = await Store.open({ seed: emptyCollections, ephemeral: ephemeralCollections })
   defineIndexes(store)
-  return new RequestJournal({ state: new MemoryState(store), capacity, bodyWindow })
+  return new RequestJournal({
+    state: new MemoryState(store),
+    inProcess: true,
+    capacity,
+    bodyWindow,
+  })
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { JournalRings } from '../src/state/journal-rings.js'
+import { JournalRings } from '../src/services/journal-rings.js'
 import { journalEntry } from './journal-entry.js'
 
-/** The memory engine's journal rings (src/state/journal-rings.ts). */
+/** The request journal's rings on the memory engine (src/services/journal-rings.ts). */
 
 const rings = (capacity: number, bodyWindow: number) => new JournalRings(capacity, bodyWindow)
 

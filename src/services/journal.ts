@@ -13,7 +13,6 @@ import {
   type JournalFilter,
   matcher,
 } from '../http/request-journal.js'
-import type { JournalRings } from '../state/journal-rings.js'
 import type { State } from '../state/seam.js'
 import {
   numberOf,
@@ -22,17 +21,18 @@ import {
   slotIds,
 } from '../store/records-journal.js'
 import { JournalCopies } from './journal-copies.js'
+import { JournalRings } from './journal-rings.js'
 
 /** A page longer than this reads the captures' ring at once, not a capture at a time. */
 const ONE_BY_ONE = 50
 
 /**
  * The request journal (see http/request-journal.ts for what it keeps): two rings, of
- * JOURNAL_CAPACITY entries and of BODY_WINDOW captures. Adding runs on every request. An engine
- * no other process shares (memory) keeps the rings in its own arrays (State.journalRings):
- * nothing else reads them, and a row through the store cost more than the rest of the journal.
- * On an engine shared by replicas (PostgreSQL), which keeps copies of its rows, they are the
- * state's `request_journal` and `request_captures`, whose row ids are their slots
+ * JOURNAL_CAPACITY entries and of BODY_WINDOW captures. Adding runs on every request. A
+ * sandbox whose state no other process shares (memory: `inProcess`) keeps the rings in this
+ * process's arrays (journal-rings.ts): nothing else reads them, and a row through the store
+ * cost more than the rest of the journal. On a state shared by replicas (PostgreSQL) they are
+ * the state's `request_journal` and `request_captures` rows, whose ids are their slots
  * (journal-copies.ts numbers and writes).
  * Either way a read filtered by partner (what a partner's test suite asks for) walks only that
  * partner's entries; the others walk the ring from the newest request back.
@@ -40,13 +40,15 @@ const ONE_BY_ONE = 50
 export class RequestJournal {
   private readonly state: State
   private readonly captureSlots: string[]
-  /** The rings the engine keeps in this process's memory (memory)... */
+  /** The rings kept in this process's memory (memory)... */
   private readonly rings: JournalRings | undefined
   /** ...or the journal as rows of an engine shared by replicas (PostgreSQL). */
   private readonly copies: JournalCopies | undefined
 
   constructor(s: {
     state: State
+    /** No other process reads this state (the memory engine): keep the rings in memory. */
+    inProcess?: boolean
     capacity?: number
     bodyWindow?: number
     /** A write the engine refused (a database gone): the request was answered all the same. */
@@ -56,7 +58,7 @@ export class RequestJournal {
     const capacity = s.capacity ?? JOURNAL_CAPACITY
     const bodyWindow = Math.min(s.bodyWindow ?? BODY_WINDOW, capacity)
     this.captureSlots = slotIds(bodyWindow)
-    this.rings = this.state.journalRings?.({ capacity, bodyWindow })
+    this.rings = s.inProcess ? new JournalRings(capacity, bodyWindow) : undefined
     this.copies = this.rings
       ? undefined
       : new JournalCopies(this.state, slotIds(capacity), this.captureSlots, s.onError ?? (() => {}))

@@ -5,7 +5,6 @@ import type { StorageProblem } from '../store/storage-health.js'
 import type { OpenTx, Store } from '../store/store.js'
 import { checkScope, checkTenantRow, partnerOf, tenantCollections } from '../store/tenants.js'
 import { type IndexName, type IndexRow, indexDefs } from './indexes.js'
-import { JournalRings } from './journal-rings.js'
 import { MemoryTenantReader } from './memory-tenant-reader.js'
 import type {
   EphemeralPut,
@@ -38,8 +37,6 @@ export class MemoryState implements State {
   private readonly counters = new Map<string, { window: number; count: number }>()
   /** What the replace listeners answered for the replace under way. */
   private readonly reloads: Promise<void>[] = []
-  /** The request journal (journalRings), once asked for. */
-  private rings: JournalRings | undefined
 
   constructor(readonly store: Store) {}
 
@@ -174,13 +171,6 @@ export class MemoryState implements State {
     // The lock passes straight to the next one (still busy).
     if (next) next()
     else this.busy = false
-  }
-
-  journalRings(sizes: { capacity: number; bodyWindow: number }): JournalRings {
-    this.rings ??= new JournalRings(sizes.capacity, sizes.bodyWindow)
-    if (this.rings.capacity !== sizes.capacity || this.rings.bodyWindow !== sizes.bodyWindow)
-      throw new Error('the request journal is kept at the sizes it was first asked for')
-    return this.rings
   }
 
   storageProblem(): StorageProblem | undefined {

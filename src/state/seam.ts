@@ -3,7 +3,6 @@ import type { CollectionName, Collections, CollectionsData } from '../store/reco
 import type { SnapshotDoc } from '../store/snapshot-file.js'
 import type { StorageProblem } from '../store/storage-health.js'
 import type { IndexName, IndexRow } from './indexes.js'
-import type { JournalRings } from './journal-rings.js'
 
 /**
  * The one state seam: every piece of sandbox state is read and written through it, and every

@@ -2,17 +2,17 @@ import type { Capture, StoredEntry } from '../http/journal-entry.js'
 import { type RequestJournalRow, seqOf, slotIds } from '../store/records-journal.js'
 
 /**
- * The request journal as the memory engine keeps it (State.journalRings): two rings held in
- * plain arrays (the newest `capacity` entries, the newest `bodyWindow` captures), and each
- * partner's request numbers, so a partner's page reads only that partner's entries. Only this
- * process ever reads them: no other engine shares the memory state, and the journal is never
- * journaled or snapshotted.
+ * The request journal as a sandbox on the memory engine keeps it (RequestJournal's
+ * `inProcess`): two rings held in plain arrays (the newest `capacity` entries, the newest
+ * `bodyWindow` captures), and each partner's request numbers, so a partner's page reads only
+ * that partner's entries. Only this process ever reads them: no other process shares the
+ * memory state, and the journal is never journaled or snapshotted.
  *
  * Not rows of the store: each request put two rows through the store's generic machinery (row
  * maps of 5,000 ids, index upkeep, key versions), which measured 20 us of CPU a request in the
- * served CLI (docs/performance.md) for what a slot of an array keeps as well. An engine that
- * keeps copies of its rows and may be shared by replicas (PostgreSQL) has no rings: the
- * journal is its `request_journal` and `request_captures` rows (services/journal-copies.ts).
+ * served CLI (docs/performance.md) for what a slot of an array keeps as well. A state that
+ * replicas share (PostgreSQL) has no rings: the journal is its `request_journal` and
+ * `request_captures` rows (journal-copies.ts).
  */
 export class JournalRings {
   private readonly entries: (RequestJournalRow | undefined)[]
