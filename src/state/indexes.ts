@@ -10,7 +10,7 @@ import type { CollectionName, Collections } from '../store/records.js'
 const index = <K extends CollectionName>(
   collection: K,
   key: (row: Collections[K]) => string | undefined,
-  options: Pick<IndexDef<K>, 'order' | 'versioned' | 'counted'> = {},
+  options: Pick<IndexDef<K>, 'order' | 'counted'> = {},
 ): IndexDef<K> => ({ collection, key, ...options })
 
 // Lists read newest first from these, a page at a time, so they are kept in time order.
@@ -34,16 +34,13 @@ const pending = (d: Collections['deposits']) => d.status === 'pending'
 const underReview = (d: Collections['disputes']) => d.status === 'under_review'
 
 export const indexDefs = {
-  // Versioned, as are users_by_email and sessions_by_user: the gate keeps the partner row a key
-  // names, and the session and user rows a token names, until a write changes those very rows
-  // (credential-cache.ts, sessions.ts), so other partners' and users' writes leave them current.
-  partners_by_api_key: index('partners', (p) => p.api_key, { versioned: true }),
+  partners_by_api_key: index('partners', (p) => p.api_key),
   users_by_partner: index('users', (u) => u.partner_id, { counted: true }),
   // By e-mail alone, of every partner (findUserByEmail keeps the partner's own): a key built
   // as `partner:email` was a new string per user, 64 bytes each at 100k users; the lowercase
   // e-mail is the row's own string.
-  users_by_email: index('users', (u) => u.email.toLowerCase(), { versioned: true }),
-  sessions_by_user: index('sessions', (s) => s.user_id, { versioned: true }),
+  users_by_email: index('users', (u) => u.email.toLowerCase()),
+  sessions_by_user: index('sessions', (s) => s.user_id),
   webhooks_by_partner: index('webhooks', (w) => w.partner_id),
   deliveries_by_webhook: index('webhook_deliveries', (d) => d.webhook_id, byTime),
   deliveries_by_partner: index('webhook_deliveries', (d) => d.partner_id, { counted: true }),
@@ -82,7 +79,7 @@ export const indexDefs = {
   cards_by_user: index('cards', (c) => c.user_id),
   // A user's transactions of every card, in time order, with the version of the user's last
   // change: a page and its cache cost the same at 10 and at 10,000 transactions.
-  transactions_by_user: index('transactions', (t) => t.user_id, { ...byTime, versioned: true }),
+  transactions_by_user: index('transactions', (t) => t.user_id, byTime),
   deposits_by_user: index('deposits', (d) => d.user_id, byTime),
   disputes_by_user: index('disputes', (d) => d.user_id, byTime),
   bank_accounts_by_user: index('bank_accounts', (b) => b.user_id),

@@ -11,14 +11,9 @@ export interface IndexDef<K extends CollectionName> {
    */
   order?: (row: Collections[K]) => string
   /**
-   * Read by the old PostgreSQL engine only (its change notices name these keys); the memory
-   * engine keeps no versions.
-   */
-  versioned?: boolean
-  /**
-   * Its count is asked on a hot path (a cap, a total): an engine that would count the rows one
-   * by one (PostgreSQL) keeps a running count of each key instead. The memory engine's count
-   * is the key's size anyway.
+   * Its count is asked for a whole key (a cap, a total): a partner's reader counts the key's
+   * every row, not only its own (State's TenantScope); the keys of these are partners or
+   * sandbox-wide already.
    */
   counted?: boolean
 }
