@@ -10,6 +10,7 @@ import type { IndexName, IndexRow } from '../src/state/indexes.js'
 import { MemoryState } from '../src/state/memory-state.js'
 import { migrate, migrations } from '../src/state/postgres/migrate.js'
 import { PostgresState } from '../src/state/postgres/postgres-state.js'
+import { turns } from '../src/state/postgres/retries.js'
 import type { RangeOptions, State, StateTx } from '../src/state/seam.js'
 import { defineIndexes } from '../src/store/indexes.js'
 import {
@@ -872,11 +873,15 @@ describePostgres('state seam, PostgreSQL engine', () => {
     const url = freshDatabaseUrl()
     const state = await open(url)
     const { client } = await connect(url)
-    // The advisory locks held, as PostgreSQL shows them.
+    // The advisory locks held on p1's turn, as PostgreSQL shows them (pg_locks is the whole
+    // server's: other tests' sandboxes on it hold their own partners' turns meanwhile).
+    const schema = new URL(url).searchParams.get('schema') as string
+    const [classid, objid] = turns(schema, 'p1').key.split(', ').map(Number) as [number, number]
     const advisory = async () =>
       (
         await client.query<{ mode: string }>(
-          "SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND granted ORDER BY mode",
+          "SELECT mode FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2 ORDER BY mode",
+          [classid, objid >>> 0],
         )
       ).rows.map((row) => row.mode)
     const order: string[] = []
