@@ -25,6 +25,8 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 // Child processes: every one is tracked and killed at the end, on error, and on Ctrl-C.
 
 const children = new Set()
+/** Lines kept of each server's warnings and errors (stack frames included). */
+const PROBLEM_LINES = 60
 
 /**
  * Spawns `node ...args` from the project root with stdout/stderr piped. With `stdinLifeline`,
@@ -44,9 +46,16 @@ export function spawnNode(args, { stdinLifeline = false, env } = {}) {
   })
   children.add(child)
   child.stderrText = ''
+  /** The newest lines above `info` (a 500's stack): what a failed run prints of its servers. */
+  child.problems = []
   child.stderr.setEncoding('utf8')
   child.stderr.on('data', (chunk) => {
     if (child.stderrText.length < 20_000) child.stderrText += chunk
+    for (const line of chunk.split('\n')) {
+      if (!/ (warn|error) /.test(line) && !/^\s+at /.test(line)) continue
+      child.problems.push(line)
+      if (child.problems.length > PROBLEM_LINES) child.problems.shift()
+    }
   })
   child.exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => {
@@ -64,6 +73,14 @@ export async function killChild(child, graceMs = 2_000) {
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
   await child.exited
   clearTimeout(timer)
+}
+
+/** Prints what the servers still running logged above `info` (after a benchmark failed). */
+export function printChildProblems() {
+  for (const child of children) {
+    if (child.problems.length === 0) continue
+    console.error(`\n${child.spawnargs.slice(1).join(' ')} logged:\n${child.problems.join('\n')}`)
+  }
 }
 
 export async function killAllChildren() {

@@ -15,7 +15,15 @@ import { run as history } from './history.mjs'
 import { run as httpThroughput } from './http-throughput.mjs'
 import { run as httpWrites } from './http-writes.mjs'
 import { run as installedStart } from './installed-start.mjs'
-import { fmt, fmtRatio, killAllChildren, printTable, root, verdict } from './lib.mjs'
+import {
+  fmt,
+  fmtRatio,
+  killAllChildren,
+  printChildProblems,
+  printTable,
+  root,
+  verdict,
+} from './lib.mjs'
 import { run as postgresEngine, summaryRows as postgresRows } from './postgres-engine.mjs'
 import { run as rssPerRow } from './rss-per-row.mjs'
 import { run as webhookFanout } from './webhook-fanout.mjs'
@@ -75,6 +83,9 @@ try {
     finish(postgresRows(postgres), { postgres })
   } else if (only === 'partner') await partner()
   else await all()
+} catch (error) {
+  printChildProblems()
+  throw error
 } finally {
   await killAllChildren()
 }
