@@ -148,13 +148,17 @@ describe('soak', () => {
       // journal and the inbox full (the middle one in a run scaled below a minute), and the last.
       const at = from ? windows.indexOf(from) : windows.length >> 1
       const firsts = windows.slice(at, at + COMPARED_WINDOWS)
-      const lasts = windows.slice(Math.max(at + 1, windows.length - COMPARED_WINDOWS))
-      const [before, after] = [costOver(firsts), costOver(lasts)]
+      // The last ones after those (the last window alone in a run too short for both).
+      const after = windows.slice(
+        Math.max(at + COMPARED_WINDOWS, windows.length - COMPARED_WINDOWS),
+      )
+      const lasts = after.length > 0 ? after : windows.slice(-1)
+      const [before, end] = [costOver(firsts), costOver(lasts)]
       const span = (ws: SoakWindow[]) =>
         `${(ws[0] as SoakWindow).second - HISTORY_WINDOW_SECONDS}-${ws.at(-1)?.second} s`
       console.log(
         `soak (history): requests per CPU s ${before.toFixed(0)} in ${span(firsts)} -> ` +
-          `${after.toFixed(0)} in ${span(lasts)} (x${ratio(after, before)}; not asserted, see ` +
+          `${end.toFixed(0)} in ${span(lasts)} (x${ratio(end, before)}; not asserted, see ` +
           `bench/history.mjs); RSS ${from?.rssMb} at ${from?.second} s -> ${last.rssMb} MB for ` +
           `${rows} rows added (${kbPerRow.toFixed(2)} KB per row, the slope over those windows; ` +
           `${last.rows} rows stored), ${report.requests} requests`,
