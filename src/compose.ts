@@ -212,6 +212,7 @@ export async function compose(
     scenarios,
     loadedScenarios,
     sandboxClock: clockRow,
+    scheduled,
   })
   return {
     config,

@@ -8,9 +8,11 @@ import {
   loginSession,
   northwind,
   onboardedUser,
+  receiverForTest,
   setup,
   tempDirForTest,
 } from './helpers.js'
+import { createEndpoint, onlyDelivery, trigger } from './webhook-steps.js'
 
 /**
  * Reset, delete, snapshot and restore of one partner: the other partner's every row stays
@@ -135,6 +137,34 @@ describe('one partner at a time: reset, delete, snapshot and restore', () => {
     // The restored user can log in again.
     const session = await loginSession(call, holder.user.email, holder.user.password, acme)
     expect(session.user.email).toBe(holder.user.email)
+  })
+
+  it('a restored delivery that is due goes out at once, the sandbox clock frozen', async () => {
+    const { call } = await setup()
+    // The first attempt fails: the delivery waits for its retry, which a frozen clock never reaches.
+    const receiver = await receiverForTest(500)
+    const frozen = await call('POST', '/_sandbox/clock/freeze', { creds: null })
+    expect(frozen.status, frozen.text).toBe(200)
+    const webhookId = await createEndpoint(call, receiver.url)
+    await trigger(call)
+    await receiver.waitFor(1)
+    // Once the failed attempt is recorded, its retry is scheduled.
+    await expect
+      .poll(async () => (await onlyDelivery(call, webhookId)).status, { timeout: 5_000 })
+      .toBe('failed')
+    // The partner's snapshot with that retry due now, as one taken later would hold it.
+    const saved = await snapshotOf(call, A)
+    const now = (await call('GET', `/_sandbox/partners/${A}/clock`, { creds: null })).json.now
+    const rows = saved.collections.webhook_deliveries as Record<string, { next_attempt_at: string }>
+    for (const row of Object.values(rows)) row.next_attempt_at = now
+    await call('POST', `/_sandbox/partners/${A}/reset`, { creds: null })
+    const res = await call('POST', `/_sandbox/partners/${A}/snapshot`, { creds: null, body: saved })
+    expect(res.status, res.text).toBe(200)
+    // Sent without a clock advance or a flush: the restore told the dispatcher.
+    await receiver.waitFor(2, 5_000)
+    await expect
+      .poll(async () => (await onlyDelivery(call, webhookId)).status, { timeout: 5_000 })
+      .toBe('succeeded')
   })
 
   it('a bad document is refused with the field named, and changes nothing', async () => {

@@ -5,6 +5,7 @@ import {
   type CollectionName,
   type CollectionsData,
   collectionNames,
+  type DeliveryRow,
   emptyCollections,
   type PartnerRow,
 } from '../store/records.js'
@@ -80,7 +81,7 @@ export async function deletePartner(tx: StateTx, partnerId: string): Promise<voi
  * nothing changes. Credentials and settings stay as they are; the clock is the snapshot's.
  */
 export async function restorePartner(
-  ctx: { random: Random },
+  ctx: { random: Random; scheduled?: (delivery: DeliveryRow) => void },
   tx: StateTx,
   partnerId: string,
   doc: UploadedSnapshot & { partner_id: string },
@@ -98,6 +99,10 @@ export async function restorePartner(
   if (details.length > 0) throw invalidSnapshot(details)
   const own = data.partners[partnerId]
   data.partners = {}
+  // Its pending deliveries are the dispatcher's to send: told of them once they are rows.
+  const { scheduled } = ctx
+  const deliveries = Object.values(data.webhook_deliveries) as DeliveryRow[]
+  if (scheduled) tx.afterCommit(() => deliveries.forEach(scheduled))
   return replacePartnerData(tx, partnerId, data, {
     ...partner,
     clock: own ? own.clock : partner.clock,

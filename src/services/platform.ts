@@ -16,7 +16,7 @@ import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import { DatabaseUnavailable } from '../state/database-error.js'
 import type { State, StateTx } from '../state/seam.js'
-import type { PartnerRow } from '../store/records.js'
+import type { DeliveryRow, PartnerRow } from '../store/records.js'
 
 export interface PlatformParts {
   config: Pick<SandboxConfig, 'data' | 'database'>
@@ -28,6 +28,8 @@ export interface PlatformParts {
   loadedScenarios: Pick<LoadedScenarios, 'keptAcross'>
   /** The sandbox clock's stored setting, which a replace empties: written again after one. */
   sandboxClock: Pick<SandboxClockRow, 'restart' | 'store'>
+  /** Told of each delivery a partner restore brought back, once committed (the dispatcher). */
+  scheduled?: (delivery: DeliveryRow) => void
 }
 
 /**
