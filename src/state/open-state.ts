@@ -23,7 +23,7 @@ export interface OpenedState {
   defaultPartnerPresent: () => boolean
   /**
    * Reads that again where another process may change it (PostgreSQL): the sweeper's refresh
-   * calls it every run, and the partners' control routes after their commits.
+   * calls it at every run, each second.
    */
   recheckDefaultPartner: () => Promise<void>
 }
