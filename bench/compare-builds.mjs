@@ -194,16 +194,19 @@ try {
     const now = median(f.rounds.new)
     const ratio = now / old
     const within = f.lowerIsBetter ? ratio <= 1 + TOLERANCE : ratio >= 1 - TOLERANCE
-    return { ...f, old, new: now, ratio, pass: f.verdict ? within : undefined }
+    // A request only one build's flow sends (the walk, which the old build lacks) has nothing
+    // to be compared with: printed without a verdict.
+    const compared = f.verdict && f.rounds.old.length > 0 && f.rounds.new.length > 0
+    return { ...f, old, new: now, ratio, pass: compared ? within : undefined }
   })
   printTable(
     `Old build vs new build (${ROUNDS} alternating round(s); each value the median of the rounds)`,
     ['figure', builds[0].label, builds[1].label, 'new/old', 'verdict'],
     rows.map((r) => [
       r.label,
-      fmt(r.old, r.lowerIsBetter ? 1 : 0),
-      fmt(r.new, r.lowerIsBetter ? 1 : 0),
-      `${fmt(r.ratio, 3)}x`,
+      r.rounds.old.length > 0 ? fmt(r.old, r.lowerIsBetter ? 1 : 0) : '-',
+      r.rounds.new.length > 0 ? fmt(r.new, r.lowerIsBetter ? 1 : 0) : '-',
+      Number.isFinite(r.ratio) ? `${fmt(r.ratio, 3)}x` : '-',
       r.pass === undefined ? '-' : r.pass ? 'PASS' : 'MISS',
     ]),
     [
