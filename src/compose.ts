@@ -191,7 +191,6 @@ export async function compose(
     names,
     events,
     dispatcher,
-    scheduled,
     webhookLimit: config.webhookLimit,
     self: selfTarget,
     // A trigger's money is made by the money area's own operations, in the trigger's

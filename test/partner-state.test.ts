@@ -161,7 +161,7 @@ describe('one partner at a time: reset, delete, snapshot and restore', () => {
     const res = await call('POST', `/_sandbox/partners/${A}/snapshot`, { creds: null, body: saved })
     expect(res.status, res.text).toBe(200)
     // Sent without a clock advance or a flush: the restore told the dispatcher.
-    await receiver.waitFor(2, 5_000)
+    await receiver.waitFor(2)
     await expect
       .poll(async () => (await onlyDelivery(call, webhookId)).status, { timeout: 5_000 })
       .toBe('succeeded')

@@ -509,6 +509,24 @@ describe('redelivery (e)', () => {
   })
 })
 
+describe('redelivery with the clock frozen', () => {
+  it('goes out at once, without a flush or an advance', async () => {
+    const { call } = await setup({}, AT_T0)
+    const r = await receiverForTest()
+    const { id } = await createEndpoint(call, r.url)
+    await trigger(call)
+    await r.waitFor(1)
+    await expect.poll(async () => (await onlyDelivery(call, id)).status).toBe('succeeded')
+    const original = await onlyDelivery(call, id)
+
+    const res = await call('POST', `${API}/${id}/deliveries/${original.id}/redeliver`)
+    expect(res.status, res.text).toBe(202)
+    // Nothing polls while the sandbox clock is frozen: the redelivery told the dispatcher.
+    await r.waitFor(2)
+    expect(header(nth(r, 1), 'webhook-id')).toBe(original.event_id)
+  })
+})
+
 describe('a slow endpoint (f)', () => {
   it('blocks neither deliveries to other endpoints nor API requests', async () => {
     const { call } = await setup({}, AT_T0)

@@ -8,12 +8,13 @@ import { ApiError } from '../errors.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
-import type { DeliveryRow, LabCheck, WebhookRow } from '../store/records.js'
+import type { LabCheck, WebhookRow } from '../store/records.js'
 import { requireDelivery, sendTestEvent } from '../webhooks/deliveries.js'
 import { type DeliveryQuery, deliveryPage } from '../webhooks/delivery-page.js'
 import type { Dispatcher } from '../webhooks/dispatcher.js'
 import type { EventOverrides } from '../webhooks/event-overrides.js'
 import { armLab } from '../webhooks/lab.js'
+import type { DeliveryCtx } from '../webhooks/new-delivery.js'
 import { redeliver } from '../webhooks/redeliver.js'
 import { assertNotSelf, type SelfTarget } from '../webhooks/self-target.js'
 import {
@@ -35,8 +36,6 @@ export interface WebhooksOptions {
   names: ProductionNames
   events: EventBus
   dispatcher: Dispatcher
-  /** Told of each delivery made here once committed: the dispatcher's hint (DeliveryCtx). */
-  scheduled?: (delivery: DeliveryRow) => void
   /** The money a trigger makes for real (the money area's operations). */
   money: TriggerMoney
   /** How many endpoints a partner may have (`--webhook-limit`). */
@@ -54,7 +53,11 @@ export class Webhooks {
   /** The control plane's long-polls for a partner's events. */
   readonly waits: EventWaiters
 
-  constructor(private readonly o: WebhooksOptions) {
+  private readonly o: WebhooksOptions & Required<Pick<DeliveryCtx, 'scheduled'>>
+
+  constructor(o: WebhooksOptions) {
+    // The deliveries its calls make are the dispatcher's to send: told of each once committed.
+    this.o = { ...o, scheduled: (delivery) => o.dispatcher.scheduled(delivery) }
     this.waits = new EventWaiters(o.state, {
       onEvent: (listener) => o.events.subscribe(listener),
       onAttempt: (listener) => o.dispatcher.onAttempt(listener),
