@@ -671,6 +671,16 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(await a.increment('rate:p1', 8)).toBe(2)
   })
 
+  it('increment: asked at once in one replica, in order, a window change among them', async () => {
+    const state = await open(freshDatabaseUrl())
+    const windows = [7, 7, 7, 8, 8, 7, 8, 8, 8]
+    const counts = await Promise.all(windows.map((w) => state.increment('rate:p1', w)))
+    // Counted in the order asked: a window's first count is 1, and the counter moved back to
+    // window 7 starts it again.
+    expect(counts).toEqual([1, 2, 3, 1, 2, 1, 1, 2, 3])
+    expect(await state.increment('rate:p1', 8)).toBe(4)
+  })
+
   it('useRule: of replicas taking a counted rule at once, only `times` takes succeed', async () => {
     const url = freshDatabaseUrl()
     const [a, b] = [await open(url), await open(url)]

@@ -53,6 +53,19 @@ describe('rate limit per partner', () => {
     ).toBe('Acme Fintech')
   })
 
+  it('requests sent at once share the budget: each gets its own count, the rest 429', async () => {
+    const { call } = await limitedSandbox(20)
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => call('GET', '/api/v1/partner/me')),
+    )
+    const ok = answers.filter((res) => res.status === 200)
+    expect(ok).toHaveLength(20)
+    expect(answers.filter((res) => res.status === 429)).toHaveLength(10)
+    const remaining = ok.map((res) => Number(res.headers.get('x-ratelimit-remaining')))
+    expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i))
+    expect((await call('GET', '/api/v1/partner/me')).status).toBe(429)
+  })
+
   it("one partner's burst never blocks another", async () => {
     const { call } = await limitedSandbox(2)
     for (let i = 0; i < 5; i++) await call('GET', '/api/v1/partner/me')

@@ -93,6 +93,34 @@ describe('the request journal: headers, bodies and redaction', () => {
     for (const name of names) expect(entry.response.headers[name]).toBe(res.headers.get(name))
   })
 
+  it('journals served answers sent at once, each once, with the body its client got', async () => {
+    const sandbox = await servedForTest()
+    const headers = { 'x-partner-key': acme.key, 'x-partner-secret': acme.secret }
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, n) => {
+        const res = await fetch(`${sandbox.url}${API}/me?n=${n}`, { headers })
+        return { n: String(n), id: res.headers.get('x-request-id'), body: await res.json() }
+      }),
+    )
+    // An HTML page too (its body a stream: hono's html template), whole for its client.
+    const page = await fetch(`${sandbox.url}/docs`)
+    const html = await page.text()
+    expect(page.headers.get('content-type')).toContain('text/html')
+    expect(html).toContain(acme.secret)
+    expect(html.trim().endsWith('</html>')).toBe(true)
+    const call = httpCall(sandbox.url)
+    const entries = await journalOf(call, { path: `${API}/me`, limit: '100' })
+    expect(entries).toHaveLength(40)
+    for (const answer of answers) {
+      const entry = entries.find((e) => e.id === answer.id)
+      expect(entry?.query.n).toBe(answer.n)
+      expect(entry?.response.body).toEqual(answer.body)
+    }
+    const [docs] = await journalOf(call, { path: '/docs' })
+    expect(docs.status).toBe(200)
+    expect(docs.response.headers['content-type']).toBe(page.headers.get('content-type'))
+  })
+
   it('counts matching requests: "exactly one deposit was created"', async () => {
     const { call } = await setup()
     const p = await createPartner(call, { name: 'Counter' })

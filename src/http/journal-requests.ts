@@ -3,11 +3,11 @@ import type { Clock } from '../clock.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { RequestJournal } from '../services/journal.js'
 import type { AppEnv } from './app-env.js'
-import { capture } from './journal-view.js'
+import { capture, readAnswerFirst } from './journal-view.js'
 
 /** What journaling a request reads: the journal, the sandbox clock, the partner's scenario. */
 export interface JournalParts {
-  journal: Pick<RequestJournal, 'add'>
+  journal: Pick<RequestJournal, 'add' | 'writesFirst'>
   clock: Pick<Clock, 'now'>
   scenarios: Pick<ScenarioRegistry, 'forPartner'>
 }
@@ -17,7 +17,8 @@ export interface JournalParts {
  * not-found handler): hono's compose renders an error where it is thrown, so the answer seen
  * here is the one the client gets. The entry keeps references only; it is shown (redacted,
  * serialized) when the journal is read. On an engine that writes it to a database the answer
- * waits for the row, so a client that reads the journal next finds its request there.
+ * waits for the row, so a client that reads the journal next finds its request there; its body
+ * is read before it is sent, and the text read is what the client gets.
  */
 export function journalRequests(deps: JournalParts): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -30,8 +31,10 @@ export function journalRequests(deps: JournalParts): MiddlewareHandler<AppEnv> {
   }
 }
 
-function journal(deps: JournalParts, c: Context<AppEnv>, started: number) {
+async function journal(deps: JournalParts, c: Context<AppEnv>, started: number) {
   const partner = c.get('partner')
+  const kept = capture(c)
+  if (kept && deps.journal.writesFirst) await readAnswerFirst(c, kept)
   return deps.journal.add({
     id: c.get('requestId'),
     at: deps.clock.now(),
@@ -45,7 +48,7 @@ function journal(deps: JournalParts, c: Context<AppEnv>, started: number) {
     // The request's own scenario, when it had one: the journal runs outside its context.
     scenario: partner ? (c.get('scenario') ?? deps.scenarios.forPartner(partner).name) : null,
     rules: c.get('rules'),
-    capture: capture(c),
+    capture: kept,
   })
 }
 

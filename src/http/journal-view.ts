@@ -75,10 +75,13 @@ async function requestBody(cache: Capture['requestBody'], type: string): Promise
   return null
 }
 
+/** The answers whose bodies the journal shows. */
+const SHOWN_TYPES = /json|text|html/
+
 async function responseView(res: Response): Promise<JournalView['response']> {
   const headers = redactHeaders(res.headers)
   const type = res.headers.get('content-type') ?? ''
-  if (!/json|text|html/.test(type)) return { headers, body: null, truncated: false }
+  if (!SHOWN_TYPES.test(type)) return { headers, body: null, truncated: false }
   let text: string
   try {
     text = await res.text()
@@ -86,6 +89,44 @@ async function responseView(res: Response): Promise<JournalView['response']> {
     return { headers, body: '(streamed: not kept)', truncated: false }
   }
   return { headers, ...bodyView(text, type) }
+}
+
+/**
+ * For a journal written before the answer goes out (a database's): the answer the server is
+ * about to send is read now, and the client is sent a response of the text read, with the same
+ * status and headers. The server's own is so read once and never copied (a copy tees its body,
+ * and the server then streams the original instead of writing its text).
+ */
+export async function readAnswerFirst(c: Context<AppEnv>, kept: Capture): Promise<void> {
+  if (!kept.served) return
+  const res = c.res
+  const type = res.headers.get('content-type') ?? ''
+  if (!SHOWN_TYPES.test(type)) {
+    kept.shown = Promise.resolve({
+      headers: redactHeaders(res.headers),
+      body: null,
+      truncated: false,
+    })
+    return
+  }
+  let text: string
+  try {
+    text = await res.text()
+  } catch {
+    kept.shown = Promise.resolve({
+      headers: redactHeaders(res.headers),
+      body: '(streamed: not kept)',
+      truncated: false,
+    })
+    return
+  }
+  const init = { status: res.status, statusText: res.statusText, headers: res.headers }
+  // Unset first: hono's setter would otherwise copy the old response's headers onto a
+  // response made from the new one's body stream.
+  c.res = undefined
+  c.res = new Response(text, init)
+  kept.response = c.res
+  kept.shown = Promise.resolve({ headers: redactHeaders(init.headers), ...bodyView(text, type) })
 }
 
 /** A response's text as the journal shows it: parsed when JSON, redacted, cut. */

@@ -16,6 +16,15 @@ function stamp(): string {
   return String(lastStamp).padStart(17, '0')
 }
 
+/** A request numbered and waiting for its batch to be written. */
+interface Pending {
+  n: number
+  seq: string
+  entry: StoredEntry
+  shown: Promise<ShownCapture | null>
+  written: () => void
+}
+
 /**
  * The request journal on an engine that keeps copies of its rows (PostgreSQL, as JSON) and
  * may be shared by replicas, where the memory engine keeps the objects themselves in one
@@ -23,20 +32,22 @@ function stamp(): string {
  * - a request's number (its slot in each ring) is unique among replicas (BlockNumbers over
  *   the state's shared counter), and its `seq` starts with the time it was answered, so the
  *   journal reads newest first whichever replica answered, and after a restart;
- * - a capture is kept as shown (redacted; a plain JSON answer's body from the text it was
- *   made of, any other's read from a copy of the response);
+ * - a capture is kept as shown (redacted, bodies cut); a served answer was read by the front
+ *   door before it went out (readAnswerFirst), any other is a copy;
  * - `add` resolves once the request is written, so the front door answers after that: a
  *   client that reads the journal after its answer, through any replica, finds its request,
  *   as it does in memory (`landed` does the same for a caller that did not wait);
- * - a request's entry and capture are written in one statement, and a ring's slot in request
- *   order: a write waits for its slots' previous ones (a later request's capture may be
- *   shown, and so ready to write, before an earlier one's).
+ * - the requests are written as a database writes its log (group commit): one statement at a
+ *   time, holding every request numbered while the one before was under way, entries and
+ *   captures together. A request alone is written at once; under load one statement carries
+ *   many. Batches go in number order, and the newest of a batch wins a slot it shares.
  */
 export class JournalCopies {
   private readonly numbers: BlockNumbers
-  private readonly inFlight = new Set<Promise<void>>()
-  private readonly entryWrites = new Map<string, Promise<void>>()
-  private readonly captureWrites = new Map<string, Promise<void>>()
+  private pending: Pending[] = []
+  private writing: Promise<void> | undefined
+  /** Settles once the newest request numbered so far is written. */
+  private last: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly state: State,
@@ -50,8 +61,6 @@ export class JournalCopies {
   /** Resolves once written (a write that failed went to onError: the request stays answered). */
   add(entry: StoredEntry, capture: Capture | null): Promise<void> {
     const at = stamp()
-    // The server's own response is read from a copy now: it goes out once this resolves.
-    if (capture?.served) capture.response = capture.response.clone()
     const shown = capture
       ? showCapture(capture).catch((error: unknown) => {
           this.onError(error)
@@ -61,7 +70,11 @@ export class JournalCopies {
     return new Promise((resolve) =>
       this.numbers.take((n) => {
         if (n === undefined) return resolve()
-        this.write(n, `${at}.${seqOf(n)}`, entry, shown).then(() => resolve())
+        this.last = new Promise((written) => {
+          this.pending.push({ n, seq: `${at}.${seqOf(n)}`, entry, shown, written })
+        })
+        this.last.then(resolve)
+        this.write()
       }),
     )
   }
@@ -75,63 +88,46 @@ export class JournalCopies {
   /** Once every write begun so far has landed (or failed, which onError heard). */
   async landed(): Promise<void> {
     await this.numbers.given()
-    if (this.inFlight.size > 0) await Promise.all([...this.inFlight])
+    await this.last
   }
 
-  private write(
-    n: number,
-    seq: string,
-    entry: StoredEntry,
-    shown: Promise<ShownCapture | null>,
-  ): Promise<unknown> {
-    const id = this.entrySlots[n % this.entrySlots.length] as string
-    // A capture row even without a capture (the control plane's): it writes over the older.
-    const slot = this.captureSlots[n % this.captureSlots.length] as string
-    // Both rows in one statement: one round trip a request, not two.
-    return this.track(
-      inOrder(
-        [
-          [this.entryWrites, id],
-          [this.captureWrites, slot],
-        ],
-        async () => {
-          const capture = await shown
-          await this.state.putEphemerals([
-            {
-              collection: 'request_journal',
-              row: { id, seq, partner_id: entry.partner_id, entry },
-            },
-            { collection: 'request_captures', row: { id: slot, seq, capture } },
-          ])
+  /** Writes what is pending, unless a batch is under way (its end writes the next). */
+  private write(): void {
+    if (this.writing || this.pending.length === 0) return
+    const batch = this.pending
+    this.pending = []
+    this.writing = this.put(batch)
+      .catch(this.onError)
+      .finally(() => {
+        for (const one of batch) one.written()
+        this.writing = undefined
+        this.write()
+      })
+  }
+
+  private async put(batch: Pending[]): Promise<void> {
+    const captures = await Promise.all(batch.map((one) => one.shown))
+    await this.state.putEphemerals(
+      batch.flatMap(({ n, seq, entry }, i) => [
+        {
+          collection: 'request_journal' as const,
+          row: {
+            id: this.entrySlots[n % this.entrySlots.length] as string,
+            seq,
+            entry,
+            partner_id: entry.partner_id,
+          },
         },
-      ),
+        // A capture row even without a capture (the control plane's): it writes over the older.
+        {
+          collection: 'request_captures' as const,
+          row: {
+            id: this.captureSlots[n % this.captureSlots.length] as string,
+            seq,
+            capture: captures[i] ?? null,
+          },
+        },
+      ]),
     )
   }
-
-  /** The write, never rejecting (its failure goes to onError), until it settles. */
-  private track(write: Promise<void>): Promise<void> {
-    const kept: Promise<void> = write.catch(this.onError).finally(() => this.inFlight.delete(kept))
-    this.inFlight.add(kept)
-    return kept
-  }
-}
-
-/**
- * Runs `write` after the previous writes of its slots settled (a slot of each ring); the last
- * write of a slot is forgotten once it settled.
- */
-function inOrder(
-  slots: [Map<string, Promise<void>>, string][],
-  write: () => Promise<void>,
-): Promise<void> {
-  const previous = slots.flatMap(([writes, slot]) => writes.get(slot) ?? [])
-  const next = previous.length === 0 ? write() : Promise.allSettled(previous).then(() => write())
-  for (const [writes, slot] of slots) {
-    writes.set(slot, next)
-    const forget = () => {
-      if (writes.get(slot) === next) writes.delete(slot)
-    }
-    next.then(forget, forget)
-  }
-  return next
 }

@@ -65,6 +65,15 @@ export class RequestJournal {
   }
 
   /**
+   * The journal is written before the answer goes out (rows of an engine shared by replicas):
+   * the caller reads a served answer first (readAnswerFirst), so that `add` never reads the
+   * response the server is about to send.
+   */
+  get writesFirst(): boolean {
+    return this.copies !== undefined
+  }
+
+  /**
    * Journals an answered request; its capture is taken out of the entry and kept apart. On an
    * engine that keeps copies, the promise of the written request (never rejected): the front
    * door answers after it.

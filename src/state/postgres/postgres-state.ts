@@ -19,6 +19,7 @@ import type {
   StateTx,
   TenantScope,
 } from '../seam.js'
+import { Counters } from './counters.js'
 import { lockSchema, migrate } from './migrate.js'
 import { OneRowReads } from './one-row-reads.js'
 import { PgReader } from './pg-reader.js'
@@ -50,6 +51,10 @@ export interface PostgresStateOptions {
  */
 export class PostgresState extends PgReader implements State {
   private readonly replaceListeners: ReplaceListener[] = []
+  private readonly counters = new Counters(async (name, window, n) => {
+    const [counted] = await this.run(INCREMENT, [name, window, n])
+    return Number(counted?.count ?? 0)
+  })
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -144,9 +149,8 @@ export class PostgresState extends PgReader implements State {
     return taken.length > 0
   }
 
-  async increment(name: string, window: number): Promise<number> {
-    const [counted] = await this.run(INCREMENT, [name, window])
-    return Number(counted?.count ?? 0)
+  increment(name: string, window: number): Promise<number> {
+    return this.counters.increment(name, window)
   }
 
   onReplace(listener: ReplaceListener): void {
@@ -200,9 +204,9 @@ export class PostgresState extends PgReader implements State {
 }
 
 const INCREMENT =
-  'INSERT INTO sandbox_counters AS c (name, win, count) VALUES ($1, $2, 1) ' +
-  'ON CONFLICT (name) DO UPDATE SET win = EXCLUDED.win, ' +
-  'count = CASE WHEN c.win = EXCLUDED.win THEN c.count + 1 ELSE 1 END RETURNING count'
+  'INSERT INTO sandbox_counters AS c (name, win, count) VALUES ($1, $2, $3) ' +
+  'ON CONFLICT (name) DO UPDATE SET win = EXCLUDED.win, count = CASE WHEN c.win = EXCLUDED.win ' +
+  'THEN c.count + EXCLUDED.count ELSE EXCLUDED.count END RETURNING count'
 
 /** Empties every table a replace covers and writes `collections` into them. */
 async function writeAll(client: pg.ClientBase, collections: CollectionsData): Promise<void> {
