@@ -102,7 +102,7 @@ describe('the request journal: headers, bodies and redaction', () => {
         return { n: String(n), id: res.headers.get('x-request-id'), body: await res.json() }
       }),
     )
-    // An HTML page too (its body a stream: hono's html template), whole for its client.
+    // An HTML page too, whole for its client and in the journal.
     const page = await fetch(`${sandbox.url}/docs`)
     const html = await page.text()
     expect(page.headers.get('content-type')).toContain('text/html')
@@ -119,6 +119,8 @@ describe('the request journal: headers, bodies and redaction', () => {
     const [docs] = await journalOf(call, { path: '/docs' })
     expect(docs.status).toBe(200)
     expect(docs.response.headers['content-type']).toBe(page.headers.get('content-type'))
+    // The page the client got, as the journal shows it: the partner secret in it redacted.
+    expect(docs.response.body).toBe(html.replace(acme.secret, 'sk_test_[redacted]'))
   })
 
   it('counts matching requests: "exactly one deposit was created"', async () => {

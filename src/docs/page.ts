@@ -7,8 +7,14 @@ export interface DocsConfig {
   secret?: string
 }
 
-/** The /docs shell: Swagger UI's own files from this server, the config as a data attribute. */
-export const docsPage = (config: DocsConfig) => html`<!doctype html>
+/**
+ * The /docs shell: Swagger UI's own files from this server, the config as a data attribute. As
+ * every whole page the sandbox serves, a plain string: @hono/node-server writes a string answer
+ * as it is, where a template's String object becomes a stream, read as it is sent, which the
+ * request journal then could not show.
+ */
+export const docsPage = (config: DocsConfig) =>
+  html`<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
@@ -22,4 +28,4 @@ export const docsPage = (config: DocsConfig) => html`<!doctype html>
     <script src="/docs/assets/swagger-ui-bundle.js"></script>
     <script src="/docs/assets/init.js"></script>
   </body>
-</html>`
+</html>`.toString()

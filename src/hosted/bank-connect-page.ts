@@ -159,7 +159,7 @@ export function bankConnectPage(
 </main>
 <script nonce="${nonce}">${raw(script)}</script>
 </body>
-</html>`
+</html>`.toString()
 }
 
 /** The start of the page, as an OpenAPI example. */

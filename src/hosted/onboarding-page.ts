@@ -161,7 +161,7 @@ export function onboardingPage(
 </main>
 <script nonce="${nonce}">${raw(onboardingScript)}</script>
 </body>
-</html>`
+</html>`.toString()
 }
 
 export function embedErrorPage(title: string, message: string) {
@@ -180,5 +180,5 @@ export function embedErrorPage(title: string, message: string) {
   <p data-testid="embed-error-message">${message}</p>
 </main>
 </body>
-</html>`
+</html>`.toString()
 }
