@@ -42,6 +42,17 @@ type BucketIndex =
   | 'events_by_day'
   | 'deliveries_by_day'
 
+/** The bucket indexes a pass prunes. */
+const BUCKETS: readonly BucketIndex[] = [
+  'codes_by_end_hour',
+  'sessions_by_end_hour',
+  'deliveries_by_day',
+  'events_by_day',
+]
+
+/** Each bucket index's keys, read before a pass's transaction. */
+type BucketKeys = ReadonlyMap<BucketIndex, readonly string[]>
+
 export interface RetentionParts {
   state: State
   logger: Pick<Logger, 'error'>
@@ -65,11 +76,21 @@ export class Retention {
   }
 
   /** One bounded pass over every rule (of one partner when its clock moved); rows removed. */
-  run(scope: SweepScope): Promise<number> {
-    return this.parts.state.transaction((tx) => this.runIn(tx, scope))
+  async run(scope: SweepScope): Promise<number> {
+    // The buckets' keys are read before the transaction, not in it: a read of every key would
+    // tie the transaction to every row of the table (PostgreSQL's SERIALIZABLE then fails the
+    // requests writing any of them), and the rows of a due bucket are read again in it anyway.
+    // Read while it ran, they would wait for a second connection with the first held (a pool
+    // of one would wait on itself until the connection wait ran out).
+    const keys = new Map(
+      await Promise.all(
+        BUCKETS.map(async (index) => [index, await this.parts.state.keys(index)] as const),
+      ),
+    )
+    return this.parts.state.transaction((tx) => this.runIn(tx, scope, keys))
   }
 
-  private async runIn(tx: StateTx, scope: SweepScope): Promise<number> {
+  private async runIn(tx: StateTx, scope: SweepScope, keys: BucketKeys): Promise<number> {
     const times = new Map<string, number>()
     const nowOf = (partnerId: string) => {
       let now = times.get(partnerId)
@@ -82,14 +103,17 @@ export class Retention {
     const ended = (partner: string) => hourOf(iso(nowOf(partner) - ENDED_RETENTION_MS))
     const oldDay = (partner: string) => dayOf(iso(nowOf(partner) - HISTORY_RETENTION_MS))
     let removed = 0
-    removed += await this.pruneBuckets(tx, 'codes_by_end_hour', scope, ended)
-    removed += await this.pruneBuckets(tx, 'sessions_by_end_hour', scope, ended)
-    removed += await this.pruneBuckets(tx, 'deliveries_by_day', scope, oldDay, async (d) =>
+    const prune = <I extends BucketIndex>(
+      index: I,
+      cutoff: (partnerId: string) => string,
+      mayGo?: (row: IndexRow<I>) => boolean | Promise<boolean>,
+    ) => this.pruneBuckets(tx, index, keys.get(index) ?? [], scope, cutoff, mayGo)
+    removed += await prune('codes_by_end_hour', ended)
+    removed += await prune('sessions_by_end_hour', ended)
+    removed += await prune('deliveries_by_day', oldDay, async (d) =>
       this.deliveryMayGo(d, nowOf(d.partner_id)),
     )
-    removed += await this.pruneBuckets(tx, 'events_by_day', scope, oldDay, (e) =>
-      this.eventMayGo(tx, e.id),
-    )
+    removed += await prune('events_by_day', oldDay, (e) => this.eventMayGo(tx, e.id))
     removed += await this.pruneCaps(tx, scope)
     return removed
   }
@@ -117,15 +141,13 @@ export class Retention {
   private async pruneBuckets<I extends BucketIndex>(
     tx: StateTx,
     index: I,
+    keys: readonly string[],
     scope: SweepScope,
     cutoff: (partnerId: string) => string,
     mayGo: (row: IndexRow<I>) => boolean | Promise<boolean> = () => true,
   ): Promise<number> {
     const ids: string[] = []
-    // The keys are read outside the transaction: a read of every key would tie the transaction
-    // to every row of the table (PostgreSQL's SERIALIZABLE then fails the requests writing any
-    // of them), and the rows of a due bucket are read again in it anyway.
-    for (const key of await this.parts.state.keys(index)) {
+    for (const key of keys) {
       if (ids.length >= BATCH) break
       const bar = key.indexOf('|')
       const partnerId = key.slice(0, bar)

@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { ApiError, codeForStatus, errorCodes } from '../errors.js'
 import type { Logger } from '../logger.js'
-import { DatabaseUnavailable } from '../state/database-error.js'
+import { DatabaseBusy, DatabaseUnavailable } from '../state/database-error.js'
 import { StorageError } from '../store/storage-error.js'
 import type { AppEnv } from './app-env.js'
 import { bodyProblem } from './json-body.js'
@@ -34,9 +34,10 @@ export function renderError(error: unknown, c: Context<AppEnv>, logger: Logger):
   } else if (error instanceof DatabaseUnavailable) {
     // An outage, not a fault of this request: the client retries, as Retry-After says.
     logger.warn(`request ${requestId} answered 503: ${error.message}`)
+    const state = error instanceof DatabaseBusy ? 'overloaded or out of reach' : 'out of reach'
     apiError = new ApiError(
       'service_unavailable',
-      `The sandbox's database is out of reach (${error.message}). Retry shortly.`,
+      `The sandbox's database is ${state} (${error.message}). Retry shortly.`,
       { headers: { 'Retry-After': String(RETRY_AFTER_S) } },
     )
   } else if (error instanceof StorageError) {

@@ -1,5 +1,11 @@
 import pg from 'pg'
-import { maskDatabaseUrl, passwordOf, serverOf } from './database-url.js'
+import {
+  CONNECT_WAIT_MS,
+  maskDatabaseUrl,
+  parseDatabaseUrl,
+  passwordOf,
+  serverOf,
+} from './database-url.js'
 
 /**
  * The database given with `--database` cannot be used: the message is one line that says why
@@ -17,6 +23,19 @@ export class DatabaseError extends Error {
 export class DatabaseUnavailable extends Error {
   override name = 'DatabaseUnavailable'
 }
+
+/**
+ * A DatabaseUnavailable of a request that waited CONNECT_WAIT_MS while every connection of its
+ * replica's pool was taken: by other requests (more load than the pool and the server carry),
+ * or still opening (a server slow to answer, or gone). Answered 503 all the same; the message
+ * says which it was, so that an operator looks at the load before the network.
+ */
+export class DatabaseBusy extends DatabaseUnavailable {
+  override name = 'DatabaseBusy'
+}
+
+/** pg-pool's words for a request that waited its whole connection timeout on a full pool. */
+const POOL_WAIT = 'timeout exceeded when trying to connect'
 
 /** SQLSTATE classes and codes of a server going away or not taking connections yet. */
 const OUTAGE_STATES = /^(08|57P0[1-4]|53300)/
@@ -36,7 +55,10 @@ export function isOutage(error: unknown): boolean {
 /** `error` as a DatabaseUnavailable naming the server, when it is an outage; else itself. */
 export function outageOf(error: unknown, url: string): unknown {
   if (error instanceof DatabaseUnavailable || !isOutage(error)) return error
-  return new DatabaseUnavailable(withoutPassword(describe(error, url), url), { cause: error })
+  const message = withoutPassword(describe(error, url), url)
+  if ((error as { message?: unknown }).message === POOL_WAIT)
+    return new DatabaseBusy(message, { cause: error })
+  return new DatabaseUnavailable(message, { cause: error })
 }
 
 /** Connection failures (Node's socket codes) and what each means. */
@@ -87,6 +109,11 @@ function describe(error: unknown, url: string): string {
     return `cannot connect to ${where}: ${unreachable[code]}`
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
     return `cannot connect to ${where}: ${code}`
+  if (text === POOL_WAIT) {
+    const { pool } = parseDatabaseUrl(url)
+    const all = pool === 1 ? 'the one connection' : `all ${pool} connections`
+    return `${all} of this replica's pool to ${where} stayed taken for ${CONNECT_WAIT_MS / 1000} s (busy with other requests, or still opening; more connections: ?pool= in the URL)`
+  }
   if (OUTAGE_MESSAGES.test(text)) return `lost the connection to ${where}: ${text}`
   // The engine's own refusals (a schema newer than this build, a schema name that is no SQL
   // name) already say what is wrong and what to do.

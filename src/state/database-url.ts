@@ -45,6 +45,8 @@ export const DEFAULT_SCHEMA = 'partner_sandbox'
 export const DEFAULT_POOL = 10
 /** The largest `?pool=`. */
 export const MAX_POOL = 100
+/** How long a request waits for one of its replica's connections before it is answered 503. */
+export const CONNECT_WAIT_MS = 3_000
 
 /**
  * The driver's URL, the schema named by its `?schema=` and the pool size named by its `?pool=`

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { outageOf } from '../database-error.js'
+import { CONNECT_WAIT_MS } from '../database-url.js'
 import { TURN_TAKEN } from './retries.js'
 
 /**
@@ -54,7 +55,7 @@ export function createPool(
     types,
     // While PostgreSQL is out of reach a request waits this long for a connection, then is
     // answered 503: a client retries, rather than hanging on a dead socket.
-    connectionTimeoutMillis: 3_000,
+    connectionTimeoutMillis: CONNECT_WAIT_MS,
     keepAlive: true,
   })
   // An idle connection the server closed (a restart, pg_terminate_backend) is an 'error' event:
