@@ -78,17 +78,22 @@ async function requestBody(cache: Capture['requestBody'], type: string): Promise
 /** The answers whose bodies the journal shows. */
 const SHOWN_TYPES = /json|text|html/
 
-async function responseView(res: Response): Promise<JournalView['response']> {
+/** A response as the journal shows it, and its text when the body was read. */
+async function readResponse(res: Response): Promise<{ shown: ShownMessage; text?: string }> {
   const headers = redactHeaders(res.headers)
   const type = res.headers.get('content-type') ?? ''
-  if (!SHOWN_TYPES.test(type)) return { headers, body: null, truncated: false }
+  if (!SHOWN_TYPES.test(type)) return { shown: { headers, body: null, truncated: false } }
   let text: string
   try {
     text = await res.text()
   } catch {
-    return { headers, body: '(streamed: not kept)', truncated: false }
+    return { shown: { headers, body: '(streamed: not kept)', truncated: false } }
   }
-  return { headers, ...bodyView(text, type) }
+  return { shown: { headers, ...bodyView(text, type) }, text }
+}
+
+async function responseView(res: Response): Promise<JournalView['response']> {
+  return (await readResponse(res)).shown
 }
 
 /**
@@ -100,33 +105,18 @@ async function responseView(res: Response): Promise<JournalView['response']> {
 export async function readAnswerFirst(c: Context<AppEnv>, kept: Capture): Promise<void> {
   if (!kept.served) return
   const res = c.res
-  const type = res.headers.get('content-type') ?? ''
-  if (!SHOWN_TYPES.test(type)) {
-    kept.shown = Promise.resolve({
-      headers: redactHeaders(res.headers),
-      body: null,
-      truncated: false,
-    })
-    return
-  }
-  let text: string
-  try {
-    text = await res.text()
-  } catch {
-    kept.shown = Promise.resolve({
-      headers: redactHeaders(res.headers),
-      body: '(streamed: not kept)',
-      truncated: false,
-    })
-    return
-  }
-  const init = { status: res.status, statusText: res.statusText, headers: res.headers }
+  const { shown, text } = await readResponse(res)
+  kept.shown = Promise.resolve(shown)
+  if (text === undefined) return
   // Unset first: hono's setter would otherwise copy the old response's headers onto a
   // response made from the new one's body stream.
   c.res = undefined
-  c.res = new Response(text, init)
+  c.res = new Response(text, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  })
   kept.response = c.res
-  kept.shown = Promise.resolve({ headers: redactHeaders(init.headers), ...bodyView(text, type) })
 }
 
 /** A response's text as the journal shows it: parsed when JSON, redacted, cut. */

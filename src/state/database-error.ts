@@ -35,7 +35,9 @@ export class DatabaseBusy extends DatabaseUnavailable {
 }
 
 /** pg-pool's words for a request that waited its whole connection timeout on a full pool. */
-const POOL_WAIT = 'timeout exceeded when trying to connect'
+const waitedOnFullPool = (error: unknown) =>
+  (error as { message?: unknown } | undefined)?.message ===
+  'timeout exceeded when trying to connect'
 
 /** SQLSTATE classes and codes of a server going away or not taking connections yet. */
 const OUTAGE_STATES = /^(08|57P0[1-4]|53300)/
@@ -56,8 +58,7 @@ export function isOutage(error: unknown): boolean {
 export function outageOf(error: unknown, url: string): unknown {
   if (error instanceof DatabaseUnavailable || !isOutage(error)) return error
   const message = withoutPassword(describe(error, url), url)
-  if ((error as { message?: unknown }).message === POOL_WAIT)
-    return new DatabaseBusy(message, { cause: error })
+  if (waitedOnFullPool(error)) return new DatabaseBusy(message, { cause: error })
   return new DatabaseUnavailable(message, { cause: error })
 }
 
@@ -109,7 +110,7 @@ function describe(error: unknown, url: string): string {
     return `cannot connect to ${where}: ${unreachable[code]}`
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
     return `cannot connect to ${where}: ${code}`
-  if (text === POOL_WAIT) {
+  if (waitedOnFullPool(error)) {
     const { pool } = parseDatabaseUrl(url)
     const all = pool === 1 ? 'the one connection' : `all ${pool} connections`
     return `${all} of this replica's pool to ${where} stayed taken for ${CONNECT_WAIT_MS / 1000} s (busy with other requests, or still opening; more connections: ?pool= in the URL)`
