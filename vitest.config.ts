@@ -58,8 +58,10 @@ const memoryOnly = [
   'test/crash.test.ts',
   'test/attacks/sigkill.test.ts',
   'test/scenario-persistence.test.ts',
-  // The memory engine's process: the heap policy of the CLI and its garbage collection.
+  // The memory engine's process: the heap policy of the CLI and its garbage collection, and
+  // the heap a sandbox answering in process keeps (its journal's copies, not the engine's).
   'test/heap-policy.test.ts',
+  'test/in-process-memory.test.ts',
   // Suites that pick their engine themselves: the PostgreSQL engine, replicas and cluster on
   // throwaway schemas of the test server, the migrate job and the banner's storage line.
   'test/postgres-*.test.ts',

@@ -18,7 +18,8 @@ export interface JournalParts {
  * here is the one the client gets. The entry keeps references only; it is shown (redacted,
  * serialized) when the journal is read. On an engine that writes it to a database the answer
  * waits for the row, so a client that reads the journal next finds its request there; its body
- * is read before it is sent, and the text read is what the client gets.
+ * is read before it is sent, and the text read is what the client gets (as in process, where
+ * the caller reads the answer).
  */
 export function journalRequests(deps: JournalParts): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -34,7 +35,7 @@ export function journalRequests(deps: JournalParts): MiddlewareHandler<AppEnv> {
 async function journal(deps: JournalParts, c: Context<AppEnv>, started: number) {
   const partner = c.get('partner')
   const kept = capture(c)
-  if (kept && deps.journal.writesFirst) await readAnswerFirst(c, kept)
+  if (kept && (deps.journal.writesFirst || !kept.served)) await readAnswerFirst(c, kept)
   return deps.journal.add({
     id: c.get('requestId'),
     at: deps.clock.now(),

@@ -38,9 +38,9 @@ export function capture(c: Context<AppEnv>): Capture | undefined {
       length > KEEP_REQUEST_BYTES
         ? 'too_large'
         : (c.req.bodyCache as Record<string, Promise<unknown>>),
-    // @hono/node-server's responses keep their body string and can be read again later;
-    // a plain Response (app.request) is read by the caller, so the journal needs a copy.
-    response: served ? c.res : c.res.clone(),
+    // @hono/node-server's responses keep their body string and can be read again later; a
+    // plain Response (app.request) is read by the caller, so the journal reads it first.
+    response: c.res,
     served,
   }
 }
@@ -97,13 +97,13 @@ async function responseView(res: Response): Promise<JournalView['response']> {
 }
 
 /**
- * For a journal written before the answer goes out (a database's): the answer the server is
- * about to send is read now, and the client is sent a response of the text read, with the same
- * status and headers. The server's own is so read once and never copied (a copy tees its body,
- * and the server then streams the original instead of writing its text).
+ * For a journal written before the answer goes out (a database's), and for an answer given in
+ * process (app.request, whose caller reads it): the answer is read now, and the client is sent
+ * a response of the text read, with the same status and headers. It is so read once and never
+ * copied: a copy tees its body (the server then streams the original instead of writing its
+ * text), and Node's Response.clone() keeps every copy's stream alive after both are dropped.
  */
 export async function readAnswerFirst(c: Context<AppEnv>, kept: Capture): Promise<void> {
-  if (!kept.served) return
   const res = c.res
   const { shown, text } = await readResponse(res)
   kept.shown = Promise.resolve(shown)

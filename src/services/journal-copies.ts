@@ -32,8 +32,8 @@ interface Pending {
  * - a request's number (its slot in each ring) is unique among replicas (BlockNumbers over
  *   the state's shared counter), and its `seq` starts with the time it was answered, so the
  *   journal reads newest first whichever replica answered, and after a restart;
- * - a capture is kept as shown (redacted, bodies cut); a served answer was read by the front
- *   door before it went out (readAnswerFirst), any other is a copy;
+ * - a capture is kept as shown (redacted, bodies cut); the answer was read by the front
+ *   door before it went out (readAnswerFirst);
  * - `add` resolves once the request is written, so the front door answers after that: a
  *   client that reads the journal after its answer, through any replica, finds its request,
  *   as it does in memory (`landed` does the same for a caller that did not wait);

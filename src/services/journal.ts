@@ -66,7 +66,7 @@ export class RequestJournal {
 
   /**
    * The journal is written before the answer goes out (rows of an engine shared by replicas):
-   * the caller reads a served answer first (readAnswerFirst), so that `add` never reads the
+   * the caller reads the answer first (readAnswerFirst), so that `add` never reads the
    * response the server is about to send.
    */
   get writesFirst(): boolean {
