@@ -32,13 +32,13 @@ const BEFORE = 'df9b589'
 const { values } = parseArgs({
   options: {
     old: { type: 'string', default: BEFORE },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
   },
 })
 const ROUNDS = Number(values.rounds)
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
   console.error(
-    `usage: npm run bench:compare -- [--old <git rev> (default ${BEFORE})] [--rounds N (default 3)]`,
+    `usage: npm run bench:compare -- [--old <git rev> (default ${BEFORE})] [--rounds N (default 5)]`,
   )
   process.exit(2)
 }
