@@ -26,7 +26,7 @@ export const errorCodes = {
   service_unavailable: {
     status: 503,
     message: 'The service is unavailable; retry later.',
-    when: "The sandbox's database (--database) is out of reach, with Retry-After; the partner's scenario is not loaded; or injected by a fault rule or `Prefer: code=503` (then with Retry-After).",
+    when: "The sandbox's database (--database) is out of reach, or so busy that every connection of this replica's pool stayed taken for 3 s, with Retry-After; the partner's scenario is not loaded; or injected by a fault rule or `Prefer: code=503` (then with Retry-After).",
   },
   gateway_timeout: {
     status: 504,
