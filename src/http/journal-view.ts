@@ -101,7 +101,8 @@ async function responseView(res: Response): Promise<JournalView['response']> {
  * process (app.request, whose caller reads it): the answer is read now, and the client is sent
  * a response of the text read, with the same status and headers. It is so read once and never
  * copied: a copy tees its body (the server then streams the original instead of writing its
- * text), and Node's Response.clone() keeps every copy's stream alive after both are dropped.
+ * text), and Node 20's Response.clone() kept a copy left unread alive after both responses
+ * were dropped (test/in-process-memory.test.ts).
  */
 export async function readAnswerFirst(c: Context<AppEnv>, kept: Capture): Promise<void> {
   const res = c.res
