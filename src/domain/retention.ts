@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js'
-import { dayOf, hourOf, type IndexRow, indexDefs } from '../state/indexes.js'
+import { dayOf, hourOf, type IndexName, type IndexRow, indexDefs } from '../state/indexes.js'
 import type { State, StateReader, StateTx } from '../state/seam.js'
 import type { CollectionName } from '../store/records.js'
 import type { SweepScope } from './sweeper.js'
@@ -35,20 +35,16 @@ const iso = (ms: number) => new Date(ms).toISOString()
 /** One settled promise: awaiting it defers a check by a microtask, allocating nothing. */
 const settled = Promise.resolve()
 
-/** A bucket index (partner and hour or day) and the collection it is over. */
-type BucketIndex =
-  | 'codes_by_end_hour'
-  | 'sessions_by_end_hour'
-  | 'events_by_day'
-  | 'deliveries_by_day'
-
-/** The bucket indexes a pass prunes. */
-const BUCKETS: readonly BucketIndex[] = [
+/** The bucket indexes (partner and hour or day) a pass prunes. */
+const BUCKETS = [
   'codes_by_end_hour',
   'sessions_by_end_hour',
   'deliveries_by_day',
   'events_by_day',
-]
+] as const satisfies readonly IndexName[]
+
+/** A bucket index, and through it the collection it is over. */
+type BucketIndex = (typeof BUCKETS)[number]
 
 /** Each bucket index's keys, read before a pass's transaction. */
 type BucketKeys = ReadonlyMap<BucketIndex, readonly string[]>
