@@ -8,8 +8,8 @@ import { acme, orgHeaders, setup } from './helpers.js'
  * A sandbox answering in process (app.request, sandbox.fetch: an MSW handler, a Playwright
  * route, this suite) for a whole long suite: once its request journal is full, the heap it
  * keeps does not grow with the requests it answers. Each answer used to be copied for the
- * journal (Response.clone), and Node kept every copy's stream alive: about 8 KB a request,
- * gigabytes over a long run.
+ * journal (Response.clone) and the copy kept unread, and Node kept that copy's stream alive:
+ * about 8 KB a request, gigabytes over a long run.
  */
 
 setFlagsFromString('--expose-gc')

@@ -68,8 +68,10 @@ export interface Capture {
   requestHeaders: Headers | readonly string[]
   requestBody: Record<string, Promise<unknown> | undefined> | 'too_large'
   response: Response
-  /** `response` is the one the server sends (on a socket), not a copy. */
+  /** The answer went out on a socket (@hono/node-server), not to a caller in process. */
   served?: boolean
+  /** The answer's text, when it was read before it went out (readAnswerFirst). */
+  text?: string
   /** Filled on the first read: a response body can be read only once. */
   shown?: Promise<ShownMessage | null>
 }

@@ -78,37 +78,40 @@ async function requestBody(cache: Capture['requestBody'], type: string): Promise
 /** The answers whose bodies the journal shows. */
 const SHOWN_TYPES = /json|text|html/
 
-/** A response as the journal shows it, and its text when the body was read. */
-async function readResponse(res: Response): Promise<{ shown: ShownMessage; text?: string }> {
+/** A response as the journal shows it; `text`, its body when it was read already. */
+async function responseView(res: Response, text?: string): Promise<JournalView['response']> {
   const headers = redactHeaders(res.headers)
   const type = res.headers.get('content-type') ?? ''
-  if (!SHOWN_TYPES.test(type)) return { shown: { headers, body: null, truncated: false } }
-  let text: string
-  try {
-    text = await res.text()
-  } catch {
-    return { shown: { headers, body: '(streamed: not kept)', truncated: false } }
+  if (!SHOWN_TYPES.test(type)) return { headers, body: null, truncated: false }
+  if (text === undefined) {
+    try {
+      text = await res.text()
+    } catch {
+      return { headers, body: '(streamed: not kept)', truncated: false }
+    }
   }
-  return { shown: { headers, ...bodyView(text, type) }, text }
-}
-
-async function responseView(res: Response): Promise<JournalView['response']> {
-  return (await readResponse(res)).shown
+  return { headers, ...bodyView(text, type) }
 }
 
 /**
  * For a journal written before the answer goes out (a database's), and for an answer given in
- * process (app.request, whose caller reads it): the answer is read now, and the client is sent
- * a response of the text read, with the same status and headers. It is so read once and never
- * copied: a copy tees its body (the server then streams the original instead of writing its
- * text), and Node 20's Response.clone() kept a copy left unread alive after both responses
- * were dropped (test/in-process-memory.test.ts).
+ * process (app.request, whose caller reads it): the body of an answer the journal shows is read
+ * now, and the client is sent a response of the text read, with the same status and headers;
+ * the capture keeps the text, and is shown from it when the journal needs it (showCapture). It
+ * is so read once and never copied: a copy tees its body (the server then streams the original
+ * instead of writing its text), and Node 20's Response.clone() kept a copy left unread alive
+ * after both responses were dropped (test/in-process-memory.test.ts). A body that cannot be
+ * read is left as it is: the view says it was not kept.
  */
 export async function readAnswerFirst(c: Context<AppEnv>, kept: Capture): Promise<void> {
   const res = c.res
-  const { shown, text } = await readResponse(res)
-  kept.shown = Promise.resolve(shown)
-  if (text === undefined) return
+  if (!SHOWN_TYPES.test(res.headers.get('content-type') ?? '')) return
+  let text: string
+  try {
+    text = await res.text()
+  } catch {
+    return
+  }
   // Unset first: hono's setter would otherwise copy the old response's headers onto a
   // response made from the new one's body stream.
   c.res = undefined
@@ -118,6 +121,7 @@ export async function readAnswerFirst(c: Context<AppEnv>, kept: Capture): Promis
     headers: res.headers,
   })
   kept.response = c.res
+  kept.text = text
 }
 
 /** A response's text as the journal shows it: parsed when JSON, redacted, cut. */
@@ -147,7 +151,7 @@ export async function showCapture(kept: Capture): Promise<ShownCapture> {
     ...shownBody(await requestBody(kept.requestBody, headers['content-type'] ?? '')),
   }
   // A response body can be read once: the first view is kept with the capture it shows.
-  kept.shown ??= responseView(kept.response)
+  kept.shown ??= responseView(kept.response, kept.text)
   return { request, response: await kept.shown }
 }
 
