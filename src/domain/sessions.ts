@@ -72,6 +72,12 @@ const unauthorized = (message: string) => new ApiError('unauthorized', message)
 
 type Authenticated = { user: UserRow; session: SessionRow }
 
+/** The reads readAhead started: a known token's claims, and its session's and user's rows. */
+export interface ReadAhead {
+  claims: Claims
+  rows: Promise<[SessionRow | undefined, UserRow | undefined]>
+}
+
 /**
  * Verified signatures are remembered by token, so a request costs a map lookup instead of an
  * HMAC (a pure derivation: a token's claims never change); the stored session is still read
@@ -90,12 +96,20 @@ export class SessionVerifier {
 
   constructor(private readonly s: { state: State; clocks: PartnerClocks }) {}
 
-  /** The session's and its user's rows are read on every call, whatever the token. */
-  authenticate(header: string | undefined, partner: PartnerRow): Promise<Authenticated> {
+  /**
+   * The session's and its user's rows are read on every call, whatever the token; `ahead`,
+   * what readAhead started for this same header, is taken instead of reading them again.
+   */
+  authenticate(
+    header: string | undefined,
+    partner: PartnerRow,
+    ahead?: ReadAhead,
+  ): Promise<Authenticated> {
     if (!header)
       throw unauthorized(
         'Missing Authorization header: send Authorization: Bearer <sessionToken> from verify-otp.',
       )
+    if (ahead !== undefined) return this.admit(ahead.claims, partner, ahead.rows)
     // A token's claims never change (the session row is checked on every request), so the
     // header seen last needs neither the regex nor hashing its ~300 characters again.
     const last = this.last
@@ -115,6 +129,27 @@ export class SessionVerifier {
     })
   }
 
+  /**
+   * Starts the reads `authenticate` makes for `header`, when its token was verified before:
+   * started with the request's first reads (its partner's), they go with them, in one
+   * statement on a database. Undefined for any other header (authenticate reads, or refuses,
+   * in its turn). It reads only: the rows are checked against the request's partner, and
+   * refused as ever, when authenticate takes them.
+   */
+  readAhead(header: string | undefined): ReadAhead | undefined {
+    if (header === undefined) return undefined
+    let claims = this.last?.header === header ? this.last.claims : undefined
+    if (claims === undefined) {
+      const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1]
+      claims = token === undefined ? undefined : this.verified.get(token)
+    }
+    if (claims === undefined) return undefined
+    const rows = this.rowsOf(claims)
+    // Nobody may take it (the partner's credentials refused first): a failed read is not news.
+    rows.catch(() => {})
+    return { claims, rows }
+  }
+
   /** A token this sandbox has just signed, with its claims. */
   remember(token: string, claims: Claims): void {
     if (this.verified.size >= 10_000) this.verified.clear()
@@ -125,17 +160,23 @@ export class SessionVerifier {
    * Reads the token's session and user rows (in this request: a logout, a password change or
    * a deactivation through any process counts at once) and checks them.
    */
-  private async admit(claims: Claims, partner: PartnerRow): Promise<Authenticated> {
-    // The rows of the partner the token was signed for (check then refuses a token of another
-    // partner than the request's, saying so).
-    const own = this.s.state.tenant(claims.pid)
-    // Both at once (one round trip on a database): the token names the user it was signed
-    // for, and check refuses a session of another user than that.
-    const [session, user] = await Promise.all([
-      own.get('sessions', claims.sid),
-      own.get('users', claims.sub),
-    ])
+  private async admit(
+    claims: Claims,
+    partner: PartnerRow,
+    rows = this.rowsOf(claims),
+  ): Promise<Authenticated> {
+    const [session, user] = await rows
     return this.check(claims, partner, session, user)
+  }
+
+  /**
+   * The rows of the partner the token was signed for (check then refuses a token of another
+   * partner than the request's, saying so), both at once (one round trip on a database): the
+   * token names the user it was signed for, and check refuses a session of another user.
+   */
+  private rowsOf(claims: Claims): Promise<[SessionRow | undefined, UserRow | undefined]> {
+    const own = this.s.state.tenant(claims.pid)
+    return Promise.all([own.get('sessions', claims.sid), own.get('users', claims.sub)])
   }
 
   private check(

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler, Next } from 'hono'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
+import type { ReadAhead } from '../domain/sessions.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { Partners } from '../services/partners.js'
@@ -35,8 +36,17 @@ export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
 /** The gate, as a middleware in front of every route under /api/v1. */
 export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHandler<AppEnv> {
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
-  /** Past the credentials: the rate limit, the rules and the session, then the route. */
-  const proceed = async (c: Context<AppEnv>, next: Next, partner: PartnerRow, session: boolean) => {
+  /**
+   * Past the credentials: the rate limit, the rules and the session, then the route. `session`
+   * says the route takes one; `ahead`, its rows when their read began with the partner's.
+   */
+  const proceed = async (
+    c: Context<AppEnv>,
+    next: Next,
+    partner: PartnerRow,
+    session: boolean,
+    ahead: ReadAhead | undefined,
+  ) => {
     if (limit) {
       // Its headers go on every answer from here on, a refusal's too (hono keeps them).
       for (const [name, value] of Object.entries(await limit(partner))) c.header(name, value)
@@ -44,7 +54,7 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
     const outcome = await meetRules(deps, c, partner)
     // A rule's answer comes in place of the session check and the route.
     if (outcome?.answer) return followRules(deps, c, outcome, next)
-    if (session) await attachSession(deps, c)
+    if (session) await attachSession(deps, c, ahead)
     // The other rules it meets are counted once the session is accepted.
     return outcome ? followRules(deps, c, outcome, next) : next()
   }
@@ -70,8 +80,12 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
       ])
       return next()
     }
-    // The sandbox clock's row and the partner's, read at once (one statement on PostgreSQL):
-    // the credentials check reads no time.
+    const session = needs === 'session'
+    // The rows of a session route's token, when its claims are known (a token seen before),
+    // begin with the partner's: the checks keep their order (credentials, rules, session).
+    const ahead = session ? deps.sessions.readAhead(c.req.header('authorization')) : undefined
+    // The sandbox clock's row and the partner's, read at once (one statement on PostgreSQL,
+    // with the session's and its user's): the credentials check reads no time.
     const [, partner] = await Promise.all([
       deps.clockRow.refresh(),
       deps.partners.authenticate(c.req.header('x-partner-key'), c.req.header('x-partner-secret')),
@@ -82,10 +96,11 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
     deps.clocks.take(partner)
     // A partner whose scenario was lost gets a 503 that says so, not the default's answers.
     deps.scenarios.requireOwnScenario(partner)
-    const session = needs === 'session'
     const scenario = requestedScenario(deps, c)
-    if (!scenario) return proceed(c, next, partner, session)
+    if (!scenario) return proceed(c, next, partner, session, ahead)
     c.set('scenario', scenario.name)
-    return deps.scenarios.withRequestScenario(scenario, () => proceed(c, next, partner, session))
+    return deps.scenarios.withRequestScenario(scenario, () =>
+      proceed(c, next, partner, session, ahead),
+    )
   }
 }
