@@ -70,6 +70,9 @@ interface Claims {
 
 const unauthorized = (message: string) => new ApiError('unauthorized', message)
 
+/** `Authorization: Bearer <token>`, the token captured. */
+const BEARER = /^Bearer\s+(\S+)$/i
+
 type Authenticated = { user: UserRow; session: SessionRow }
 
 /** The reads readAhead started: a known token's claims, and its session's and user's rows. */
@@ -110,20 +113,12 @@ export class SessionVerifier {
         'Missing Authorization header: send Authorization: Bearer <sessionToken> from verify-otp.',
       )
     if (ahead !== undefined) return this.admit(ahead.claims, partner, ahead.rows)
-    // A token's claims never change (the session row is checked on every request), so the
-    // header seen last needs neither the regex nor hashing its ~300 characters again.
-    const last = this.last
-    if (last !== undefined && last.header === header) return this.admit(last.claims, partner)
-    const match = /^Bearer\s+(\S+)$/i.exec(header)
+    const known = this.knownClaims(header)
+    if (known !== undefined) return this.admit(known, partner)
+    const match = BEARER.exec(header)
     if (!match)
       throw unauthorized('Malformed Authorization header: expected "Bearer <sessionToken>".')
-    const token = match[1] as string
-    const cached = this.verified.get(token)
-    if (cached) {
-      this.last = { header, claims: cached }
-      return this.admit(cached, partner)
-    }
-    return this.verify(token, partner.id).then((claims) => {
+    return this.verify(match[1] as string, partner.id).then((claims) => {
       this.last = { header, claims }
       return this.admit(claims, partner)
     })
@@ -137,17 +132,25 @@ export class SessionVerifier {
    * refused as ever, when authenticate takes them.
    */
   readAhead(header: string | undefined): ReadAhead | undefined {
-    if (header === undefined) return undefined
-    let claims = this.last?.header === header ? this.last.claims : undefined
-    if (claims === undefined) {
-      const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1]
-      claims = token === undefined ? undefined : this.verified.get(token)
-    }
+    const claims = header === undefined ? undefined : this.knownClaims(header)
     if (claims === undefined) return undefined
     const rows = this.rowsOf(claims)
     // Nobody may take it (the partner's credentials refused first): a failed read is not news.
     rows.catch(() => {})
     return { claims, rows }
+  }
+
+  /**
+   * The claims of a header whose token was verified before, else undefined. A token's claims
+   * never change (the session row is checked on every request), so the header seen last needs
+   * neither the regex nor hashing its ~300 characters again.
+   */
+  private knownClaims(header: string): Claims | undefined {
+    if (this.last?.header === header) return this.last.claims
+    const token = BEARER.exec(header)?.[1]
+    const claims = token === undefined ? undefined : this.verified.get(token)
+    if (claims !== undefined) this.last = { header, claims }
+    return claims
   }
 
   /** A token this sandbox has just signed, with its claims. */

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler, Next } from 'hono'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
-import type { ReadAhead } from '../domain/sessions.js'
+import type { ReadAhead, SessionVerifier } from '../domain/sessions.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { Partners } from '../services/partners.js'
@@ -27,6 +27,7 @@ export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
   Parameters<typeof attachSession>[0] &
   Parameters<typeof requestedScenario>[0] & {
     partners: Pick<Partners, 'authenticate'>
+    sessions: Pick<SessionVerifier, 'authenticate' | 'readAhead'>
     clockRow: Pick<SandboxClockRow, 'refresh'>
     scenarios: Pick<ScenarioRegistry, 'requireOwnScenario' | 'withRequestScenario'>
     clocks: Pick<PartnerClocks, 'take' | 'refreshAll'>

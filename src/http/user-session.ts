@@ -8,7 +8,7 @@ import type { AppEnv } from './app-env.js'
  * the partner's (SessionVerifier.readAhead).
  */
 export function attachSession(
-  s: { sessions: Pick<SessionVerifier, 'authenticate' | 'readAhead'> },
+  s: { sessions: Pick<SessionVerifier, 'authenticate'> },
   c: Context<AppEnv>,
   ahead?: ReadAhead,
 ): Promise<void> | undefined {
