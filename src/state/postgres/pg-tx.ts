@@ -11,8 +11,8 @@ import { tables } from './tables.js'
 
 /**
  * One attempt of a transaction, on its own connection. Writes are sent as they are made and
- * not awaited one by one; each statement waits for the one before (a connection runs one at a
- * time), so a later read of the transaction sees them. Their answers are awaited before COMMIT.
+ * not awaited one by one: the connection pipelines them, and a later read of the transaction,
+ * sent behind them, sees them. Their answers are awaited before COMMIT.
  * A failure to reach the database is told as such by the transaction (pool.ts, transact).
  */
 export class PgTx extends PgReader implements StateTx {
@@ -21,7 +21,6 @@ export class PgTx extends PgReader implements StateTx {
   private failure: unknown
   private readonly pending: Promise<unknown>[] = []
   private open = true
-  private last: Promise<unknown> = Promise.resolve()
   /**
    * What this transaction read of each collection, until it writes that collection: read again,
    * PostgreSQL would answer alike (a SERIALIZABLE transaction reads one snapshot and its own
@@ -37,27 +36,23 @@ export class PgTx extends PgReader implements StateTx {
   }
 
   /**
-   * Sends a statement once every statement sent before it has answered; `refused` says why
-   * when it wrote no row (a guarded upsert). Once one failed, the transaction is aborted: each
-   * later one fails with that one's error, which says why (not "transaction aborted").
+   * Sends a statement at once: the connection pipelines (pool.ts), and PostgreSQL runs a
+   * connection's statements in the order sent. `refused` says why when it wrote no row (a
+   * guarded upsert). Once one failed, the transaction is aborted: each later one fails with
+   * that one's error, which says why (not "transaction aborted").
    */
-  private inTurn(text: string, params: unknown[], refused?: () => void) {
-    const statement = async () => {
-      if (this.failure !== undefined) throw this.failure
-      // Ended (its function threw): one still waiting would run after ROLLBACK, or in the next.
-      if (!this.open) throw new Error('the transaction ended before this statement was sent')
-      try {
-        const result = await this.client.query(prepared(text, params))
-        if (result.rowCount === 0) refused?.()
-        return result
-      } catch (error) {
-        this.failure ??= error
-        throw error
-      }
+  private async inTurn(text: string, params: unknown[], refused?: () => void) {
+    if (this.failure !== undefined) throw this.failure
+    // Ended (its function threw): one sent now would run after ROLLBACK, or in the next.
+    if (!this.open) throw new Error('the transaction ended before this statement was sent')
+    try {
+      const result = await this.client.query(prepared(text, params))
+      if (result.rowCount === 0) refused?.()
+      return result
+    } catch (error) {
+      this.failure ??= error
+      throw this.failure
     }
-    const next = this.last.then(statement, statement)
-    this.last = next.catch(() => {})
-    return next
   }
 
   protected override run(text: string, params: unknown[], of?: CollectionName) {

@@ -57,6 +57,9 @@ export function createPool(
     // answered 503: a client retries, rather than hanging on a dead socket.
     connectionTimeoutMillis: CONNECT_WAIT_MS,
     keepAlive: true,
+    // A transaction's statements go out without waiting for the ones before (node-postgres's
+    // pipelining: https://node-postgres.com/features/pipelining); PostgreSQL runs them in order.
+    pipeline: true,
   })
   // An idle connection the server closed (a restart, pg_terminate_backend) is an 'error' event:
   // without a listener Node would end the process. The pool drops that connection and opens a
