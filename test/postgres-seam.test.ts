@@ -805,6 +805,20 @@ describePostgres('state seam, PostgreSQL engine', () => {
     }
   })
 
+  it('a refused move fails its transaction: the writes sent behind it are not committed', async () => {
+    const state = await open()
+    // The move answers no row (no database error), while the writes after it, pipelined
+    // behind it on the connection, succeed as statements: the transaction must still fail.
+    const moved = state.transaction(async (tx) => {
+      tx.put('users', user(1, 'p2'))
+      tx.put('users', user(7))
+      await tx.get('users', 'u-7')
+      tx.put('users', user(8))
+    })
+    await expect(moved).rejects.toThrow('a users row stays with its partner (u-1 would move)')
+    expect((await state.all('users')).map((u) => u.id)).toEqual(['u-1', 'u-2', 'u-3'])
+  })
+
   it("a partner's reads and transactions see and write that partner's rows only", async () => {
     const state = await open()
     await state.transaction(async (tx) => {
