@@ -32,7 +32,7 @@ export class PgTx extends PgReader implements StateTx {
     private readonly client: pg.ClientBase,
     partner: string | undefined,
   ) {
-    super(async (text, params = []) => (await this.inTurn(text, params)).rows, partner)
+    super(async (text, params = []) => (await this.statement(text, params)).rows, partner)
   }
 
   /**
@@ -41,7 +41,7 @@ export class PgTx extends PgReader implements StateTx {
    * guarded upsert). Once one failed, the transaction is aborted: each later one fails with
    * that one's error, which says why (not "transaction aborted").
    */
-  private async inTurn(text: string, params: unknown[], refused?: () => void) {
+  private async statement(text: string, params: unknown[], refused?: () => void) {
     if (this.failure !== undefined) throw this.failure
     // Ended (its function threw): one sent now would run after ROLLBACK, or in the next.
     if (!this.open) throw new Error('the transaction ended before this statement was sent')
@@ -91,7 +91,7 @@ export class PgTx extends PgReader implements StateTx {
   private write(text: string, params: unknown[], refused?: () => void): void {
     if (!this.open) throw new Error('write after the transaction ended')
     if (holdsNul(params)) throw new Error('a row cannot hold a NUL character')
-    this.pending.push(this.inTurn(text, params, refused).catch(() => {}))
+    this.pending.push(this.statement(text, params, refused).catch(() => {}))
   }
 
   afterCommit(fn: () => void): void {
