@@ -708,6 +708,30 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(rows.find((r) => r.id === 'rul_mine')).toEqual(ruleRow('rul_mine', 'p1'))
   })
 
+  it('reads started at once, two of many rows among them, each answer their own rows in order', async () => {
+    const state = await open(freshDatabaseUrl())
+    await state.transaction(async (tx) => {
+      tx.put('partners', partner('p1'))
+      tx.put('partners', partner('p2'))
+      for (const id of ['rul_c', 'rul_a', 'rul_b']) tx.put('rules', ruleRow(id, 'p1'))
+      tx.put('rules', ruleRow('rul_other', 'p2'))
+    })
+    const [mine, p2, none, theirs, missing] = await Promise.all([
+      state.lookupMany('rules_by_partner', ['p1']),
+      state.get('partners', 'p2'),
+      state.lookupMany('rules_by_partner', ['p3', '*']),
+      state.lookupMany('rules_by_partner', ['p2']),
+      state.get('partners', 'p3'),
+    ])
+    // In the order written, as the memory engine keeps them.
+    expect(mine.map((r) => r.id)).toEqual(['rul_c', 'rul_a', 'rul_b'])
+    expect(mine[1]).toEqual(ruleRow('rul_a', 'p1'))
+    expect(p2?.id).toBe('p2')
+    expect(none).toEqual([])
+    expect(theirs.map((r) => r.id)).toEqual(['rul_other'])
+    expect(missing).toBeUndefined()
+  })
+
   it('replicas starting at once migrate once, and seed once', async () => {
     const url = freshDatabaseUrl()
     const { url: plain, schema } = parseDatabaseUrl(url)

@@ -34,7 +34,7 @@ const notAPartnersRequest = [
 ]
 
 /**
- * The one-row reads a request starts together go as one statement (one-row-reads.ts), each a
+ * The reads a request starts together go as one statement (read-batches.ts), each a
  * subquery: each is judged as the statement it would be alone.
  */
 function readsOf(query: string): string[] {

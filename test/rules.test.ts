@@ -285,6 +285,26 @@ describe('rules that answer: POST /_sandbox/partners/{id}/rules', () => {
     expect(Object.keys(whole.json.collections.rules)).toHaveLength(2)
   })
 
+  it('meets the partner a key names now: a restore that gave the key to another partner moves its rules', async () => {
+    const { add, register, call } = await sandboxWithRules()
+    await add(on409())
+    // Acme's requests met its rule before: the sandbox has seen which partner its key named.
+    expect((await register(acme)).status).toBe(409)
+    expect((await register(northwind)).status).toBe(201)
+    // A snapshot (of another sandbox, say) in which the two partners hold each other's keys.
+    const whole = await call('GET', '/_sandbox/snapshot?include_secrets=true', { creds: null })
+    const partners = Object.values(whole.json.collections.partners) as Record<string, unknown>[]
+    const [a, n] = [acme, northwind].map((creds) => partners.find((p) => p.api_key === creds.key))
+    if (!a || !n) throw new Error('both partners are in the snapshot')
+    for (const field of ['api_key', 'api_secret_hash']) [a[field], n[field]] = [n[field], a[field]]
+    const restored = await call('POST', '/_sandbox/snapshot', { creds: null, body: whole.json })
+    expect(restored.status, restored.text).toBe(200)
+    // Acme's key is Northwind's now, and Northwind has no rule; its old key is Acme's.
+    expect((await register(acme)).status).toBe(201)
+    expect((await register(northwind)).status).toBe(409)
+    expect((await register(acme)).status).toBe(201)
+  })
+
   it('survives a restart with a data file (or on its database), times left included', async () => {
     const dir = tempDirForTest('partner-sandbox-rules-')
     // The state a restarted sandbox finds again: its data file, or on PostgreSQL its database.

@@ -5,6 +5,7 @@ import type { ReadAhead, SessionVerifier } from '../domain/sessions.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { Partners } from '../services/partners.js'
+import type { RulesAhead } from '../services/rules.js'
 import type { PartnerRow } from '../store/records.js'
 import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
@@ -39,23 +40,24 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
   const limit = deps.config.rateLimit === 'off' ? undefined : createRateLimiter(deps)
   /**
    * Past the credentials: the rate limit, the rules and the session, then the route. `session`
-   * says the route takes one; `ahead`, its rows when their read began with the partner's.
+   * says the route takes one; `ahead`, the reads of the rules and the session's rows that began
+   * with the partner's.
    */
   const proceed = async (
     c: Context<AppEnv>,
     next: Next,
     partner: PartnerRow,
     session: boolean,
-    ahead: ReadAhead | undefined,
+    ahead: { rules?: RulesAhead; session?: ReadAhead },
   ) => {
     if (limit) {
       // Its headers go on every answer from here on, a refusal's too (hono keeps them).
       for (const [name, value] of Object.entries(await limit(partner))) c.header(name, value)
     }
-    const outcome = await meetRules(deps, c, partner)
+    const outcome = await meetRules(deps, c, partner, ahead.rules)
     // A rule's answer comes in place of the session check and the route.
     if (outcome?.answer) return followRules(deps, c, outcome, next)
-    if (session) await attachSession(deps, c, ahead)
+    if (session) await attachSession(deps, c, ahead.session)
     // The other rules it meets are counted once the session is accepted.
     return outcome ? followRules(deps, c, outcome, next) : next()
   }
@@ -82,14 +84,19 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
       return next()
     }
     const session = needs === 'session'
-    // The rows of a session route's token, when its claims are known (a token seen before),
-    // begin with the partner's: the checks keep their order (credentials, rules, session).
-    const ahead = session ? deps.sessions.readAhead(c.req.header('authorization')) : undefined
+    const key = c.req.header('x-partner-key')
+    // The rules of the key's partner (as it was last time), and the rows of a session route's
+    // token when its claims are known (a token seen before), begin with the partner's: the
+    // checks keep their order (credentials, rules, session), each taking what was read for it.
+    const ahead = {
+      rules: deps.rules.readAhead(key),
+      session: session ? deps.sessions.readAhead(c.req.header('authorization')) : undefined,
+    }
     // The sandbox clock's row and the partner's, read at once (one statement on PostgreSQL,
-    // with the session's and its user's): the credentials check reads no time.
+    // with the rules' and the session's): the credentials check reads no time.
     const [, partner] = await Promise.all([
       deps.clockRow.refresh(),
-      deps.partners.authenticate(c.req.header('x-partner-key'), c.req.header('x-partner-secret')),
+      deps.partners.authenticate(key, c.req.header('x-partner-secret')),
     ])
     await named(c, partner)
     c.set('partner', partner)

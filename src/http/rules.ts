@@ -6,7 +6,7 @@ import type { Random } from '../random.js'
 import { type Decisions, decidedScenario } from '../rules/decisions.js'
 import type { RuleRow } from '../rules/rule-schema.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
-import type { Rules } from '../services/rules.js'
+import type { Rules, RulesAhead } from '../services/rules.js'
 import type { PartnerRow } from '../store/records.js'
 import { type AppEnv, nodeRequest } from './app-env.js'
 import type { MetRule } from './journal-entry.js'
@@ -14,7 +14,7 @@ import { preferredRule } from './prefer.js'
 
 /** What meeting rules takes: the rules, the scenarios (theirs and decisions), the dice. */
 export interface RuleGate {
-  rules: Pick<Rules, 'candidates' | 'use'>
+  rules: Pick<Rules, 'candidates' | 'use' | 'readAhead'>
   random: Random
   scenarios: Pick<ScenarioRegistry, 'forPartner' | 'withRequestScenario'>
 }
@@ -37,10 +37,11 @@ export async function meetRules(
   gate: RuleGate,
   c: Context<AppEnv>,
   partner: PartnerRow,
+  ahead?: RulesAhead,
 ): Promise<Outcome | undefined> {
   const preferred = preferredRule(c, partner)
   const scenario = gate.scenarios.forPartner(partner)
-  const all = await gate.rules.candidates(partner.id, scenario)
+  const all = await gate.rules.candidates(partner, scenario, ahead)
   const method = c.req.method
   const path = c.req.path
   const fitting = all.filter(

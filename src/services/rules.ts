@@ -16,6 +16,7 @@ import type { Random } from '../random.js'
 import { live, type RuleInput, type RuleRow } from '../rules/rule-schema.js'
 import type { Scenario } from '../scenarios/schema.js'
 import type { State } from '../state/seam.js'
+import type { PartnerRow } from '../store/records.js'
 
 /**
  * Rules (domain/rules.ts): made and removed through the control plane, and read by the gate
@@ -23,9 +24,17 @@ import type { State } from '../state/seam.js'
  * counts of its scenarios' rules), so one made or removed through any process counts from the
  * next request. A counted rule's use is taken atomically (State.useRule).
  */
+/** The rules read readAhead started, for the partner it guessed. */
+export interface RulesAhead {
+  partnerId: string
+  rows: Promise<RuleRow[]>
+}
+
 export class Rules {
   private readonly state: State
   private readonly ctx: { random: Random; clock: Clock; clocks: PartnerClocks }
+  /** The partner each API key named when a request of it met rules (readAhead's guess). */
+  private readonly partnerOfKey = new Map<string, string>()
 
   constructor(s: { state: State; random: Random; clock: Clock; clocks: PartnerClocks }) {
     this.state = s.state
@@ -64,8 +73,17 @@ export class Rules {
    * global ones with uses left (highest priority first, then the newest), then its scenario's
    * in the scenario's order, each with the uses this partner made of it. One read.
    */
-  async candidates(partnerId: string, scenario: Scenario): Promise<RuleRow[]> {
-    const kept = await this.state.lookupMany('rules_by_partner', [partnerId, GLOBAL])
+  async candidates(
+    partner: Pick<PartnerRow, 'id' | 'api_key'>,
+    scenario: Scenario,
+    ahead?: RulesAhead,
+  ): Promise<RuleRow[]> {
+    const partnerId = partner.id
+    if (this.partnerOfKey.get(partner.api_key) !== partnerId) {
+      if (this.partnerOfKey.size >= 10_000) this.partnerOfKey.clear()
+      this.partnerOfKey.set(partner.api_key, partnerId)
+    }
+    const kept = await (ahead?.partnerId === partnerId ? ahead.rows : this.read(partnerId))
     const made = ordered(kept.filter((row) => row.scenario === null && live(row)))
     const fromScenario = scenarioRows(partnerId, scenario)
     if (fromScenario.length === 0) return made
@@ -74,6 +92,25 @@ export class Rules {
       ...made,
       ...fromScenario.map((row) => counts.get(row.id) ?? row).filter((row) => live(row)),
     ]
+  }
+
+  /**
+   * Starts the read `candidates` makes for the partner `key` named when last admitted, so it
+   * goes with the request's first reads (its partner's), in one statement on a database. The
+   * key's partner is a guess: candidates takes these rows only for the partner the request's
+   * credentials name, read in the same statement, and reads its own otherwise.
+   */
+  readAhead(key: string | undefined): RulesAhead | undefined {
+    const partnerId = key === undefined ? undefined : this.partnerOfKey.get(key)
+    if (partnerId === undefined) return undefined
+    const rows = this.read(partnerId)
+    // Nobody may take it (the credentials refused first): a failed read is not news.
+    rows.catch(() => {})
+    return { partnerId, rows }
+  }
+
+  private read(partnerId: string): Promise<RuleRow[]> {
+    return this.state.lookupMany('rules_by_partner', [partnerId, GLOBAL])
   }
 
   /** Takes one use of a counted rule; false when another request took its last one. */

@@ -2,7 +2,7 @@ import type { CollectionName, Collections } from '../../store/records.js'
 import { type IndexName, type IndexRow, indexDefs } from '../indexes.js'
 import type { RangeOptions, StateReader } from '../seam.js'
 import { tableOf } from './index-sql.js'
-import type { OneRowReads } from './one-row-reads.js'
+import type { ReadBatches } from './read-batches.js'
 import { type Row, recordOf } from './rows.js'
 import { indexStatements, partnerColumn, tableStatements } from './statements.js'
 import { tables } from './tables.js'
@@ -21,7 +21,7 @@ export class PgReader implements StateReader {
   constructor(
     protected readonly send: Query,
     readonly partner?: string,
-    protected readonly oneRow?: OneRowReads,
+    protected readonly batches?: ReadBatches,
   ) {}
 
   /** The record a statement finds, if any: sent with other reads started at once, outside a transaction. */
@@ -37,8 +37,8 @@ export class PgReader implements StateReader {
     params: unknown[],
     of: CollectionName,
   ) {
-    if (this.oneRow === undefined || holdsNul(params)) return (await this.run(text, params, of))[0]
-    return this.oneRow.read(columns, text, params)
+    if (this.batches === undefined || holdsNul(params)) return (await this.run(text, params, of))[0]
+    return (await this.batches.read(columns, text, params))[0]
   }
 
   /**

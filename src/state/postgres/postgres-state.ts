@@ -10,7 +10,7 @@ import {
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import { outageOf } from '../database-error.js'
 import { parseDatabaseUrl } from '../database-url.js'
-import type { IndexName } from '../indexes.js'
+import type { IndexName, IndexRow } from '../indexes.js'
 import type {
   EphemeralPut,
   ReplaceListener,
@@ -20,14 +20,21 @@ import type {
   TenantScope,
 } from '../seam.js'
 import { Counters } from './counters.js'
+import { tableOf } from './index-sql.js'
 import { lockSchema, migrate } from './migrate.js'
-import { OneRowReads } from './one-row-reads.js'
 import { PgReader } from './pg-reader.js'
 import { PgTx } from './pg-tx.js'
 import { createPool, prepared, transact, within } from './pool.js'
+import { ReadBatches } from './read-batches.js'
 import { turns, withRetries } from './retries.js'
 import { paramsOf, type Row, recordOf } from './rows.js'
-import { insertMany, tableStatements, USE_RULE, upsertGroups } from './statements.js'
+import {
+  indexStatements,
+  insertMany,
+  tableStatements,
+  USE_RULE,
+  upsertGroups,
+} from './statements.js'
 import { tables } from './tables.js'
 
 export interface PostgresStateOptions {
@@ -68,10 +75,10 @@ export class PostgresState extends PgReader implements State {
         throw outageOf(error, options.url)
       }
     }
-    const oneRow = new OneRowReads((text, params) =>
+    const batches = new ReadBatches((text, params) =>
       send<unknown[]>({ ...prepared(text, params), rowMode: 'array' }),
     )
-    super((text, params = []) => send<Row>(prepared(text, params)), undefined, oneRow)
+    super((text, params = []) => send<Row>(prepared(text, params)), undefined, batches)
   }
 
   /** Connects, migrates, and seeds a new database (once, under the schema's lock). */
@@ -96,7 +103,7 @@ export class PostgresState extends PgReader implements State {
   }
 
   tenant(partnerId: string): StateReader {
-    return new PgReader(this.send, partnerId, this.oneRow)
+    return new PgReader(this.send, partnerId, this.batches)
   }
 
   async transaction<T>(fn: (tx: StateTx) => Promise<T>, scope?: TenantScope): Promise<T> {
@@ -140,8 +147,16 @@ export class PostgresState extends PgReader implements State {
     )
   }
 
-  lookupMany<I extends IndexName>(index: I, keys: readonly string[]) {
-    return this.indexRows(index, 'lookupAny', [keys])
+  /** Sent with the other reads started at once (read-batches.ts), as their statement's rows. */
+  async lookupMany<I extends IndexName>(index: I, keys: readonly string[]) {
+    const collection = tableOf(index)
+    const found = await (this.batches as ReadBatches).read(
+      tables[collection].names,
+      indexStatements(index, false).lookupAny,
+      [keys.filter((key) => !key.includes('\0'))],
+      true,
+    )
+    return found.map((row) => recordOf(collection, row) as IndexRow<I>)
   }
 
   async useRule(row: RuleRow): Promise<boolean> {
