@@ -9,9 +9,19 @@ import { TURN_TAKEN } from './retries.js'
  * timestamptz as the ISO 8601 text the rows keep (every session of the pool is in UTC).
  */
 
-/** `2026-01-02 03:04:05.6+00` (a UTC session's text of a timestamptz) as `2026-01-02T03:04:05.600Z`. */
-const isoOf = (text: string) =>
-  new Date(`${text.replace(' ', 'T')}:00`.replace(/\+00:00$/, 'Z')).toISOString()
+/** A UTC session's text of a timestamptz, its fraction (up to µs) captured. */
+const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/
+
+/**
+ * `2026-01-02 03:04:05.6+00` as `2026-01-02T03:04:05.600Z` (to the ms, as Date keeps it); a
+ * text of another form (a year past 9999, say) goes through Date.
+ */
+function isoOf(text: string): string {
+  const parts = UTC_TEXT.exec(text)
+  if (parts === null)
+    return new Date(`${text.replace(' ', 'T')}:00`.replace(/\+00:00$/, 'Z')).toISOString()
+  return `${parts[1]}T${parts[2]}.${(parts[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`
+}
 
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {

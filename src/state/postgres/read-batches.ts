@@ -39,17 +39,10 @@ export class ReadBatches {
   }
 
   private async flush(reads: Read[]): Promise<void> {
-    let from = 0
-    const joins = reads.map(([, text, params], i) => {
-      const renumbered = text.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + from}`)
-      from += params.length
-      return ` LEFT JOIN (${renumbered}) r${i} ON true`
-    })
-    const text = `SELECT * FROM (SELECT) one${joins.join('')}`
     let found: unknown[][]
     try {
       found = await this.send(
-        text,
+        statementOf(reads),
         reads.flatMap((read) => read[2]),
       )
     } catch (error) {
@@ -58,12 +51,36 @@ export class ReadBatches {
     }
     let at = 0
     for (const [columns, , , many, done] of reads) {
-      const rows = (many ? found : found.slice(0, 1)).map((values) =>
-        Object.fromEntries(columns.map((name, i) => [name, values[at + i] ?? null])),
-      )
+      const rows: Row[] = []
+      for (const values of many ? found : found.slice(0, 1)) {
+        // A read that found nothing is NULL in every column, its first (an id, a count) too.
+        if ((values[at] ?? null) === null) continue
+        const row: Row = {}
+        for (let i = 0; i < columns.length; i++) row[columns[i] as string] = values[at + i] ?? null
+        rows.push(row)
+      }
       at += columns.length
-      // A read that found nothing is NULL in every column, its first (an id, a count) too.
-      done(rows.filter((row) => row[columns[0] as string] !== null))
+      done(rows)
     }
   }
+}
+
+/** The statements made so far, by their reads' texts: the same few, made once each. */
+const made = new Map<string, string>()
+
+/** The reads as one statement, each read's parameters numbered after the previous one's. */
+function statementOf(reads: Read[]): string {
+  const key = reads.map((read) => read[1]).join('\n')
+  let text = made.get(key)
+  if (text === undefined) {
+    let from = 0
+    const joins = reads.map(([, read, params], i) => {
+      const renumbered = read.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + from}`)
+      from += params.length
+      return ` LEFT JOIN (${renumbered}) r${i} ON true`
+    })
+    text = `SELECT * FROM (SELECT) one${joins.join('')}`
+    if (made.size < 1_000) made.set(key, text)
+  }
+  return text
 }
