@@ -78,19 +78,6 @@ export function insertMany(collection: CollectionName, count: number, upsert: bo
  * the previous group's): every INSERT but the last in a WITH, which PostgreSQL runs once each.
  */
 export function upsertGroups(groups: readonly (readonly [CollectionName, number])[]): string {
-  const key = groups.join(';')
-  let text = groupTexts.get(key)
-  if (text === undefined) {
-    text = makeUpsertGroups(groups)
-    // The journal's groups are few shapes (an entry and a capture, so many at once).
-    if (groupTexts.size < 1_000) groupTexts.set(key, text)
-  }
-  return text
-}
-
-const groupTexts = new Map<string, string>()
-
-function makeUpsertGroups(groups: readonly (readonly [CollectionName, number])[]): string {
   let from = 0
   const inserts = groups.map(([collection, count]) => {
     const text = insertMany(collection, count, true, from)
