@@ -68,6 +68,13 @@ describePostgres('replicas on one PostgreSQL database', () => {
 
   it('share each partner’s rate limit: the 429s start at the limit in total', async () => {
     const { call } = await replicas(3, { rateLimit: 30 })
+    // Frozen 10 s into a minute (through one replica, for all): the 36 requests share one window
+    // however long they take, rather than a minute's turn resetting the count midway.
+    const frozen = await call('POST', '/_sandbox/clock/freeze', {
+      creds: null,
+      body: { at: '2026-03-01T10:00:10Z' },
+    })
+    expect(frozen.status, frozen.text).toBe(200)
     const statuses: number[] = []
     for (let i = 0; i < 36; i++) statuses.push((await call('GET', '/api/v1/partner/me')).status)
     expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true)
