@@ -708,7 +708,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect(rows.find((r) => r.id === 'rul_mine')).toEqual(ruleRow('rul_mine', 'p1'))
   })
 
-  it('reads started at once, two of many rows among them, each answer their own rows in order', async () => {
+  it('reads started at once, three of many rows among them, each answer their own rows in order', async () => {
     const state = await open(freshDatabaseUrl())
     await state.transaction(async (tx) => {
       tx.put('partners', partner('p1'))

@@ -18,18 +18,18 @@ import type { Scenario } from '../scenarios/schema.js'
 import type { State } from '../state/seam.js'
 import type { PartnerRow } from '../store/records.js'
 
-/**
- * Rules (domain/rules.ts): made and removed through the control plane, and read by the gate
- * on every authenticated partner request in one read (the partner's, the global ones and the
- * counts of its scenarios' rules), so one made or removed through any process counts from the
- * next request. A counted rule's use is taken atomically (State.useRule).
- */
 /** The rules read readAhead started, for the partner it guessed. */
 export interface RulesAhead {
   partnerId: string
   rows: Promise<RuleRow[]>
 }
 
+/**
+ * Rules (domain/rules.ts): made and removed through the control plane, and read by the gate
+ * on every authenticated partner request in one read (the partner's, the global ones and the
+ * counts of its scenarios' rules), so one made or removed through any process counts from the
+ * next request. A counted rule's use is taken atomically (State.useRule).
+ */
 export class Rules {
   private readonly state: State
   private readonly ctx: { random: Random; clock: Clock; clocks: PartnerClocks }
