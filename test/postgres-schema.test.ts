@@ -341,6 +341,12 @@ describePostgres('the relational schema, held to the zod row schemas', () => {
     // rule's count and a sink's request.
     const other = await createPartner(call, { name: 'Globex' })
     await onboardedUser(call, {}, other.creds)
+    // A clock of its own (partners_with_own_clock).
+    const moved = await call('POST', `/_sandbox/partners/${other.id}/clock/advance`, {
+      creds: null,
+      body: { by: '1h' },
+    })
+    expect(moved.status, moved.text).toBe(200)
     const global = await call('POST', '/_sandbox/rules', {
       creds: null,
       body: {

@@ -750,6 +750,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       [2, 'rules'],
       [3, 'partner-names'],
       [4, 'users-by-primary-key'],
+      [5, 'partners-with-own-clock'],
     ])
     // Three replicas opening the migrated schema at once: one seeds it.
     let seeded = 0
@@ -772,6 +773,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       { version: 2, name: 'rules' },
       { version: 3, name: 'partner-names' },
       { version: 4, name: 'users-by-primary-key' },
+      { version: 5, name: 'partners-with-own-clock' },
     ])
   })
 

@@ -27,7 +27,7 @@ export function partnerClockRoutes({ clocks }: { clocks: PartnerClocks }) {
       request: { params: PartnerIdParam },
       responses: answers([400, 401, 404]),
     }),
-    (c) => c.json(clocks.state(c.req.valid('param').id), 200),
+    async (c) => c.json(await clocks.read(c.req.valid('param').id), 200),
   )
 
   app.openapi(
@@ -45,8 +45,7 @@ export function partnerClockRoutes({ clocks }: { clocks: PartnerClocks }) {
     async (c) => {
       const { id } = c.req.valid('param')
       const { at } = c.req.valid('json') ?? {}
-      await clocks.freeze(id, at === undefined ? undefined : toMillis(at))
-      return c.json(clocks.state(id), 200)
+      return c.json(await clocks.freeze(id, at === undefined ? undefined : toMillis(at)), 200)
     },
   )
 
@@ -61,8 +60,7 @@ export function partnerClockRoutes({ clocks }: { clocks: PartnerClocks }) {
     }),
     async (c) => {
       const { id } = c.req.valid('param')
-      await clocks.unfreeze(id)
-      return c.json(clocks.state(id), 200)
+      return c.json(await clocks.unfreeze(id), 200)
     },
   )
 
@@ -80,9 +78,8 @@ export function partnerClockRoutes({ clocks }: { clocks: PartnerClocks }) {
     async (c) => {
       const { id } = c.req.valid('param')
       const move = readClockMove(c.req.valid('json'))
-      if ('to' in move) await clocks.set(id, move.to)
-      else await clocks.advance(id, move.by)
-      return c.json(clocks.state(id), 200)
+      const state = 'to' in move ? clocks.set(id, move.to) : clocks.advance(id, move.by)
+      return c.json(await state, 200)
     },
   )
 

@@ -18,8 +18,9 @@ import type { PartnerRow } from '../store/records.js'
  * Time is read synchronously, so each partner's field is held here as last read, and taken
  * again from the row before anything reads the time: the API gate takes it from the partner
  * row it read for the request (`take`), the control plane and the public pages read the rows
- * first (`refresh`, `refreshAll`), and so does the sweeper before each run. No other process
- * needs to say that a clock changed: the next request reads it.
+ * first (`refresh` the named partner's; `refreshAll` those of every partner with a clock of its
+ * own, found by an index), and so does the sweeper before each run. No other process needs to
+ * say that a clock changed: the next request reads it.
  */
 
 /** A read-only view of one partner's time; the `Clock`-like face partner-scoped code reads. */
@@ -79,9 +80,13 @@ export class PartnerClocks {
     else this.fields.delete(partnerId)
   }
 
-  /** Reads every partner's row and takes its field (background work over every partner). */
+  /**
+   * Reads the rows of the partners whose time is their own and takes their fields; every
+   * other partner follows the sandbox clock (background work over every partner). The cost is
+   * those few rows, however many partners there are.
+   */
   async refreshAll(): Promise<void> {
-    const partners = await this.seam.all('partners')
+    const partners = await this.seam.lookup('partners_with_own_clock', 'own')
     this.fields.clear()
     for (const p of partners) this.take(p)
   }
@@ -108,61 +113,73 @@ export class PartnerClocks {
     return !this.sandbox.state().frozen && (clock?.frozen_at ?? null) === null
   }
 
-  /** The partner's clock as the control plane shows it; 404 for an unknown partner. */
-  state(partnerId: string): PartnerClockState {
-    const clock = this.require(partnerId)
+  /** The clock of a partner read in this request, as the control plane shows it. */
+  state(partner: Pick<PartnerRow, 'id' | 'clock'>): PartnerClockState {
+    this.take(partner)
+    const clock = partner.clock
     // One read of the sandbox time, so a running clock reports its offset exactly.
     const sandboxNow = this.sandbox.now()
     const now = clock ? (clock.frozen_at ?? sandboxNow + clock.offset_ms) : sandboxNow
     return {
-      partner_id: partnerId,
+      partner_id: partner.id,
       now: new Date(now).toISOString(),
-      frozen: !this.isRunning(partnerId),
+      frozen: !this.isRunning(partner.id),
       offset_ms: now - sandboxNow,
     }
   }
 
+  /** Reads the partner's row and answers its clock; 404 for an unknown partner. */
+  async read(partnerId: string): Promise<PartnerClockState> {
+    const partner = await this.seam.get('partners', partnerId)
+    if (!partner) throw notFound(partnerId)
+    return this.state(partner)
+  }
+
   /** Stops the partner's time at `at` (default: its current time); due work runs if it moved. */
-  async freeze(partnerId: string, at?: number): Promise<void> {
+  async freeze(partnerId: string, at?: number): Promise<PartnerClockState> {
     let moved = false
-    await this.write(partnerId, (clock) => {
+    const { partner } = await this.write(partnerId, (clock) => {
       const before = this.timeOf(clock)
       moved = at !== undefined && at !== before
       return { offset_ms: 0, frozen_at: at ?? before }
     })
     if (moved) await this.notify(partnerId)
+    return this.state(partner)
   }
 
   /** Lets the partner's time run again from where it stands. */
-  async unfreeze(partnerId: string): Promise<void> {
-    const wrote = await this.write(partnerId, (clock) =>
+  async unfreeze(partnerId: string): Promise<PartnerClockState> {
+    const { partner, wrote } = await this.write(partnerId, (clock) =>
       clock?.frozen_at === undefined || clock.frozen_at === null
         ? undefined
         : { offset_ms: clock.frozen_at - this.sandbox.now(), frozen_at: null },
     )
     // Webhook retries waiting on the frozen clock re-arm their real-time timers.
     if (wrote) await this.notify(partnerId)
+    return this.state(partner)
   }
 
   /** Moves the partner forward by exactly `ms` (its offset, or its frozen instant) and runs its due work. */
-  async advance(partnerId: string, ms: number): Promise<void> {
-    await this.write(partnerId, (current) => {
+  async advance(partnerId: string, ms: number): Promise<PartnerClockState> {
+    const { partner } = await this.write(partnerId, (current) => {
       const clock = current ?? { offset_ms: 0, frozen_at: null }
       return clock.frozen_at === null
         ? { offset_ms: clock.offset_ms + ms, frozen_at: null }
         : { offset_ms: 0, frozen_at: clock.frozen_at + ms }
     })
     await this.notify(partnerId)
+    return this.state(partner)
   }
 
   /** Moves the partner to `at` (forward or back) and runs its due work. */
-  async set(partnerId: string, at: number): Promise<void> {
-    await this.write(partnerId, (clock) =>
+  async set(partnerId: string, at: number): Promise<PartnerClockState> {
+    const { partner } = await this.write(partnerId, (clock) =>
       clock?.frozen_at !== undefined && clock.frozen_at !== null
         ? { offset_ms: 0, frozen_at: at }
         : { offset_ms: at - this.sandbox.now(), frozen_at: null },
     )
     await this.notify(partnerId)
+    return this.state(partner)
   }
 
   onAdvance(listener: PartnerAdvanceListener): () => void {
@@ -175,7 +192,7 @@ export class PartnerClocks {
     if (by === 0) return
     const moved = await this.seam.transaction(async (tx) => {
       const partners: PartnerRow[] = []
-      for (const p of await tx.all('partners')) {
+      for (const p of await tx.lookup('partners_with_own_clock', 'own')) {
         if (!p.clock || p.clock.frozen_at === null) continue
         const next = { ...p, clock: { ...p.clock, frozen_at: p.clock.frozen_at + by } }
         tx.put('partners', next)
@@ -188,12 +205,13 @@ export class PartnerClocks {
 
   /**
    * One transaction over the partner row: `next` gets its stored clock field (undefined:
-   * none) and answers the new one, or undefined to leave it. Whether it wrote.
+   * none) and answers the new one, or undefined to leave it. The row as it stands, and
+   * whether it wrote.
    */
   private async write(
     partnerId: string,
     next: (clock: ClockField | undefined) => ClockField | undefined,
-  ): Promise<boolean> {
+  ): Promise<{ partner: PartnerRow; wrote: boolean }> {
     const { partner, wrote } = await this.seam.transaction(async (tx: StateTx) => {
       const partner = await tx.get('partners', partnerId)
       if (!partner) throw notFound(partnerId)
@@ -205,19 +223,12 @@ export class PartnerClocks {
     })
     // Committed: the time read next (the answer, the due work) is the one the row holds.
     this.take(partner)
-    return wrote
+    return { partner, wrote }
   }
 
   private async notify(partnerId: string): Promise<void> {
     const now = this.nowOf(partnerId)
     for (const listener of this.listeners) await listener(partnerId, now)
-  }
-
-  /** The partner's stored clock field (null: none); 404 for an unknown partner. */
-  private require(partnerId: string): ClockField | null {
-    const clock = this.fields.get(partnerId)
-    if (clock === undefined) throw notFound(partnerId)
-    return clock
   }
 }
 

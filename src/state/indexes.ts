@@ -35,6 +35,9 @@ const underReview = (d: Collections['disputes']) => d.status === 'under_review'
 
 export const indexDefs = {
   partners_by_api_key: index('partners', (p) => p.api_key),
+  // Partners whose time is their own (all under 'own'): what the clocks read for everyone is
+  // these few rows, not every partner (domain/partner-clocks.ts).
+  partners_with_own_clock: index('partners', (p) => (p.clock ? 'own' : undefined)),
   users_by_partner: index('users', (u) => u.partner_id, { counted: true }),
   // By e-mail alone, of every partner (findUserByEmail keeps the partner's own): a key built
   // as `partner:email` was a new string per user, 64 bytes each at 100k users; the lowercase

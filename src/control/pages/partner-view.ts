@@ -70,7 +70,7 @@ export async function partnerView(parts: PartnerViewParts, partner: PartnerRow) 
   return {
     partner: publicPartner(partner),
     scenario: parts.scenarios.ownScenarioOf(partner).name,
-    clock: parts.clocks.state(partner.id),
+    clock: parts.clocks.state(partner),
     people,
     userCount: users.length,
     transactions,

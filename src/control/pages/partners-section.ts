@@ -47,7 +47,7 @@ export async function partnersSection(
         'Actions',
       ],
       rows.map(({ p, endpoints, users }) => {
-        const clock = parts.clocks.state(p.id)
+        const clock = parts.clocks.state(p)
         return {
           id: p.id,
           cells: [
