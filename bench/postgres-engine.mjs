@@ -10,7 +10,8 @@
 // Then committed writes beside pgbench (issue 38): pgbench's simple-update script on a database
 // of its own on the same server, and the one replica's POST /cards/simulate-fund (each 2xx one
 // committed transaction), the same client count and duration, in interleaved rounds; the
-// sandbox's write tx/s as a fraction of pgbench's tps.
+// sandbox's write tx/s as a fraction of pgbench's tps. Last, alone on the server, the control
+// plane with 1,000 partners beside 10 (bench/partner-count.mjs).
 
 import { cpus } from 'node:os'
 import { flow } from './flow.mjs'
@@ -30,6 +31,7 @@ import {
   startSandboxCli,
   verdict,
 } from './lib.mjs'
+import { run as partnerCount, partnersRows } from './partner-count.mjs'
 import { initPgbench, PGBENCH_DATABASE, pgbenchMissing, psql, runPgbench } from './pgbench.mjs'
 import { SKIP_NO_POSTGRES, startBenchPostgres } from './postgres-server.mjs'
 import {
@@ -322,6 +324,9 @@ export async function run() {
         [fmtFanOutErrors(webhooks[c.key]), ...fanOutRefusals(webhooks[c.key])],
       )
     }
+    // Alone on the machine: the sandboxes above are done.
+    for (const c of clusters) for (const child of c.children.splice(0)) await killChild(child)
+    const partners = await partnerCount(server.url)
     const figures = CONFIGS.map((config) => ({
       key: config.key,
       label: config.label,
@@ -362,7 +367,7 @@ export async function run() {
         ),
       ],
     )
-    return { postgres: server.version, figures, writes: written }
+    return { postgres: server.version, figures, writes: written, partners }
   } finally {
     for (const c of clusters) for (const child of c.children) await killChild(child)
     if (receiver) await killChild(receiver.child)
@@ -392,7 +397,13 @@ export function summaryRows(result) {
     )
   }
   return pg.flatMap(({ key, label }) => {
-    const written = key === 'pg1' ? [writesRow(label, result.writes)] : []
+    const written =
+      key === 'pg1'
+        ? [
+            writesRow(label, result.writes),
+            ...(result.partners ? partnersRows(label, result.partners) : []),
+          ]
+        : []
     const f = result.figures.find((x) => x.key === key)
     const one = f.replicas === 1
     const reads = (r) => r.rps >= READS_TARGET || !one
