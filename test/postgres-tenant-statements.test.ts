@@ -29,8 +29,8 @@ const notAPartnersRequest = [
   // ...the retention's time buckets and the dispatcher's endpoints with due work (an index's
   // keys, walked from key to key)...
   /^WITH RECURSIVE walk\(k\) AS \(\(SELECT \(.*\) FROM \w+ WHERE .* ORDER BY \(SELECT min\(inserted\) FROM \w+ WHERE .*\)$/,
-  // ...and every partner (their clocks).
-  /^SELECT .* FROM partners ORDER BY inserted$/,
+  // ...and the partners whose clock is their own (every partner's time).
+  /^SELECT .* FROM partners WHERE \((?:'own'|\$\d+)\) = \$1 AND clock IS NOT NULL ORDER BY inserted$/,
 ]
 
 /**
