@@ -659,6 +659,28 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect((await state.all('partners')).map((r) => r.id)).toEqual(['p1', 'p2'])
   })
 
+  it('a replace takes the statistics of the tables it filled (past 50 rows), not of the others', async () => {
+    const url = freshDatabaseUrl()
+    const state = await open(url)
+    const { client, schema } = await connect(url)
+    const many = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [`u-${i + 1}`, user(i + 1)] as const),
+    )
+    await state.replaceAll({ ...world(), users: many })
+    // Autovacuum waits a minute between rounds: a time here is the replace's own ANALYZE.
+    const { rows } = await client.query<{ table: string; analyzed: boolean }>(
+      `SELECT relname AS table, last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables
+       WHERE schemaname = $1 AND relname IN ('users', 'partners', 'cards') ORDER BY relname`,
+      [schema],
+    )
+    expect(rows).toEqual([
+      { table: 'cards', analyzed: false },
+      { table: 'partners', analyzed: false },
+      { table: 'users', analyzed: true },
+    ])
+    expect(await state.all('users')).toHaveLength(60)
+  })
+
   it('increment counts once among replicas: every caller its own count, a new window from 1', async () => {
     const url = freshDatabaseUrl()
     const [a, b] = [await open(url), await open(url)]

@@ -174,12 +174,20 @@ export class PostgresState extends PgReader implements State {
 
   async replaceAll(collections: CollectionsData): Promise<void> {
     // Run again when chosen as a deadlock's loser: its TRUNCATE locks table after table.
-    await withRetries(() =>
+    const filled = await withRetries(() =>
       transact(this.pool, this.options.url, 'BEGIN', async (client) => {
         await lockSchema(client, this.schema)
-        await writeAll(client, collections)
+        return writeAll(client, collections)
       }),
     )
+    // The planner's statistics of a table a restore filled, at once rather than at
+    // autovacuum's next round: until then a lookup of a partial index's few rows (the partners
+    // on their own clock, the deliveries due) may be planned as a scan of the whole table.
+    // The replace is committed whatever comes of it: a failure is only said.
+    if (filled.length > 0)
+      await this.run(`ANALYZE ${filled.join(', ')}`, []).catch((error: Error) =>
+        this.options.onWarning?.(`cannot take the statistics of ${filled}: ${error.message}`),
+      )
     await Promise.allSettled(this.replaceListeners.map((listener) => listener()))
   }
 
@@ -223,12 +231,20 @@ const INCREMENT =
   'ON CONFLICT (name) DO UPDATE SET win = EXCLUDED.win, count = CASE WHEN c.win = EXCLUDED.win ' +
   'THEN c.count + EXCLUDED.count ELSE EXCLUDED.count END RETURNING count'
 
-/** Empties every table a replace covers and writes `collections` into them. */
-async function writeAll(client: pg.ClientBase, collections: CollectionsData): Promise<void> {
+/** Rows written to a table past which its statistics are taken at once (autovacuum's 50). */
+const ANALYZE_PAST = 50
+
+/**
+ * Empties every table a replace covers and writes `collections` into them; answers the tables
+ * that got more than ANALYZE_PAST rows.
+ */
+async function writeAll(client: pg.ClientBase, collections: CollectionsData): Promise<string[]> {
   const replaced = collectionNames.filter((name) => !keptOnReplace.includes(name))
   await client.query(`TRUNCATE ${replaced.join(', ')}`)
+  const filled: string[] = []
   for (const name of replaced) {
     const rows = Object.values(collections[name] ?? {}) as Row[]
+    if (rows.length > ANALYZE_PAST) filled.push(name)
     // PostgreSQL takes at most 65,535 parameters a statement.
     const perStatement = Math.max(1, Math.floor(60_000 / tables[name].columns.length))
     for (let at = 0; at < rows.length; at += perStatement) {
@@ -237,6 +253,7 @@ async function writeAll(client: pg.ClientBase, collections: CollectionsData): Pr
       await client.query(insertMany(name, chunk.length, false), params)
     }
   }
+  return filled
 }
 
 /** On a new database (no seed stored yet): the seed's rows, and the seed itself for resets. */
