@@ -184,9 +184,10 @@ export class PostgresState extends PgReader implements State {
     // autovacuum's next round: until then a lookup of a partial index's few rows (the partners
     // on their own clock, the deliveries due) may be planned as a scan of the whole table.
     // The replace is committed whatever comes of it: a failure is only said.
-    if (filled.length > 0)
-      await this.run(`ANALYZE ${filled.join(', ')}`, []).catch((error: Error) =>
-        this.options.onWarning?.(`cannot take the statistics of ${filled}: ${error.message}`),
+    const analyzed = filled.join(', ')
+    if (analyzed)
+      await this.run(`ANALYZE ${analyzed}`, []).catch((error: Error) =>
+        this.options.onWarning?.(`cannot take the statistics of ${analyzed}: ${error.message}`),
       )
     await Promise.allSettled(this.replaceListeners.map((listener) => listener()))
   }
