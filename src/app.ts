@@ -15,7 +15,7 @@ import { bodyLimit } from './http/body-limit.js'
 import { renderError } from './http/error-handler.js'
 import { journalRequests } from './http/journal-requests.js'
 import { productionFieldNames } from './http/production-names.js'
-import { partnerSettingsFirst, sandboxClockFirst } from './http/read-first.js'
+import { partnerSettingsFirst, sandboxSettingsFirst } from './http/read-first.js'
 import { requestIds } from './http/request-id.js'
 import { requestLog } from './http/request-log.js'
 import { originsOf } from './http/request-origin.js'
@@ -69,7 +69,7 @@ export function createApp(deps: SandboxParts) {
   if (deps.logger.enabled('info')) app.use(requestLog(deps.logger))
   // Links made anywhere in the request use its Host.
   app.use(originsOf(deps.origins))
-  app.use(sandboxClockFirst(deps.clockRow, '/api/v1/'))
+  app.use(sandboxSettingsFirst(deps, '/api/v1/'))
   // The API's body limit before its gate: 413 before 401.
   app.use('/api/*', bodyLimit(deps.config.bodyLimit, deps.config.pictureLimit + 64 * 1024))
   app.use('/api/v1/*', apiGate({ ...deps, operations }, access))

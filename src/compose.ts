@@ -16,6 +16,7 @@ import { createRandom } from './random.js'
 import { LoadedScenarios } from './scenarios/loaded-scenarios.js'
 import { loadScenario, parseScenario } from './scenarios/loader.js'
 import { ScenarioRegistry } from './scenarios/registry.js'
+import { SandboxScenario } from './scenarios/sandbox-scenario.js'
 import { Accounts } from './services/accounts.js'
 import { BankConnect } from './services/bank-connect.js'
 import { RequestJournal } from './services/journal.js'
@@ -81,6 +82,7 @@ export async function compose(
   const clocks = await PartnerClocks.open(state, clock)
   const scenarios = new ScenarioRegistry(scenario, logger.error)
   const loadedScenarios = await LoadedScenarios.open({ state, scenarios, logger, clock })
+  const sandboxScenario = await SandboxScenario.open({ state, scenarios, logger })
   // Webhooks: the fan-out reads the partner's endpoints in the event's own transaction; the
   // dispatcher takes the deliveries it made from the rows, told of each once it committed.
   const names = { signatureHeader: config.signatureHeader, provider: config.providerName }
@@ -139,7 +141,7 @@ export async function compose(
     logger,
     // Each run first reads what another process may have changed: the time and scenarios.
     refresh: async () => {
-      await clockRow.refresh()
+      await Promise.all([clockRow.refresh(), sandboxScenario.refresh()])
       await Promise.all([
         clocks.refreshAll(),
         loadedScenarios.refreshAll(),
@@ -224,6 +226,7 @@ export async function compose(
     clocks,
     random,
     scenarios,
+    sandboxScenario,
     logger,
     credentials,
     events,

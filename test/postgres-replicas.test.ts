@@ -7,8 +7,10 @@ import {
   bearer,
   type Call,
   createPartner,
+  hostedOnboarding,
   httpCall,
   onboardedUser,
+  onboardingApplicant,
   orgHeaders,
   type Receiver,
   registerAndLogin,
@@ -41,7 +43,7 @@ async function replicas(n = 3, options: Parameters<typeof startSandbox>[0] = {})
     const through = calls[next++ % calls.length] as Call
     return through(method, path, opts)
   }
-  return { started, calls, call }
+  return { started, calls, call, database }
 }
 
 async function receiver(): Promise<Receiver> {
@@ -149,6 +151,41 @@ describePostgres('replicas on one PostgreSQL database', () => {
     )
     for (const time of times)
       expect(Math.abs(Date.parse(time.now) - Date.parse(moved.json.now))).toBeLessThan(60_000)
+  })
+
+  it('share the sandbox-wide scenario: a switch through one is the scenario of all', async () => {
+    const { calls, database } = await replicas()
+    const [a, b, c] = calls as [Call, Call, Call]
+    const put = await a('PUT', '/_sandbox/scenario', { creds: null, body: { name: 'kyc-fail' } })
+    expect(put.status, put.text).toBe(200)
+    for (const through of calls) {
+      expect((await through('GET', '/_sandbox/scenarios', { creds: null })).json.default).toBe(
+        'kyc-fail',
+      )
+      expect((await through('GET', '/_sandbox/health', { creds: null })).json.scenario).toBe(
+        'kyc-fail',
+      )
+    }
+    // A partner without its own scenario follows it through another replica.
+    const u = await registerAndLogin(b)
+    const failed = await hostedOnboarding(c, u.bearer, {
+      ...onboardingApplicant(u.user),
+      ssn: '123456789',
+    })
+    expect(failed.completion.status).toBe('failed')
+    // A reset keeps it, for all of them, and a replica started later with another follows it.
+    expect((await b('POST', '/_sandbox/reset', { creds: null })).status).toBe(200)
+    const later = await startSandbox({
+      port: 0,
+      logLevel: 'silent',
+      database,
+      scenario: 'happy-path',
+    })
+    closing.push(() => later.close())
+    for (const through of [...calls, httpCall(later.url)])
+      expect((await through('GET', '/_sandbox/scenarios', { creds: null })).json.default).toBe(
+        'kyc-fail',
+      )
   })
 
   it('wake a long-poll wait on one replica when the event is made through another', async () => {

@@ -773,6 +773,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       [3, 'partner-names'],
       [4, 'users-by-primary-key'],
       [5, 'partners-with-own-clock'],
+      [6, 'sandbox-scenario'],
     ])
     // Three replicas opening the migrated schema at once: one seeds it.
     let seeded = 0
@@ -796,6 +797,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       { version: 3, name: 'partner-names' },
       { version: 4, name: 'users-by-primary-key' },
       { version: 5, name: 'partners-with-own-clock' },
+      { version: 6, name: 'sandbox-scenario' },
     ])
   })
 

@@ -9,6 +9,7 @@ import { scenarioContractMessage, scenarioRuleProblems } from '../rules/contract
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { SandboxScenario } from '../scenarios/sandbox-scenario.js'
 import { scenarioSchema } from '../scenarios/schema.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import type { StateReader } from '../state/seam.js'
@@ -29,6 +30,7 @@ export interface ScenarioRoutesParts {
   state: StateReader
   scenarios: ScenarioRegistry
   loadedScenarios: LoadedScenarios
+  sandboxScenario: Pick<SandboxScenario, 'choose'>
   clock: Clock
   clocks: PartnerClocks
   random: Random
@@ -152,9 +154,10 @@ export function controlScenarioRoutes(s: ScenarioRoutesParts, operations: Operat
         ...errorResponses(400, 401),
       },
     }),
-    (c) => {
-      s.scenarios.setDefault(s.scenarios.resolve(c.req.valid('json').name))
-      return c.json({ default: s.scenarios.default.name }, 200)
+    async (c) => {
+      const scenario = s.scenarios.resolve(c.req.valid('json').name)
+      await s.sandboxScenario.choose(scenario)
+      return c.json({ default: scenario.name }, 200)
     },
   )
 

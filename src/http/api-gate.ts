@@ -4,6 +4,7 @@ import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
 import type { ReadAhead, SessionVerifier } from '../domain/sessions.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
+import type { SandboxScenario } from '../scenarios/sandbox-scenario.js'
 import type { Partners } from '../services/partners.js'
 import type { RulesAhead } from '../services/rules.js'
 import type { PartnerRow } from '../store/records.js'
@@ -30,6 +31,7 @@ export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
     partners: Pick<Partners, 'authenticate'>
     sessions: Pick<SessionVerifier, 'authenticate' | 'readAhead'>
     clockRow: Pick<SandboxClockRow, 'refresh'>
+    sandboxScenario: Pick<SandboxScenario, 'refresh'>
     scenarios: Pick<ScenarioRegistry, 'requireOwnScenario' | 'withRequestScenario'>
     clocks: Pick<PartnerClocks, 'take' | 'refreshAll'>
     loadedScenarios: Pick<LoadedScenarios, 'refresh' | 'refreshAll'>
@@ -78,6 +80,7 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
     if (needs === 'public') {
       await Promise.all([
         deps.clockRow.refresh(),
+        deps.sandboxScenario.refresh(),
         deps.clocks.refreshAll(),
         deps.loadedScenarios.refreshAll(),
       ])
@@ -92,10 +95,12 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
       rules: deps.rules.readAhead(key),
       session: session ? deps.sessions.readAhead(c.req.header('authorization')) : undefined,
     }
-    // The sandbox clock's row and the partner's, read at once (one statement on PostgreSQL,
-    // with the rules' and the session's): the credentials check reads no time.
-    const [, partner] = await Promise.all([
+    // The sandbox clock's row, the sandbox-wide scenario's and the partner's, read at once (one
+    // statement on PostgreSQL, with the rules' and the session's): the credentials check reads
+    // no time.
+    const [, , partner] = await Promise.all([
       deps.clockRow.refresh(),
+      deps.sandboxScenario.refresh(),
       deps.partners.authenticate(key, c.req.header('x-partner-secret')),
     ])
     await named(c, partner)

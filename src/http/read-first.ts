@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
 import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
+import type { SandboxScenario } from '../scenarios/sandbox-scenario.js'
 import type { AppEnv } from './app-env.js'
 
 /**
@@ -11,15 +12,20 @@ import type { AppEnv } from './app-env.js'
  */
 
 /**
- * Every request reads the sandbox clock's setting (one row) before anything reads the time;
- * under `gated` the API gate reads it, with the partner its credentials name (api-gate.ts).
+ * Every request reads the sandbox clock's setting and the sandbox-wide scenario (a row each,
+ * one statement on PostgreSQL) before anything reads the time or decides; under `gated` the API
+ * gate reads them, with the partner its credentials name (api-gate.ts).
  */
-export function sandboxClockFirst(
-  clockRow: Pick<SandboxClockRow, 'refresh'>,
+export function sandboxSettingsFirst(
+  deps: {
+    clockRow: Pick<SandboxClockRow, 'refresh'>
+    sandboxScenario: Pick<SandboxScenario, 'refresh'>
+  },
   gated: string,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.req.path.startsWith(gated)) await clockRow.refresh()
+    if (!c.req.path.startsWith(gated))
+      await Promise.all([deps.clockRow.refresh(), deps.sandboxScenario.refresh()])
     await next()
   }
 }

@@ -37,8 +37,11 @@ export class ScenarioRegistry {
     return this.current
   }
 
+  /**
+   * The sandbox-wide scenario, as its row says (SandboxScenario): not registered by name, so a
+   * scenario of that name loaded since still decides for the partners that name it.
+   */
   setDefault(scenario: Scenario): void {
-    this.register(scenario)
     this.current = scenario
   }
 

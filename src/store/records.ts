@@ -404,6 +404,18 @@ export const clockRow = z.object({
 })
 export type ClockRow = z.infer<typeof clockRow>
 
+/**
+ * The sandbox-wide scenario (`--scenario`, PUT /_sandbox/scenario), one row with id `sandbox`
+ * holding the chosen scenario's document: every process sharing the state decides by it.
+ * Ephemeral and kept by a reset or restore, as the choice always was: tooling, not data.
+ */
+export const sandboxScenarioRow = z.object({
+  id: z.literal('sandbox'),
+  name: z.string().min(1),
+  document: z.record(z.string(), z.unknown()),
+})
+export type SandboxScenarioRow = z.infer<typeof sandboxScenarioRow>
+
 /** Every collection the store holds, by name. Later capabilities add theirs here. */
 export const collectionSchemas = {
   meta: metaRow,
@@ -427,8 +439,9 @@ export const collectionSchemas = {
   scenarios: scenarioRow,
   rules: ruleRow,
   inbox_messages: inboxMessageRow,
-  // platform: the sandbox clock's setting (ephemeral).
+  // platform: the sandbox clock's setting and the sandbox-wide scenario (ephemeral).
   clocks: clockRow,
+  sandbox_scenario: sandboxScenarioRow,
   sinks: sinkRow,
   sink_requests: sinkRequestRow,
   // The sandbox's traffic (journal area): ephemeral, and kept by a reset or restore.
@@ -450,6 +463,7 @@ export const collectionNames = Object.keys(collectionSchemas) as CollectionName[
 export const ephemeralCollections: readonly CollectionName[] = [
   'inbox_messages',
   'clocks',
+  'sandbox_scenario',
   'sinks',
   'sink_requests',
   'request_journal',
@@ -459,9 +473,11 @@ export const ephemeralCollections: readonly CollectionName[] = [
 /**
  * Ephemeral collections a reset or restore leaves as they are: the requests the sandbox
  * answered and what its sinks received are its traffic, not its
- * data (as when they lived in process beside the state).
+ * data (as when they lived in process beside the state); the sandbox-wide scenario is its
+ * tooling.
  */
 export const keptOnReplace: readonly CollectionName[] = [
+  'sandbox_scenario',
   'request_journal',
   'request_captures',
   'sinks',
