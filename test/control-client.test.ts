@@ -263,6 +263,11 @@ describe('createControlClient against a running sandbox (admin token, real socke
       description: expect.any(String),
       bundled: false,
     })
+    await shared.control.scenarios.load({ name: 'client-dropped', description: 'Deleted next.' })
+    expect(await shared.control.scenarios.delete('client-dropped')).toMatchObject({ ok: true })
+    expect((await shared.control.scenarios.list()).data.map((s) => s.name)).not.toContain(
+      'client-dropped',
+    )
     expect(await shared.control.requests.count({ partner_id: partner.id, status: 502 })).toBe(1)
     const wide = await signIn(partner, 'wide')
     // Newest first: the one message asked for is the login code just sent, used by signIn.

@@ -188,6 +188,23 @@ describePostgres('replicas on one PostgreSQL database', () => {
       )
   })
 
+  it('forget a loaded scenario deleted through another replica', async () => {
+    const { calls } = await replicas(2)
+    const [a, b] = calls as [Call, Call]
+    const doc = { name: 'short-lived', description: 'Loaded, used, deleted.' }
+    const loaded = await a('POST', '/_sandbox/scenarios', { creds: null, body: doc })
+    expect(loaded.status, loaded.text).toBe(201)
+    const listed = async (through: Call) =>
+      (await through('GET', '/_sandbox/scenarios', { creds: null })).json.data.map(
+        (x: { name: string }) => x.name,
+      )
+    expect(await listed(b)).toContain('short-lived')
+    expect((await b('DELETE', '/_sandbox/scenarios/short-lived', { creds: null })).status).toBe(200)
+    expect(await listed(a)).not.toContain('short-lived')
+    const use = await a('PUT', '/_sandbox/scenario', { creds: null, body: { name: 'short-lived' } })
+    expect(use.status, use.text).toBe(400)
+  })
+
   it('wake a long-poll wait on one replica when the event is made through another', async () => {
     const { started, calls } = await replicas()
     const [a, b] = calls as [Call, Call]

@@ -6,14 +6,15 @@ import { issuesToDetails } from '../http/validation.js'
 import type { OperationIndex } from '../openapi/operations.js'
 import type { Random } from '../random.js'
 import { scenarioContractMessage, scenarioRuleProblems } from '../rules/contract.js'
-import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
+import { LOADED_SCENARIOS_CAP, type LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { SandboxScenario } from '../scenarios/sandbox-scenario.js'
-import { scenarioSchema } from '../scenarios/schema.js'
+import { scenarioName, scenarioSchema } from '../scenarios/schema.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
+import { documentedParam } from '../schemas/ids.js'
 import type { StateReader } from '../state/seam.js'
-import { controlRoute, controlRouter } from './router.js'
+import { controlRoute, controlRouter, Ok } from './router.js'
 
 export const ScenarioSummary = z
   .object({
@@ -129,6 +130,34 @@ export function controlScenarioRoutes(s: ScenarioRoutesParts, operations: Operat
         },
         201,
       )
+    },
+  )
+
+  app.openapi(
+    controlRoute({
+      method: 'delete',
+      path: '/scenarios/{name}',
+      operationId: 'deleteScenario',
+      summary: 'Delete a loaded scenario',
+      description: `A sandbox keeps at most ${LOADED_SCENARIOS_CAP} loaded scenarios. One a partner names is refused (409) until the partner is given another; a bundled scenario of the same name is the one the name gives again.`,
+      request: {
+        params: z.object({
+          name: documentedParam(
+            scenarioName,
+            'qa-kyc-fail',
+            'The name the scenario was loaded under.',
+          ),
+        }),
+      },
+      responses: {
+        200: jsonResponse(Ok, 'Deleted.'),
+        ...errorResponses(400, 401, 404, 409),
+      },
+    }),
+    async (c) => {
+      const { name } = c.req.valid('param')
+      await s.loadedScenarios.remove(name)
+      return c.json({ ok: true as const, message: `The scenario ${name} was deleted.` }, 200)
     },
   )
 

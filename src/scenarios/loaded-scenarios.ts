@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Clock } from '../clock.js'
+import { ApiError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { State } from '../state/seam.js'
 import type { ScenarioRow } from '../store/records.js'
@@ -18,6 +19,14 @@ export interface LoadedScenariosParts {
 const COMPILED = 256
 
 /**
+ * Scenarios a sandbox keeps loaded at most. The control plane, the hosted pages and each sweep
+ * read every loaded one, so their cost follows this number: past it a load of a new name is
+ * refused (409) until one is deleted, rather than each run of a suite that loads under a new
+ * name making the shared sandbox slower for good.
+ */
+export const LOADED_SCENARIOS_CAP = 100
+
+/**
  * Scenarios loaded through the control plane live in the state (collection `scenarios`), so
  * with a data file they survive a restart like the partners that name them, and every process
  * sharing the state uses them. They are configuration, not data: a reset or a restore keeps
@@ -31,6 +40,8 @@ const COMPILED = 256
 export class LoadedScenarios {
   /** Compiled scenarios (or why a document cannot be used), by the hash of the document. */
   private readonly compiled = new Map<string, Scenario | Error>()
+  /** The names this process put in force from rows: forgotten when their row goes. */
+  private readonly inForce = new Set<string>()
 
   private constructor(private readonly parts: LoadedScenariosParts) {}
 
@@ -50,8 +61,45 @@ export class LoadedScenarios {
       document: scenario as unknown as Record<string, unknown>,
       loaded_at: this.parts.clock.iso(),
     }
-    await this.parts.state.transaction(async (tx) => tx.put('scenarios', row))
+    await this.parts.state.transaction(async (tx) => {
+      if (await tx.get('scenarios', row.id)) return tx.put('scenarios', row)
+      const loaded = await tx.all('scenarios')
+      if (loaded.length >= LOADED_SCENARIOS_CAP)
+        throw new ApiError(
+          'conflict',
+          `This sandbox keeps at most ${LOADED_SCENARIOS_CAP} loaded scenarios and has ${loaded.length}: delete one with DELETE /_sandbox/scenarios/{name}, or load this one under the name of one it replaces.`,
+        )
+      tx.put('scenarios', row)
+    })
     this.take(row)
+  }
+
+  /**
+   * Deletes the loaded scenario `name`: 404 when none is loaded by that name (a bundled one is
+   * part of the sandbox), 409 while a partner names it. A bundled scenario it shadowed is the
+   * one that name gives again.
+   */
+  async remove(name: string): Promise<void> {
+    await this.parts.state.transaction(async (tx) => {
+      if (!(await tx.get('scenarios', name)))
+        throw new ApiError(
+          'not_found',
+          `No scenario named "${name}" is loaded (GET /_sandbox/scenarios lists them; a bundled one cannot be deleted).`,
+        )
+      const naming = (await tx.all('partners')).filter((p) => p.scenario === name)
+      if (naming.length > 0)
+        throw new ApiError(
+          'conflict',
+          `The scenario "${name}" is the scenario of ${naming.length === 1 ? 'partner' : 'partners'} ${naming
+            .slice(0, 5)
+            .map((p) => p.id)
+            .join(
+              ', ',
+            )}${naming.length > 5 ? ' and others' : ''}: give ${naming.length === 1 ? 'it' : 'them'} another with PATCH /_sandbox/partners/{id} first.`,
+        )
+      tx.remove('scenarios', name)
+    })
+    this.forget(name)
   }
 
   /** Reads the row of the scenario `name` (when a request names one) and puts it in force. */
@@ -59,11 +107,15 @@ export class LoadedScenarios {
     if (!name) return
     const row = await this.parts.state.get('scenarios', name)
     if (row) this.take(row)
+    else this.forget(name)
   }
 
-  /** Reads every loaded scenario's row and puts it in force. */
+  /** Reads every loaded scenario's row and puts it in force; one whose row went is forgotten. */
   async refreshAll(): Promise<void> {
-    for (const row of await this.parts.state.all('scenarios')) this.take(row)
+    const rows = await this.parts.state.all('scenarios')
+    const names = new Set(rows.map((row) => row.id))
+    for (const name of this.inForce) if (!names.has(name)) this.forget(name)
+    for (const row of rows) this.take(row)
   }
 
   /**
@@ -99,6 +151,13 @@ export class LoadedScenarios {
       if (this.compiled.size >= COMPILED) this.compiled.clear()
       this.compiled.set(key, compiled)
     }
-    if (!(compiled instanceof Error)) this.parts.scenarios.register(compiled)
+    if (compiled instanceof Error) return
+    this.parts.scenarios.register(compiled)
+    this.inForce.add(row.id)
+  }
+
+  /** A scenario whose row was deleted (through any process): no longer found by its name. */
+  private forget(name: string): void {
+    if (this.inForce.delete(name)) this.parts.scenarios.unregister(name)
   }
 }

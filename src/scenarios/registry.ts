@@ -26,7 +26,7 @@ export class ScenarioRegistry {
 
   /** `onMissing` is told once per missing name (the logger). */
   constructor(
-    initial: Scenario,
+    private readonly initial: Scenario,
     private readonly onMissing: (message: string) => void = () => {},
   ) {
     this.current = initial
@@ -48,6 +48,15 @@ export class ScenarioRegistry {
   register(scenario: Scenario): void {
     this.byName.set(scenario.name, scenario)
     this.missing.delete(scenario.name)
+  }
+
+  /**
+   * A loaded scenario deleted: its name gives the scenario the sandbox started with, or a
+   * bundled one (resolve reads it again), if either has it.
+   */
+  unregister(name: string): void {
+    this.byName.delete(name)
+    if (name === this.initial.name) this.byName.set(name, this.initial)
   }
 
   /** Partners' scenarios that cannot be found, for the control plane's status. */

@@ -10,13 +10,15 @@ import { webhooksSection } from './webhooks.js'
  * webhook behaviour, rules). This is the skeleton every capability adds its section to;
  * every section is optional and falls back to the documented defaults.
  */
+/** A scenario's name: lowercase letters, digits and dashes. */
+export const scenarioName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'use lowercase letters, digits and dashes')
+
 export const scenarioSchema = z
   .object({
     $schema: z.string().optional(),
-    name: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9-]*$/, 'use lowercase letters, digits and dashes')
-      .describe('Unique name, used by --scenario and the control plane.'),
+    name: scenarioName.describe('Unique name, used by --scenario and the control plane.'),
     description: z
       .string()
       .min(1)

@@ -147,6 +147,9 @@ export function createControlClient(url: string, options: ControlClientOptions =
         ).scenario,
       setDefault: (name: string) =>
         req<{ default: string }>('PUT', '/_sandbox/scenario', { body: { name } }),
+      /** Deletes a loaded scenario (409 while a partner names it). */
+      delete: (name: string) =>
+        req<SandboxOk>('DELETE', `/_sandbox/scenarios/${encodeURIComponent(name)}`),
     },
 
     sinks: {
