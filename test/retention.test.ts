@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { INBOX_CAPACITY } from '../src/domain/inbox.js'
-import { BATCH, HISTORY_CAP_PER_PARTNER } from '../src/domain/retention.js'
+import { BATCH, HISTORY_CAP_PER_PARTNER, Retention } from '../src/domain/retention.js'
 import type { EventRow } from '../src/store/records.js'
 import {
   acme,
@@ -307,5 +307,50 @@ describe('the retention page (docs/retention.md)', () => {
     expect(section).toContain('30 days')
     expect(section).toContain('Until a day after they expired')
     expect(section).toContain(`The last ${INBOX_CAPACITY.toLocaleString('en-US')} messages`)
+  })
+})
+
+describe('the first sweep after a start', () => {
+  it('counts the partners below their caps outside its transaction, and only those over in it', async () => {
+    const t = await setup({}, { frozenAt: true })
+    const { state } = t.sandbox.services
+    const partners = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => createPartner(t.call, { name: `Quiet ${i}` })),
+    )
+    const loud = partners[0]?.id as string
+    const now = t.sandbox.clock.iso()
+    await state.transaction(async (tx) => {
+      for (let i = 0; i < HISTORY_CAP_PER_PARTNER + 3; i++)
+        tx.put('events', {
+          id: `evt_loud${String(i).padStart(6, '0')}`,
+          partner_id: loud,
+          type: 'webhook.test',
+          created_at: now,
+          data: { object: { n: i } },
+        })
+    })
+    // A retention of its own, as a process starting on this state has: every partner may be
+    // over its caps. Its transactions' counts are told apart from the others.
+    const counted: string[] = []
+    const watched: typeof state = Object.create(state)
+    watched.transaction = (fn, scope) =>
+      state.transaction(
+        (tx) =>
+          fn(
+            Object.assign(Object.create(tx), {
+              count: (index: Parameters<typeof tx.count>[0], key: string) => {
+                if (index.endsWith('_by_partner')) counted.push(key)
+                return tx.count(index, key)
+              },
+            }),
+          ),
+        scope,
+      )
+    const retention = new Retention({ state: watched, logger: { error: () => {} } })
+    await retention.run({ nowOf: () => t.sandbox.clock.now() })
+    expect(await state.count('events_by_partner', loud)).toBe(HISTORY_CAP_PER_PARTNER)
+    // Two counts (events, deliveries) of the one partner over its caps, none of the others.
+    expect(counted.filter((key) => key === loud)).toHaveLength(2)
+    expect(new Set(counted)).toEqual(new Set([loud]))
   })
 })

@@ -78,15 +78,46 @@ export class Retention {
     // requests writing any of them), and the rows of a due bucket are read again in it anyway.
     // Read while it ran, they would wait for a second connection with the first held (a pool
     // of one would wait on itself until the connection wait ran out).
-    const keys = new Map(
-      await Promise.all(
+    const [keys, over] = await Promise.all([
+      Promise.all(
         BUCKETS.map(async (index) => [index, await this.parts.state.keys(index)] as const),
-      ),
-    )
-    return this.parts.state.transaction((tx) => this.runIn(tx, scope, keys))
+      ).then((pairs) => new Map(pairs)),
+      this.overCaps(scope),
+    ])
+    return this.parts.state.transaction((tx) => this.runIn(tx, scope, keys, over))
   }
 
-  private async runIn(tx: StateTx, scope: SweepScope, keys: BucketKeys): Promise<number> {
+  /**
+   * The touched partners (every partner after a start, reset or restore) that are over their
+   * caps, counted before the transaction for the same reason as the keys: counted in it, the
+   * first sweep after a start would tie one transaction to every partner's history. Those
+   * below their caps (nearly all) are done with; those over are counted again in the
+   * transaction that removes their oldest rows.
+   */
+  private async overCaps(scope: SweepScope): Promise<string[]> {
+    const { state } = this.parts
+    if (this.everyone) {
+      this.everyone = false
+      for (const partner of await state.all('partners')) this.touched.add(partner.id)
+    }
+    const ids = [...this.touched].filter(
+      (id) => scope.partnerId === undefined || id === scope.partnerId,
+    )
+    const isOverNow = await Promise.all(ids.map(async (id) => isOver(await countsOf(state, id))))
+    const over: string[] = []
+    for (const [i, id] of ids.entries()) {
+      if (isOverNow[i]) over.push(id)
+      else this.touched.delete(id)
+    }
+    return over
+  }
+
+  private async runIn(
+    tx: StateTx,
+    scope: SweepScope,
+    keys: BucketKeys,
+    over: readonly string[],
+  ): Promise<number> {
     const times = new Map<string, number>()
     const nowOf = (partnerId: string) => {
       let now = times.get(partnerId)
@@ -110,7 +141,7 @@ export class Retention {
       this.deliveryMayGo(d, nowOf(d.partner_id)),
     )
     removed += await prune('events_by_day', oldDay, (e) => this.eventMayGo(tx, e.id))
-    removed += await this.pruneCaps(tx, scope)
+    removed += await this.pruneCaps(tx, over)
     return removed
   }
 
@@ -239,15 +270,10 @@ export class Retention {
   }
 
   /** Partners over HISTORY_CAP_PER_PARTNER events or deliveries lose their oldest. */
-  private async pruneCaps(tx: StateTx, scope: SweepScope): Promise<number> {
-    if (this.everyone) {
-      this.everyone = false
-      for (const partner of await tx.all('partners')) this.touched.add(partner.id)
-    }
+  private async pruneCaps(tx: StateTx, over: readonly string[]): Promise<number> {
     let removed = 0
-    for (const partnerId of this.touched) {
+    for (const partnerId of over) {
       if (removed >= BATCH) break
-      if (scope.partnerId !== undefined && partnerId !== scope.partnerId) continue
       removed += await this.pruneCapsOf(tx, partnerId)
     }
     return removed
