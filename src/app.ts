@@ -98,9 +98,9 @@ export function createApp(deps: SandboxParts) {
   app.route('/files', fileRoutes(deps))
   app.route('/embed', embedRoutes(deps))
   // The scenario the sandbox starts with is held to the contract as a loaded one is.
-  const problems = scenarioRuleProblems(operations, deps.scenarios.default.rules)
+  const problems = scenarioRuleProblems(operations, deps.scenarios.started.rules)
   if (problems.length > 0)
-    throw new Error(scenarioContractMessage(`Scenario ${deps.scenarios.default.name}`, problems))
+    throw new Error(scenarioContractMessage(`Scenario ${deps.scenarios.started.name}`, problems))
 
   const registry = app.openAPIRegistry
   registry.registerComponent('securitySchemes', 'PartnerKey', {

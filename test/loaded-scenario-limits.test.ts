@@ -34,6 +34,13 @@ describe('DELETE /_sandbox/scenarios/{name}', () => {
     expect(refused.json.error.message).toContain(p.id)
     expect(await names(call)).toContain('qa')
 
+    // Nor while it is the sandbox's scenario.
+    await call('PUT', '/_sandbox/scenario', { creds: null, body: { name: 'qa' } })
+    const wide = await call('DELETE', '/_sandbox/scenarios/qa', { creds: null })
+    expect(wide.status, wide.text).toBe(409)
+    expect(wide.json.error.message).toContain('PUT /_sandbox/scenario')
+    await call('PUT', '/_sandbox/scenario', { creds: null, body: { name: 'default' } })
+
     const moved = await call('PATCH', `/_sandbox/partners/${p.id}`, {
       creds: null,
       body: { scenario: 'happy-path' },
@@ -83,6 +90,25 @@ describe('DELETE /_sandbox/scenarios/{name}', () => {
       body: { scenario: 'kyc-fail' },
     })
     expect(await onboard()).toBe('failed')
+  })
+})
+
+describe('a scenario deleted through another process', () => {
+  it('cannot be given to a partner, even by a process that had it in force', async () => {
+    const t = await setup()
+    expect((await load(t.call, { name: 'qa', description: 'Soon gone.' })).status).toBe(201)
+    const p = await createPartner(t.call, { name: 'QA' })
+    // Deleted as another replica's DELETE would: the row goes, this process is not told.
+    const { state, platform } = t.sandbox.services
+    await state.transaction(async (tx) => tx.remove('scenarios', 'qa'))
+    await expect(platform.updatePartner(p.id, { scenario: 'qa' })).rejects.toMatchObject({
+      status: 400,
+      details: [expect.objectContaining({ field: 'scenario' })],
+    })
+    expect((await state.get('partners', p.id))?.scenario).toBeNull()
+    await expect(
+      t.sandbox.services.partners.create({ name: 'Late', scenario: 'qa' }),
+    ).rejects.toMatchObject({ status: 400 })
   })
 })
 

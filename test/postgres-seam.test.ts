@@ -659,6 +659,30 @@ describePostgres('state seam, PostgreSQL engine', () => {
     expect((await state.all('partners')).map((r) => r.id)).toEqual(['p1', 'p2'])
   })
 
+  it('a replace adds its loaded scenarios to those there: none is lost, one of a name replaced', async () => {
+    const state = await open()
+    const scenario = (name: string, description: string) => ({
+      id: name,
+      document: { name, description },
+      loaded_at: AT,
+    })
+    await state.transaction(async (tx) => {
+      tx.put('scenarios', scenario('kept', 'Loaded before.'))
+      tx.put('scenarios', scenario('both', 'The old one.'))
+    })
+    const doc = await state.export()
+    await state.replaceAll({
+      ...doc.collections,
+      scenarios: { both: scenario('both', 'The new one.'), new: scenario('new', 'Restored.') },
+    })
+    const after = await state.all('scenarios')
+    expect(after.map((row) => [row.id, row.document.description]).sort()).toEqual([
+      ['both', 'The new one.'],
+      ['kept', 'Loaded before.'],
+      ['new', 'Restored.'],
+    ])
+  })
+
   it('a replace takes the statistics of the tables it filled (past 50 rows), not of the others', async () => {
     const url = freshDatabaseUrl()
     const state = await open(url)

@@ -191,6 +191,46 @@ describe('state seam, memory engine', () => {
     await again.close()
   })
 
+  it('a replace adds its rows to a merged collection, and a data file read again agrees', async () => {
+    const file = join(dir, 'merged.json')
+    const openMerged = async () => {
+      const store = await Store.open({
+        file,
+        seed: emptyCollections,
+        mergeOnReplace: ['scenarios'],
+      })
+      defineIndexes(store)
+      return new MemoryState(store)
+    }
+    const scenario = (name: string, description: string) =>
+      ({
+        id: name,
+        document: { name, description },
+        loaded_at: '2031-01-01T00:00:00.000Z',
+      }) as const
+    const state = await openMerged()
+    await state.transaction(async (tx) => {
+      tx.put('scenarios', scenario('kept', 'Loaded before.'))
+      tx.put('scenarios', scenario('both', 'The old one.'))
+    })
+    await state.replaceAll({
+      ...emptyCollections(),
+      users: { 'u-1': user(1) },
+      scenarios: { both: scenario('both', 'The new one.'), new: scenario('new', 'Restored.') },
+    })
+    const described = async (s: MemoryState) =>
+      (await s.all('scenarios')).map((row) => [row.id, row.document.description]).sort()
+    const expected = [
+      ['both', 'The new one.'],
+      ['kept', 'Loaded before.'],
+      ['new', 'Restored.'],
+    ]
+    expect(await described(state)).toEqual(expected)
+    expect((await state.all('users')).map((u) => u.id)).toEqual(['u-1'])
+    // Read again from the journal (no close: as after a crash), the replace merges alike.
+    expect(await described(await openMerged())).toEqual(expected)
+  })
+
   it('a restored state brings no ephemeral rows back, whatever the upload holds', async () => {
     const state = await open()
     await state.transaction(async (tx) =>

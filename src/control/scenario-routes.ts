@@ -10,7 +10,7 @@ import { LOADED_SCENARIOS_CAP, type LoadedScenarios } from '../scenarios/loaded-
 import { describeIssues, listBundledScenarios } from '../scenarios/loader.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { SandboxScenario } from '../scenarios/sandbox-scenario.js'
-import { scenarioName, scenarioSchema } from '../scenarios/schema.js'
+import { SCENARIO_NAME, scenarioSchema } from '../scenarios/schema.js'
 import { errorResponses, jsonBody, jsonResponse } from '../schemas/common.js'
 import { documentedParam } from '../schemas/ids.js'
 import type { StateReader } from '../state/seam.js'
@@ -101,7 +101,7 @@ export function controlScenarioRoutes(s: ScenarioRoutesParts, operations: Operat
       },
       responses: {
         201: jsonResponse(z.object({ scenario: ScenarioSummary }), 'Loaded.'),
-        ...errorResponses(400, 401),
+        ...errorResponses(400, 401, 409),
       },
     }),
     async (c) => {
@@ -139,11 +139,11 @@ export function controlScenarioRoutes(s: ScenarioRoutesParts, operations: Operat
       path: '/scenarios/{name}',
       operationId: 'deleteScenario',
       summary: 'Delete a loaded scenario',
-      description: `A sandbox keeps at most ${LOADED_SCENARIOS_CAP} loaded scenarios. One a partner names is refused (409) until the partner is given another; a bundled scenario of the same name is the one the name gives again.`,
+      description: `A sandbox keeps at most ${LOADED_SCENARIOS_CAP} loaded scenarios. One a partner names, or the sandbox-wide one, is refused (409) until another is given; a bundled scenario of the same name is the one the name gives again.`,
       request: {
         params: z.object({
           name: documentedParam(
-            scenarioName,
+            z.string().regex(SCENARIO_NAME, 'lowercase letters, digits and dashes'),
             'qa-kyc-fail',
             'The name the scenario was loaded under.',
           ),

@@ -161,13 +161,15 @@ export async function checkNewPartner(
  * isolation), written in `tx`; the caller adds its primary webhook endpoint.
  */
 export async function insertPartner(
-  ctx: Pick<PartnersContext, 'random' | 'clocks'>,
+  ctx: Pick<PartnersContext, 'random' | 'clocks' | 'scenarios'>,
   tx: StateTx,
   input: NewPartnerInput,
   credentials: { api_key: string; api_secret_hash: string },
 ): Promise<PartnerRow> {
-  // Again inside the transaction: a parallel creation may have taken the slug meanwhile.
+  // Again inside the transaction: a parallel creation may have taken the slug meanwhile, a
+  // delete the scenario.
   const slug = await freeSlug(tx, input)
+  if (input.scenario) await ctx.scenarios.requireLoaded(tx, input.scenario)
   const now = ctx.clocks.sandbox.iso()
   const partner: PartnerRow = {
     id: ctx.random.uuid(),

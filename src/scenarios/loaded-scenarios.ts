@@ -30,7 +30,8 @@ export const LOADED_SCENARIOS_CAP = 100
  * Scenarios loaded through the control plane live in the state (collection `scenarios`), so
  * with a data file they survive a restart like the partners that name them, and every process
  * sharing the state uses them. They are configuration, not data: a reset or a restore keeps
- * every scenario loaded so far (a restored snapshot adds its own).
+ * every scenario loaded so far, in the replace's own transaction (records.ts, mergedOnReplace), and a
+ * restored snapshot adds its own.
  *
  * The row is the truth: it is read whenever a request names the scenario (`refresh`: its
  * partner's, or its X-Sandbox-Scenario), and all of them before the control plane answers and
@@ -76,8 +77,8 @@ export class LoadedScenarios {
 
   /**
    * Deletes the loaded scenario `name`: 404 when none is loaded by that name (a bundled one is
-   * part of the sandbox), 409 while a partner names it. A bundled scenario it shadowed is the
-   * one that name gives again.
+   * part of the sandbox), 409 while a partner names it or it is the sandbox-wide one. A
+   * bundled scenario it shadowed is the one that name gives again.
    */
   async remove(name: string): Promise<void> {
     await this.parts.state.transaction(async (tx) => {
@@ -85,6 +86,11 @@ export class LoadedScenarios {
         throw new ApiError(
           'not_found',
           `No scenario named "${name}" is loaded (GET /_sandbox/scenarios lists them; a bundled one cannot be deleted).`,
+        )
+      if ((await tx.get('sandbox_scenario', 'sandbox'))?.name === name)
+        throw new ApiError(
+          'conflict',
+          `The scenario "${name}" is the sandbox-wide one: switch to another with PUT /_sandbox/scenario first.`,
         )
       const naming = (await tx.all('partners')).filter((p) => p.scenario === name)
       if (naming.length > 0)
@@ -116,24 +122,6 @@ export class LoadedScenarios {
     const names = new Set(rows.map((row) => row.id))
     for (const name of this.inForce) if (!names.has(name)) this.forget(name)
     for (const row of rows) this.take(row)
-  }
-
-  /**
-   * Runs `replace` (a reset or restore of the whole state), then puts back every scenario
-   * loaded before it that the new state lacks: read before, in the same request.
-   */
-  async keptAcross(replace: () => Promise<void>): Promise<void> {
-    const { state } = this.parts
-    const before = await state.all('scenarios')
-    await replace()
-    try {
-      await state.transaction(async (tx) => {
-        for (const row of before) if (!(await tx.get('scenarios', row.id))) tx.put('scenarios', row)
-      })
-      await this.refreshAll()
-    } catch (error) {
-      this.parts.logger.error(`cannot keep the loaded scenarios: ${(error as Error).stack}`)
-    }
   }
 
   /** Puts a kept scenario in force (a bad one is logged once and left out). */

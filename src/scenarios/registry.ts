@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { ApiError } from '../errors.js'
+import type { StateReader } from '../state/seam.js'
 import { listBundledScenarioNames, loadScenario, ScenarioError } from './loader.js'
-import type { Scenario } from './schema.js'
+import { SCENARIO_NAME, type Scenario } from './schema.js'
 
 /**
  * The scenarios in force: the sandbox-wide one (`--scenario`), any a partner was given
@@ -31,6 +32,11 @@ export class ScenarioRegistry {
   ) {
     this.current = initial
     this.byName.set(initial.name, initial)
+  }
+
+  /** The scenario this process was started with (`--scenario`), whatever the sandbox's is. */
+  get started(): Scenario {
+    return this.initial
   }
 
   get default(): Scenario {
@@ -67,6 +73,21 @@ export class ScenarioRegistry {
     })
   }
 
+  /**
+   * Inside the transaction that gives a partner the scenario `name` (resolve checked it
+   * before): one the sandbox does not have of its own (bundled, or the one it started with)
+   * must still be loaded, its row read in that transaction, or a delete committed meanwhile
+   * (through any replica) would leave the partner naming none. ApiError 400 when it went.
+   */
+  async requireLoaded(reader: Pick<StateReader, 'get'>, name: string): Promise<void> {
+    if (name === this.initial.name || this.bundledNames().has(name)) return
+    if (await reader.get('scenarios', name)) return
+    const message = `unknown scenario "${name}": it was deleted; give the name of a bundled or loaded scenario (GET /_sandbox/scenarios lists them)`
+    throw new ApiError('validation_error', message, {
+      details: [{ field: 'scenario', message, location: 'body' }],
+    })
+  }
+
   /** A registered scenario or a bundled one by name; ApiError 400 when there is none. */
   resolve(name: string): Scenario {
     const known = this.byName.get(name)
@@ -74,7 +95,7 @@ export class ScenarioRegistry {
     try {
       // A name only: a path would read a file of the server's disk (--scenario FILE does).
       // Unknown names are told apart from the bundled list read once, not from the disk.
-      if (!/^[a-z0-9][a-z0-9-]*$/.test(name) || !this.bundledNames().has(name))
+      if (!SCENARIO_NAME.test(name) || !this.bundledNames().has(name))
         throw new ScenarioError(
           `unknown scenario "${name}": give the name of a bundled or loaded scenario (GET /_sandbox/scenarios lists them)`,
         )

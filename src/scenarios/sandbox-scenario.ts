@@ -24,7 +24,9 @@ export class SandboxScenario {
   /** Reads begun (and choices made) so far, and the latest of them put in force. */
   private begun = 0
   private taken = 0
-  /** The document in force, as JSON text. */
+  /** The row last put in force (the memory engine answers the same object until it changes). */
+  private row: SandboxScenarioRow | undefined
+  /** Its document, as JSON text. */
   private text: string | undefined
 
   private constructor(private readonly parts: SandboxScenarioParts) {}
@@ -37,9 +39,10 @@ export class SandboxScenario {
     const chosen = new SandboxScenario(parts)
     const started = parts.scenarios.default
     const stored = await parts.state.get('sandbox_scenario', 'sandbox')
-    // A stored document this version cannot use (take says why) gives way to the start's.
-    if (!stored || !chosen.take(stored)) await chosen.choose(started)
-    else if (stored.name !== started.name)
+    if (!stored) await chosen.choose(started)
+    // One this version cannot use (take says why; a newer replica's, say) is left to the
+    // replicas that can: this one decides by its own until the row changes.
+    else if (chosen.take(stored) && stored.name !== started.name)
       parts.logger.warn(
         `this process was started with the scenario "${started.name}", but the sandbox's is "${stored.name}", chosen before it started: switch with PUT /_sandbox/scenario`,
       )
@@ -65,12 +68,15 @@ export class SandboxScenario {
     await this.parts.state.transaction(async (tx) => tx.put('sandbox_scenario', row))
     // Counted as a read begun now: one begun before the commit cannot undo it.
     this.taken = ++this.begun
+    this.row = undefined
     this.text = JSON.stringify(row.document)
     this.parts.scenarios.setDefault(scenario)
   }
 
   /** Puts the row's scenario in force; false when its document cannot be used (said once). */
   private take(row: SandboxScenarioRow): boolean {
+    if (row === this.row) return true
+    this.row = row
     const text = JSON.stringify(row.document)
     if (text === this.text) return true
     this.text = text

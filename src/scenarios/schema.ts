@@ -11,9 +11,8 @@ import { webhooksSection } from './webhooks.js'
  * every section is optional and falls back to the documented defaults.
  */
 /** A scenario's name: lowercase letters, digits and dashes. */
-export const scenarioName = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]*$/, 'use lowercase letters, digits and dashes')
+export const SCENARIO_NAME = /^[a-z0-9][a-z0-9-]*$/
+const scenarioName = z.string().regex(SCENARIO_NAME, 'use lowercase letters, digits and dashes')
 
 export const scenarioSchema = z
   .object({

@@ -24,8 +24,9 @@ export interface PlatformParts {
   random: Random
   clocks: PartnerClocks
   scenarios: ScenarioRegistry
-  /** Loaded scenarios outlive a reset or restore. */
-  loadedScenarios: Pick<LoadedScenarios, 'keptAcross'>
+  /** Loaded scenarios outlive a reset or restore (the replace merges them): a restored
+   * snapshot's are put in force after it. */
+  loadedScenarios: Pick<LoadedScenarios, 'refreshAll'>
   /** The sandbox clock's stored setting, which a replace empties: written again after one. */
   sandboxClock: Pick<SandboxClockRow, 'restart' | 'store'>
   /** Told of each delivery a partner restore brought back, once committed (the dispatcher). */
@@ -87,7 +88,7 @@ export class Platform {
    * minutes ahead would expire fresh codes and settle deposits early after a "fresh" start.
    */
   async reset(): Promise<void> {
-    await this.parts.loadedScenarios.keptAcross(() => this.parts.state.reset())
+    await this.parts.state.reset()
     await this.parts.sandboxClock.restart()
   }
 
@@ -97,7 +98,8 @@ export class Platform {
 
   /** The snapshot's rows; the sandbox time stays as it stands (a snapshot holds no clock). */
   async restore(doc: UploadedSnapshot): Promise<void> {
-    await this.parts.loadedScenarios.keptAcross(() => restoreSnapshot(this.parts, doc))
+    await restoreSnapshot(this.parts, doc)
+    await this.parts.loadedScenarios.refreshAll()
     await this.parts.sandboxClock.store()
   }
 

@@ -7,6 +7,7 @@ import {
   type CollectionsData,
   ephemeralCollections,
   keptOnReplace,
+  mergedOnReplace,
   type PartnerRow,
 } from '../store/records.js'
 import { Store } from '../store/store.js'
@@ -81,6 +82,7 @@ export async function openState(
     onWarning: parts.logger.warn,
     ephemeral: ephemeralCollections,
     keepOnReplace: keptOnReplace,
+    mergeOnReplace: mergedOnReplace,
     // From a data file, the default partner's scrypt check runs while the users are read.
     onCollectionRead: (name, rows) => {
       if (name !== 'partners') return

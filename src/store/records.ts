@@ -471,6 +471,13 @@ export const ephemeralCollections: readonly CollectionName[] = [
 ]
 
 /**
+ * Durable collections a reset or restore adds to rather than empties: the scenarios loaded at
+ * run time are the sandbox's configuration, so the new rows (a restored snapshot's scenarios)
+ * join those loaded, each taking the place of one of its name. One transaction does both.
+ */
+export const mergedOnReplace: readonly CollectionName[] = ['scenarios']
+
+/**
  * Ephemeral collections a reset or restore leaves as they are: the requests the sandbox
  * answered and what its sinks received are its traffic, not its
  * data (as when they lived in process beside the state); the sandbox-wide scenario is its

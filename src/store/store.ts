@@ -59,6 +59,8 @@ export interface StoreOptions {
   ephemeral?: readonly CollectionName[]
   /** Ephemeral collections a reset or restore leaves as they are (the request journal). */
   keepOnReplace?: readonly CollectionName[]
+  /** Durable collections a replace adds its rows to rather than replacing (records.ts). */
+  mergeOnReplace?: readonly CollectionName[]
 }
 
 /** A transaction under way (see begin): its journal ops and how to undo each write. */
@@ -89,6 +91,7 @@ export class Store {
   private readonly replaceListeners: (() => void)[] = []
   private readonly ephemeral: ReadonlySet<string>
   private readonly kept: ReadonlySet<string>
+  private readonly merged: ReadonlySet<string>
   /** The transaction under way, if any (one at a time: the seam serializes them). */
   private openTx?: OpenTx
   /** Resolves when the transaction under way ends (a compaction waits for it). */
@@ -108,6 +111,7 @@ export class Store {
     this.options = options
     this.ephemeral = new Set(options.ephemeral ?? [])
     this.kept = new Set((options.keepOnReplace ?? []).filter((name) => this.ephemeral.has(name)))
+    this.merged = new Set(options.mergeOnReplace ?? [])
   }
 
   static async open(options: StoreOptions): Promise<Store> {
@@ -450,10 +454,15 @@ export class Store {
       if (op[0] === 'replace') {
         const next = emptyCollections()
         // Ephemeral collections start empty (an uploaded snapshot cannot bring back an inbox,
-        // its codes) but for those kept as they are (the request journal, the sinks).
+        // its codes) but for those kept as they are (the request journal, the sinks); merged
+        // ones (the loaded scenarios) keep their rows beside the new.
         for (const name of collectionNames) {
           if (this.kept.has(name)) (next as Record<string, unknown>)[name] = this.data[name]
-          else if (!this.ephemeral.has(name)) Object.assign(next[name], op[1][name] ?? {})
+          else if (this.ephemeral.has(name)) continue
+          else {
+            if (this.merged.has(name)) Object.assign(next[name], this.data[name])
+            Object.assign(next[name], op[1][name] ?? {})
+          }
         }
         this.data = next
         this.fillIndexes([...this.indexes.values()])

@@ -6,6 +6,7 @@ import {
   collectionNames,
   ephemeralCollections,
   keptOnReplace,
+  mergedOnReplace,
 } from '../../store/records.js'
 import { SCHEMA_VERSION, SNAPSHOT_FORMAT, type SnapshotDoc } from '../../store/snapshot-file.js'
 import { outageOf } from '../database-error.js'
@@ -236,12 +237,13 @@ const INCREMENT =
 const ANALYZE_PAST = 50
 
 /**
- * Empties every table a replace covers and writes `collections` into them; answers the tables
- * that got more than ANALYZE_PAST rows.
+ * Empties every table a replace covers (but those it merges into) and writes `collections`
+ * into them; answers the tables that got more than ANALYZE_PAST rows.
  */
 async function writeAll(client: pg.ClientBase, collections: CollectionsData): Promise<string[]> {
   const replaced = collectionNames.filter((name) => !keptOnReplace.includes(name))
-  await client.query(`TRUNCATE ${replaced.join(', ')}`)
+  const emptied = replaced.filter((name) => !mergedOnReplace.includes(name))
+  await client.query(`TRUNCATE ${emptied.join(', ')}`)
   const filled: string[] = []
   for (const name of replaced) {
     const rows = Object.values(collections[name] ?? {}) as Row[]
@@ -251,7 +253,7 @@ async function writeAll(client: pg.ClientBase, collections: CollectionsData): Pr
     for (let at = 0; at < rows.length; at += perStatement) {
       const chunk = rows.slice(at, at + perStatement)
       const params = chunk.flatMap((row) => paramsOf(name, row))
-      await client.query(insertMany(name, chunk.length, false), params)
+      await client.query(insertMany(name, chunk.length, mergedOnReplace.includes(name)), params)
     }
   }
   return filled
