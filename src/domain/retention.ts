@@ -55,8 +55,11 @@ export interface RetentionParts {
 }
 
 export class Retention {
-  /** Partners that emitted events since the last run: only they can be over their caps. */
-  private readonly touched = new Set<string>()
+  /**
+   * Partners that emitted events since the last run (only they can be over their caps), each
+   * with how many times: one that emits again while the sweep counts it stays.
+   */
+  private readonly touched = new Map<string, number>()
   /** Every partner may be over its caps (at start, after a reset or restore). */
   private everyone = true
   /** The cap check running for each partner, and whether another was asked for meanwhile. */
@@ -98,18 +101,34 @@ export class Retention {
     const { state } = this.parts
     if (this.everyone) {
       this.everyone = false
-      for (const partner of await state.all('partners')) this.touched.add(partner.id)
+      for (const partner of await state.all('partners')) this.touch(partner.id)
     }
-    const ids = [...this.touched].filter(
+    const ids = [...this.touched.keys()].filter(
       (id) => scope.partnerId === undefined || id === scope.partnerId,
     )
-    const isOverNow = await Promise.all(ids.map(async (id) => isOver(await countsOf(state, id))))
     const over: string[] = []
-    for (const [i, id] of ids.entries()) {
-      if (isOverNow[i]) over.push(id)
-      else this.touched.delete(id)
+    // A few at a time: after a start, one burst of every partner's counts would queue the
+    // requests' reads behind it.
+    for (let at = 0; at < ids.length; at += COUNTED_AT_ONCE) {
+      const some = ids.slice(at, at + COUNTED_AT_ONCE)
+      const touches = some.map((id) => this.touched.get(id))
+      const isOverNow = await Promise.all(some.map(async (id) => isOver(await countsOf(state, id))))
+      for (const [i, id] of some.entries()) {
+        if (isOverNow[i]) over.push(id)
+        else this.forgetUnlessTouched(id, touches[i])
+      }
     }
     return over
+  }
+
+  /** A partner that emitted an event: it may be over its caps. */
+  private touch(partnerId: string): void {
+    this.touched.set(partnerId, (this.touched.get(partnerId) ?? 0) + 1)
+  }
+
+  /** Done with a partner, unless it emitted an event since `touches` was read. */
+  private forgetUnlessTouched(partnerId: string, touches: number | undefined): void {
+    if (this.touched.get(partnerId) === touches) this.touched.delete(partnerId)
   }
 
   private async runIn(
@@ -204,7 +223,7 @@ export class Retention {
    * (heard one after another) share it rather than asking for a second one.
    */
   capPartner(partnerId: string): Promise<void> {
-    this.touched.add(partnerId)
+    this.touch(partnerId)
     const running = this.checks.get(partnerId)
     if (running) {
       // Not started yet: it will count this call's rows anyway.
@@ -281,6 +300,7 @@ export class Retention {
 
   /** The sweep's: one batch of a partner's oldest rows over its caps; rows removed. */
   private async pruneCapsOf(tx: StateTx, partnerId: string): Promise<number> {
+    const touches = this.touched.get(partnerId)
     const { deliveries, events } = await this.oldestOverCaps(
       tx,
       partnerId,
@@ -292,7 +312,7 @@ export class Retention {
     // (A write-time call that left a backlog leaves the partner to the sweep.) Forgotten only
     // once the removal is durable: a rolled-back run leaves it for the next.
     if (deliveries.length < BATCH && events.length < BATCH)
-      tx.afterCommit(() => this.touched.delete(partnerId))
+      tx.afterCommit(() => this.forgetUnlessTouched(partnerId, touches))
     return deliveries.length + events.length
   }
 
@@ -381,6 +401,9 @@ const isOver = (counts: CapCounts) =>
 
 /** A delivery whose attempts are over: the only kind a cap may remove. */
 const finished = (d: { completed_at: string | null }) => d.completed_at !== null
+
+/** Partners whose caps the sweep counts at once, before its transaction. */
+const COUNTED_AT_ONCE = 50
 
 /** Rows a cap pass reads at most per kind, pending or counted ones included. */
 const READ_BUDGET = 2 * BATCH
