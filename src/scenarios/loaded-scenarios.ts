@@ -41,6 +41,8 @@ export const LOADED_SCENARIOS_CAP = 100
 export class LoadedScenarios {
   /** Compiled scenarios (or why a document cannot be used), by the hash of the document. */
   private readonly compiled = new Map<string, Scenario | Error>()
+  /** What each row read so far compiled to, while the row object lives. */
+  private readonly byRow = new WeakMap<ScenarioRow, Scenario | Error>()
   /** The names this process put in force from rows: forgotten when their row goes. */
   private readonly inForce = new Set<string>()
 
@@ -126,6 +128,20 @@ export class LoadedScenarios {
 
   /** Puts a kept scenario in force (a bad one is logged once and left out). */
   private take(row: ScenarioRow): void {
+    // The memory engine answers the same row object until the row is written again: its
+    // document is not hashed again on each read.
+    let compiled = this.byRow.get(row)
+    if (compiled === undefined) {
+      compiled = this.compile(row)
+      this.byRow.set(row, compiled)
+    }
+    if (compiled instanceof Error) return
+    this.parts.scenarios.register(compiled)
+    this.inForce.add(row.id)
+  }
+
+  /** The row's document compiled, once per content (or why it cannot be used). */
+  private compile(row: ScenarioRow): Scenario | Error {
     const key = createHash('sha256').update(JSON.stringify(row.document)).digest('base64')
     let compiled = this.compiled.get(key)
     if (compiled === undefined) {
@@ -139,9 +155,7 @@ export class LoadedScenarios {
       if (this.compiled.size >= COMPILED) this.compiled.clear()
       this.compiled.set(key, compiled)
     }
-    if (compiled instanceof Error) return
-    this.parts.scenarios.register(compiled)
-    this.inForce.add(row.id)
+    return compiled
   }
 
   /** A scenario whose row was deleted (through any process): no longer found by its name. */
