@@ -338,8 +338,8 @@ describePostgres('the relational schema, held to the zod row schemas', () => {
       },
     )
     // Another partner's user and card, a global rule, a partner's counted rule, a scenario
-    // rule's count and a sink's request.
-    const other = await createPartner(call, { name: 'Globex' })
+    // rule's count and a sink's request; a scenario of its own (partners_by_scenario).
+    const other = await createPartner(call, { name: 'Globex', scenario: 'default' })
     await onboardedUser(call, {}, other.creds)
     // A clock of its own (partners_with_own_clock).
     const moved = await call('POST', `/_sandbox/partners/${other.id}/clock/advance`, {

@@ -798,6 +798,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       [4, 'users-by-primary-key'],
       [5, 'partners-with-own-clock'],
       [6, 'sandbox-scenario'],
+      [7, 'partners-by-scenario'],
     ])
     // Three replicas opening the migrated schema at once: one seeds it.
     let seeded = 0
@@ -822,6 +823,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       { version: 4, name: 'users-by-primary-key' },
       { version: 5, name: 'partners-with-own-clock' },
       { version: 6, name: 'sandbox-scenario' },
+      { version: 7, name: 'partners-by-scenario' },
     ])
   })
 

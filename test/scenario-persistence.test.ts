@@ -127,6 +127,22 @@ describe('a partner whose scenario cannot be found', () => {
     expect(after.json.problems).toEqual([])
   })
 
+  it('the health check counts every partner that names one, and every partner', async () => {
+    const { call, sandbox } = await setup()
+    const before = (await call('GET', '/_sandbox/health', { creds: null })).json.partners
+    expect(
+      (await call('POST', '/_sandbox/scenarios', { creds: null, body: FIXED_OTP })).status,
+    ).toBe(201)
+    for (const name of ['Lost 1', 'Lost 2'])
+      await createPartner(call, { name, scenario: 'fixed-otp' })
+    await createPartner(call, { name: 'Kept', scenario: 'happy-path' })
+    // Its row gone behind the sandbox's back, as with a data file from before scenarios were kept.
+    await sandbox.services.state.transaction(async (tx) => tx.remove('scenarios', 'fixed-otp'))
+    const health = await call('GET', '/_sandbox/health', { creds: null })
+    expect(health.json.partners).toBe(before + 3)
+    expect(health.json.problems).toEqual([expect.stringMatching(/^2 partner\(s\) name a scenario/)])
+  })
+
   it('other partners are not affected', async () => {
     const first = await onFile()
     await partnerWithFixedOtp(first.call)

@@ -65,14 +65,6 @@ export class ScenarioRegistry {
     if (name === this.initial.name) this.byName.set(name, this.initial)
   }
 
-  /** Partners' scenarios that cannot be found, for the control plane's status. */
-  problems(partners: { id: string; scenario: string | null }[]): string[] {
-    return partners.flatMap((p) => {
-      const problem = this.problemOf(p)
-      return problem ? [`partner ${p.id}: ${problem}`] : []
-    })
-  }
-
   /**
    * Inside the transaction that gives a partner the scenario `name` (resolve checked it
    * before): one the sandbox does not have of its own (bundled, or the one it started with)
@@ -134,7 +126,7 @@ export class ScenarioRegistry {
       } catch {
         problem = `scenario "${name}" is not loaded in this sandbox: load it with POST /_sandbox/scenarios, or give the partner another with PATCH /_sandbox/partners/{id}`
         this.missing.set(name, problem)
-        this.onMissing(`partner ${partner.id ?? ''} names ${problem}`)
+        this.onMissing(`${partner.id ? `partner ${partner.id}` : 'a partner'} names ${problem}`)
       }
     }
     return problem

@@ -38,6 +38,10 @@ export const indexDefs = {
   // Partners whose time is their own (all under 'own'): what the clocks read for everyone is
   // these few rows, not every partner (domain/partner-clocks.ts).
   partners_with_own_clock: index('partners', (p) => (p.clock ? 'own' : undefined)),
+  // Every partner (all under 'all') and the partners by their own scenario: the health check
+  // counts them, and reads the names a partner gives, rather than every partner's row.
+  partners_in_order: index('partners', () => 'all'),
+  partners_by_scenario: index('partners', (p) => p.scenario ?? undefined),
   users_by_partner: index('users', (u) => u.partner_id, { counted: true }),
   // By e-mail alone, of every partner (findUserByEmail keeps the partner's own): a key built
   // as `partner:email` was a new string per user, 64 bytes each at 100k users; the lowercase
