@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi'
-import { pageOf, paginateInOrder } from '../domain/pagination.js'
+import { pageOf } from '../domain/pagination.js'
 import { publicPartner } from '../domain/partners.js'
 import { namesOf, type ProductionNames } from '../domain/production-names.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
@@ -55,11 +55,13 @@ export function partnerRoutes(s: {
         ...errorResponses(400, 401),
       },
     }),
-    async (c) =>
-      c.json(
-        paginateInOrder(await s.partners.list(), c.req.valid('query'), (p) => sandboxPartner(s, p)),
+    async (c) => {
+      const page = await s.partners.page(c.req.valid('query'))
+      return c.json(
+        { data: page.data.map((p) => sandboxPartner(s, p)), has_more: page.has_more },
         200,
-      ),
+      )
+    },
   )
 
   app.openapi(

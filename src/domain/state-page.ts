@@ -6,10 +6,11 @@ import { unknownCursor } from './pagination.js'
 const CHUNK = 100
 
 /**
- * A page of the rows under `key` of a time-ordered index (state/indexes.ts), newest first,
- * those `keep` passes, read through the seam: the cursor is found through the index and the
- * reading stops at the page's end, so a page costs the same at 10 and at 10,000 rows (plus
- * the rows `keep` skips). The rows are the domain's; the route presents them.
+ * A page of the rows under `key` of a time-ordered index (state/indexes.ts), newest first
+ * (oldest first unless `newestFirst`), those `keep` passes, read through the seam: the cursor
+ * is found through the index and the reading stops at the page's end, so a page costs the same
+ * at 10 and at 10,000 rows (plus the rows `keep` skips). The rows are the domain's; the route
+ * presents them.
  */
 export async function statePage<I extends IndexName>(
   reader: StateReader,
@@ -17,12 +18,14 @@ export async function statePage<I extends IndexName>(
   key: string,
   query: { limit: number; starting_after?: string },
   keep?: (row: IndexRow<I>) => boolean,
+  newestFirst = true,
 ): Promise<{ data: IndexRow<I>[]; has_more: boolean }> {
   let after = query.starting_after
   if (after !== undefined && !(await reader.has(index, key, after))) throw unknownCursor()
   if (!keep) {
     // One row past the page says whether there is more.
-    const rows = await reader.range(index, key, { reverse: true, after, limit: query.limit + 1 })
+    const reverse = newestFirst
+    const rows = await reader.range(index, key, { reverse, after, limit: query.limit + 1 })
     return { data: rows.slice(0, query.limit), has_more: rows.length > query.limit }
   }
   const data: IndexRow<I>[] = []

@@ -13,6 +13,7 @@ import {
   usage,
   usageSince,
 } from '../domain/partners.js'
+import { statePage } from '../domain/state-page.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
@@ -88,8 +89,8 @@ export class Partners {
     })
   }
 
-  /** Control plane: status, scenario, rate limit or auto_complete, together or not at all. */
-  list(): Promise<PartnerRow[]> {
-    return this.s.state.all('partners')
+  /** A page of every partner, oldest first: read a page at a time, however many there are. */
+  page(query: { limit: number; starting_after?: string }) {
+    return statePage(this.s.state, 'partners_in_order', 'all', query, undefined, false)
   }
 }
