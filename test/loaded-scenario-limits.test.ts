@@ -106,6 +106,18 @@ describe('a scenario deleted through another process', () => {
       details: [expect.objectContaining({ field: 'scenario' })],
     })
     expect((await state.get('partners', p.id))?.scenario).toBeNull()
+    // Refused as a whole: a status in the same patch is not set either.
+    await expect(
+      platform.updatePartner(p.id, { status: 'suspended', scenario: 'qa' }),
+    ).rejects.toMatchObject({ status: 400 })
+    expect((await state.get('partners', p.id))?.status).toBe('active')
+    // Nor can it become the sandbox's scenario.
+    const { scenarios, sandboxScenario } = t.sandbox.services
+    await expect(sandboxScenario.choose(scenarios.resolve('qa'))).rejects.toMatchObject({
+      status: 400,
+      details: [expect.objectContaining({ field: 'name' })],
+    })
+    expect(scenarios.default.name).toBe('default')
     await expect(
       t.sandbox.services.partners.create({ name: 'Late', scenario: 'qa' }),
     ).rejects.toMatchObject({ status: 400 })

@@ -29,14 +29,12 @@ export function checkSandboxPartnerPatch(
  * applied together or not at all. The partner row as it is after them.
  */
 export async function updateSandboxPartnerSettings(
-  ctx: { clocks: PartnerClocks; scenarios: Pick<ScenarioRegistry, 'requireLoaded'> },
+  ctx: { clocks: PartnerClocks },
   tx: StateTx,
   id: string,
   patch: SandboxPartnerSettings,
 ): Promise<PartnerRow> {
   const partner = await partnerById(tx, id)
-  // Again inside the transaction: a delete may have taken the scenario meanwhile.
-  if (patch.scenario) await ctx.scenarios.requireLoaded(tx, patch.scenario)
   if (
     patch.scenario === undefined &&
     patch.rate_limit === undefined &&

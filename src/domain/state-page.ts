@@ -22,15 +22,25 @@ export async function statePage<I extends IndexName>(
 ): Promise<{ data: IndexRow<I>[]; has_more: boolean }> {
   let after = query.starting_after
   if (after !== undefined && !(await reader.has(index, key, after))) throw unknownCursor()
+  const reverse = newestFirst
+  /**
+   * Rows past `from`. Nothing past the client's cursor may mean it went between the check and
+   * the read (its position is read with the rows): asked again, it is a 400, not the list's end.
+   */
+  const past = async (from: string | undefined, limit: number) => {
+    const rows = await reader.range(index, key, { reverse, after: from, limit })
+    const asked = from !== undefined && from === query.starting_after
+    if (rows.length === 0 && asked && !(await reader.has(index, key, from))) throw unknownCursor()
+    return rows
+  }
   if (!keep) {
     // One row past the page says whether there is more.
-    const reverse = newestFirst
-    const rows = await reader.range(index, key, { reverse, after, limit: query.limit + 1 })
+    const rows = await past(after, query.limit + 1)
     return { data: rows.slice(0, query.limit), has_more: rows.length > query.limit }
   }
   const data: IndexRow<I>[] = []
   for (;;) {
-    const rows = await reader.range(index, key, { reverse: true, after, limit: CHUNK })
+    const rows = await past(after, CHUNK)
     for (const row of rows) {
       if (!keep(row)) continue
       if (data.length === query.limit) return { data, has_more: true }

@@ -66,17 +66,22 @@ export class ScenarioRegistry {
   }
 
   /**
-   * Inside the transaction that gives a partner the scenario `name` (resolve checked it
-   * before): one the sandbox does not have of its own (bundled, or the one it started with)
-   * must still be loaded, its row read in that transaction, or a delete committed meanwhile
-   * (through any replica) would leave the partner naming none. ApiError 400 when it went.
+   * Inside the transaction that gives a partner (or the sandbox) the scenario `name` (resolve
+   * checked it before): one the sandbox does not have of its own (bundled, or the one it
+   * started with) must still be loaded, its row read in that transaction, or a delete
+   * committed meanwhile (through any replica) would leave it naming none. ApiError 400 naming
+   * `field` when it went.
    */
-  async requireLoaded(reader: Pick<StateReader, 'get'>, name: string): Promise<void> {
+  async requireLoaded(
+    reader: Pick<StateReader, 'get'>,
+    name: string,
+    field = 'scenario',
+  ): Promise<void> {
     if (name === this.initial.name || this.bundledNames().has(name)) return
     if (await reader.get('scenarios', name)) return
     const message = `unknown scenario "${name}": it was deleted; give the name of a bundled or loaded scenario (GET /_sandbox/scenarios lists them)`
     throw new ApiError('validation_error', message, {
-      details: [{ field: 'scenario', message, location: 'body' }],
+      details: [{ field, message, location: 'body' }],
     })
   }
 

@@ -65,7 +65,11 @@ export class SandboxScenario {
       name: scenario.name,
       document: scenario as unknown as Record<string, unknown>,
     }
-    await this.parts.state.transaction(async (tx) => tx.put('sandbox_scenario', row))
+    await this.parts.state.transaction(async (tx) => {
+      // A loaded one must still be: a delete (through any replica) may have taken it.
+      await this.parts.scenarios.requireLoaded(tx, scenario.name, 'name')
+      tx.put('sandbox_scenario', row)
+    })
     // Counted as a read begun now: one begun before the commit cannot undo it.
     this.taken = ++this.begun
     this.row = undefined

@@ -150,6 +150,8 @@ export class Platform {
     checkSandboxPartnerPatch(this.parts, patch)
     const { status, ...settings } = patch
     return this.parts.state.transaction(async (tx) => {
+      // Again inside the transaction, before any write: a delete may have taken the scenario.
+      if (patch.scenario) await this.parts.scenarios.requireLoaded(tx, patch.scenario)
       if (status) await changePartnerStatus(this.parts, tx, partnerId, status)
       return updateSandboxPartnerSettings(this.parts, tx, partnerId, settings)
     })

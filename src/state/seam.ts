@@ -135,7 +135,11 @@ export interface State extends StateReader {
    * `replaceAll` and `reset` resolve once the promise a listener answers has settled.
    */
   onReplace(listener: ReplaceListener): void
-  /** Replaces every collection (reset to fixtures, restore of a snapshot). */
+  /**
+   * Replaces every collection (reset to fixtures, restore of a snapshot), in one transaction:
+   * but the ephemeral ones it keeps (keptOnReplace), and those it adds its rows to
+   * (mergedOnReplace: the loaded scenarios).
+   */
   replaceAll(collections: CollectionsData): Promise<void>
   /** Back to the seed data. */
   reset(): Promise<void>

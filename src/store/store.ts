@@ -278,7 +278,7 @@ export class Store {
     if (ops.length > 0) this.commit(ops)
   }
 
-  /** Replaces every collection (reset to fixtures, restore of a snapshot). */
+  /** Replaces every collection (reset to fixtures, restore of a snapshot): see apply. */
   async replaceAll(collections: CollectionsData): Promise<void> {
     this.commit([['replace', collections]])
     for (const listener of this.replaceListeners) listener()
