@@ -10,6 +10,7 @@ import { Retention } from './domain/retention.js'
 import { SandboxClockRow } from './domain/sandbox-clock-row.js'
 import { SessionVerifier } from './domain/sessions.js'
 import { Sweeper } from './domain/sweeper.js'
+import { readSandboxSettings } from './http/read-first.js'
 import { hostForUrl, requestOrigins } from './http/request-origin.js'
 import type { Logger } from './logger.js'
 import { createRandom } from './random.js'
@@ -141,7 +142,7 @@ export async function compose(
     logger,
     // Each run first reads what another process may have changed: the time and scenarios.
     refresh: async () => {
-      await Promise.all([clockRow.refresh(), sandboxScenario.refresh()])
+      await readSandboxSettings({ clockRow, sandboxScenario })
       await Promise.all([
         clocks.refreshAll(),
         loadedScenarios.refreshAll(),

@@ -22,13 +22,12 @@ export async function statePage<I extends IndexName>(
 ): Promise<{ data: IndexRow<I>[]; has_more: boolean }> {
   let after = query.starting_after
   if (after !== undefined && !(await reader.has(index, key, after))) throw unknownCursor()
-  const reverse = newestFirst
   /**
    * Rows past `from`. Nothing past the client's cursor may mean it went between the check and
    * the read (its position is read with the rows): asked again, it is a 400, not the list's end.
    */
   const past = async (from: string | undefined, limit: number) => {
-    const rows = await reader.range(index, key, { reverse, after: from, limit })
+    const rows = await reader.range(index, key, { reverse: newestFirst, after: from, limit })
     const asked = from !== undefined && from === query.starting_after
     if (rows.length === 0 && asked && !(await reader.has(index, key, from))) throw unknownCursor()
     return rows

@@ -1,16 +1,15 @@
 import type { Context, MiddlewareHandler, Next } from 'hono'
 import type { PartnerClocks } from '../domain/partner-clocks.js'
-import type { SandboxClockRow } from '../domain/sandbox-clock-row.js'
 import type { ReadAhead, SessionVerifier } from '../domain/sessions.js'
 import type { LoadedScenarios } from '../scenarios/loaded-scenarios.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
-import type { SandboxScenario } from '../scenarios/sandbox-scenario.js'
 import type { Partners } from '../services/partners.js'
 import type { RulesAhead } from '../services/rules.js'
 import type { PartnerRow } from '../store/records.js'
 import type { AccessTable } from './access-table.js'
 import type { AppEnv } from './app-env.js'
 import { createRateLimiter } from './rate-limit.js'
+import { readSandboxSettings, type SandboxSettings } from './read-first.js'
 import { requestedScenario } from './request-scenario.js'
 import { followRules, meetRules } from './rules.js'
 import { attachSession } from './user-session.js'
@@ -25,13 +24,12 @@ import { attachSession } from './user-session.js'
  */
 /** What the gate runs on: the parts each of its steps takes. */
 export type ApiGateParts = Parameters<typeof createRateLimiter>[0] &
+  SandboxSettings &
   Parameters<typeof meetRules>[0] &
   Parameters<typeof attachSession>[0] &
   Parameters<typeof requestedScenario>[0] & {
     partners: Pick<Partners, 'authenticate'>
     sessions: Pick<SessionVerifier, 'authenticate' | 'readAhead'>
-    clockRow: Pick<SandboxClockRow, 'refresh'>
-    sandboxScenario: Pick<SandboxScenario, 'refresh'>
     scenarios: Pick<ScenarioRegistry, 'requireOwnScenario' | 'withRequestScenario'>
     clocks: Pick<PartnerClocks, 'take' | 'refreshAll'>
     loadedScenarios: Pick<LoadedScenarios, 'refresh' | 'refreshAll'>
@@ -79,8 +77,7 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
     // scenario is read first.
     if (needs === 'public') {
       await Promise.all([
-        deps.clockRow.refresh(),
-        deps.sandboxScenario.refresh(),
+        readSandboxSettings(deps),
         deps.clocks.refreshAll(),
         deps.loadedScenarios.refreshAll(),
       ])
@@ -98,9 +95,8 @@ export function apiGate(deps: ApiGateParts, access: AccessTable): MiddlewareHand
     // The sandbox clock's row, the sandbox-wide scenario's and the partner's, read at once (one
     // statement on PostgreSQL, with the rules' and the session's): the credentials check reads
     // no time.
-    const [, , partner] = await Promise.all([
-      deps.clockRow.refresh(),
-      deps.sandboxScenario.refresh(),
+    const [, partner] = await Promise.all([
+      readSandboxSettings(deps),
       deps.partners.authenticate(key, c.req.header('x-partner-secret')),
     ])
     await named(c, partner)

@@ -11,21 +11,30 @@ import type { AppEnv } from './app-env.js'
  * processes (docs/architecture.md, "The state seam").
  */
 
+/** The rows of the sandbox's own settings, read before anything reads the time or decides. */
+export interface SandboxSettings {
+  clockRow: Pick<SandboxClockRow, 'refresh'>
+  sandboxScenario: Pick<SandboxScenario, 'refresh'>
+}
+
 /**
- * Every request reads the sandbox clock's setting and the sandbox-wide scenario (a row each,
- * one statement on PostgreSQL) before anything reads the time or decides; under `gated` the API
- * gate reads them, with the partner its credentials name (api-gate.ts).
+ * The sandbox clock's setting and the sandbox-wide scenario, read at once: both reads begin in
+ * this tick, so on PostgreSQL they go in one statement with any other read begun beside them.
+ */
+export const readSandboxSettings = (deps: SandboxSettings) =>
+  Promise.all([deps.clockRow.refresh(), deps.sandboxScenario.refresh()])
+
+/**
+ * Every request reads the sandbox's settings (a row each) before anything reads the time or
+ * decides; under `gated` the API gate reads them, with the partner its credentials name
+ * (api-gate.ts).
  */
 export function sandboxSettingsFirst(
-  deps: {
-    clockRow: Pick<SandboxClockRow, 'refresh'>
-    sandboxScenario: Pick<SandboxScenario, 'refresh'>
-  },
+  deps: SandboxSettings,
   gated: string,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.req.path.startsWith(gated))
-      await Promise.all([deps.clockRow.refresh(), deps.sandboxScenario.refresh()])
+    if (!c.req.path.startsWith(gated)) await readSandboxSettings(deps)
     await next()
   }
 }

@@ -30,8 +30,8 @@ export const LOADED_SCENARIOS_CAP = 100
  * Scenarios loaded through the control plane live in the state (collection `scenarios`), so
  * with a data file they survive a restart like the partners that name them, and every process
  * sharing the state uses them. They are configuration, not data: a reset or a restore keeps
- * every scenario loaded so far, in the replace's own transaction (records.ts, mergedOnReplace), and a
- * restored snapshot adds its own.
+ * every scenario loaded so far, in the replace's own transaction (records.ts,
+ * mergedOnReplace), and a restored snapshot adds its own.
  *
  * The row is the truth: it is read whenever a request names the scenario (`refresh`: its
  * partner's, or its X-Sandbox-Scenario), and all of them before the control plane answers and
@@ -95,16 +95,15 @@ export class LoadedScenarios {
           `The scenario "${name}" is the sandbox-wide one: switch to another with PUT /_sandbox/scenario first.`,
         )
       const naming = (await tx.all('partners')).filter((p) => p.scenario === name)
-      if (naming.length > 0)
+      if (naming.length > 0) {
+        const one = naming.length === 1
+        const ids = naming.slice(0, 5).map((p) => p.id)
+        const who = `${one ? 'partner' : 'partners'} ${ids.join(', ')}${naming.length > 5 ? ' and others' : ''}`
         throw new ApiError(
           'conflict',
-          `The scenario "${name}" is the scenario of ${naming.length === 1 ? 'partner' : 'partners'} ${naming
-            .slice(0, 5)
-            .map((p) => p.id)
-            .join(
-              ', ',
-            )}${naming.length > 5 ? ' and others' : ''}: give ${naming.length === 1 ? 'it' : 'them'} another with PATCH /_sandbox/partners/{id} first.`,
+          `The scenario "${name}" is the scenario of ${who}: give ${one ? 'it' : 'them'} another with PATCH /_sandbox/partners/{id} first.`,
         )
+      }
       tx.remove('scenarios', name)
     })
     this.forget(name)

@@ -37,7 +37,7 @@ export class SandboxScenario {
    */
   static async open(parts: SandboxScenarioParts): Promise<SandboxScenario> {
     const chosen = new SandboxScenario(parts)
-    const started = parts.scenarios.default
+    const { started } = parts.scenarios
     const stored = await parts.state.get('sandbox_scenario', 'sandbox')
     if (!stored) await chosen.choose(started)
     // One this version cannot use (take says why; a newer replica's, say) is left to the

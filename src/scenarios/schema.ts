@@ -5,15 +5,15 @@ import { onboardingSection } from './onboarding.js'
 import { otpSection } from './otp.js'
 import { webhooksSection } from './webhooks.js'
 
+/** A scenario's name: lowercase letters, digits and dashes. */
+export const SCENARIO_NAME = /^[a-z0-9][a-z0-9-]*$/
+const scenarioName = z.string().regex(SCENARIO_NAME, 'use lowercase letters, digits and dashes')
+
 /**
  * A scenario scripts the sandbox's decisions (OTP codes, onboarding outcomes, funding,
  * webhook behaviour, rules). This is the skeleton every capability adds its section to;
  * every section is optional and falls back to the documented defaults.
  */
-/** A scenario's name: lowercase letters, digits and dashes. */
-export const SCENARIO_NAME = /^[a-z0-9][a-z0-9-]*$/
-const scenarioName = z.string().regex(SCENARIO_NAME, 'use lowercase letters, digits and dashes')
-
 export const scenarioSchema = z
   .object({
     $schema: z.string().optional(),

@@ -24,13 +24,21 @@ export interface PlatformParts {
   random: Random
   clocks: PartnerClocks
   scenarios: ScenarioRegistry
-  /** Loaded scenarios outlive a reset or restore (the replace merges them): a restored
-   * snapshot's are put in force after it. */
+  /**
+   * Loaded scenarios outlive a reset or restore (the replace merges them); a restored
+   * snapshot's are put in force after it.
+   */
   loadedScenarios: Pick<LoadedScenarios, 'refreshAll'>
   /** The sandbox clock's stored setting, which a replace empties: written again after one. */
   sandboxClock: Pick<SandboxClockRow, 'restart' | 'store'>
   /** Told of each delivery a partner restore brought back, once committed (the dispatcher). */
   scheduled?: (delivery: DeliveryRow) => void
+}
+
+/** The partners, and those that name a missing scenario. */
+interface Counts {
+  partners: number
+  missing: number
 }
 
 /**
@@ -39,12 +47,6 @@ export interface PlatformParts {
  * transaction (a reset or restore of everything, one replace); what lives outside the state
  * (the in-process copies other areas keep) follows once it committed.
  */
-/** The partners, and those that name a missing scenario. */
-interface Counts {
-  partners: number
-  missing: number
-}
-
 export class Platform {
   private readonly startedAt = Date.now()
 

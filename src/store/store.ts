@@ -458,11 +458,12 @@ export class Store {
         // ones (the loaded scenarios) keep their rows beside the new.
         for (const name of collectionNames) {
           if (this.kept.has(name)) (next as Record<string, unknown>)[name] = this.data[name]
-          else if (this.ephemeral.has(name)) continue
-          else {
-            if (this.merged.has(name)) Object.assign(next[name], this.data[name])
-            Object.assign(next[name], op[1][name] ?? {})
-          }
+          else if (!this.ephemeral.has(name))
+            Object.assign(
+              next[name],
+              this.merged.has(name) ? this.data[name] : {},
+              op[1][name] ?? {},
+            )
         }
         this.data = next
         this.fillIndexes([...this.indexes.values()])
