@@ -36,8 +36,46 @@ async function manyAtOnce(options: SandboxOptions = {}) {
   expect(await state.get('events', 'evt_full00020')).toBeDefined()
 }
 
+/**
+ * A burst of BURST events, CONCURRENT at a time, for a partner at its caps: more than a batch
+ * goes over while the first checks run. Once the burst is answered and its checks settled
+ * (no sweep: the clock is frozen), each cap holds exactly and the newest events are kept.
+ */
+async function burst(options: SandboxOptions = {}) {
+  const t = await setup(options, { frozenAt: true })
+  const { state, retention } = t.sandbox.services
+  const receiver = await receiverForTest()
+  const partner = await createPartner(t.call, { name: 'Bursty', webhook_url: receiver.url })
+  await fillHistory(t.sandbox, partner.id)
+  const ids: string[] = []
+  for (let at = 0; at < BURST; at += CONCURRENT) {
+    const answers = await Promise.all(
+      Array.from({ length: CONCURRENT }, (_, i) =>
+        t.call('POST', '/_sandbox/events', {
+          creds: null,
+          body: {
+            partner_id: partner.id,
+            type: 'webhook.test',
+            object: { object: 'test', n: at + i },
+          },
+        }),
+      ),
+    )
+    for (const res of answers) expect(res.status, res.text).toBe(201)
+    ids.push(...answers.map((res) => res.json.event.id as string))
+  }
+  await retention.settled()
+  expect(await state.count('events_by_partner', partner.id)).toBe(HISTORY_CAP_PER_PARTNER)
+  expect(await state.count('deliveries_by_partner', partner.id)).toBe(HISTORY_CAP_PER_PARTNER)
+  for (const id of ids) expect(await state.get('events', id)).toBeDefined()
+}
+
+const BURST = 1_200
+const CONCURRENT = 40
+
 describe(`events and deliveries, ${HISTORY_CAP_PER_PARTNER} per partner`, () => {
   it('many events at once leave the caps held and keep the newest', () => manyAtOnce(), 120_000)
+  it('a burst of events, more than a batch over, leaves the caps held', () => burst(), 120_000)
 })
 
 describePostgres(
@@ -49,6 +87,11 @@ describePostgres(
       'many events at once leave the caps held and keep the newest',
       () => manyAtOnce({ database: freshDatabaseUrl() }),
       120_000,
+    )
+    it(
+      'a burst of events, more than a batch over, leaves the caps held',
+      () => burst({ database: freshDatabaseUrl() }),
+      180_000,
     )
   },
 )

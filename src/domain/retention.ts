@@ -199,11 +199,7 @@ export class Retention {
       const partnerId = key.slice(0, bar)
       if (scope.partnerId !== undefined && partnerId !== scope.partnerId) continue
       if (key.slice(bar + 1) >= cutoff(partnerId)) continue
-      for (const row of await tx.lookup(index, key)) {
-        if (!(await mayGo(row))) continue
-        ids.push(row.id)
-        if (ids.length >= BATCH) break
-      }
+      ids.push(...(await mayGoOf(await tx.lookup(index, key), BATCH - ids.length, mayGo)))
     }
     this.remove(tx, indexDefs[index].collection, ids)
     return ids.length
@@ -211,9 +207,11 @@ export class Retention {
 
   /**
    * Holds one partner to its caps now (after its event or delivery attempt was written): at
-   * the cap, that is the one or few oldest rows a new one pushed over. A backlog beyond one
-   * batch (a snapshot restored over the cap) is left to the sweep, a batch a second. Never
-   * rejects: it runs after the write that called for it, with nobody to answer.
+   * the cap, that is the one or few oldest rows a new one pushed over; under a burst of
+   * events, those pushed over while the check before ran (its reads of the rows are made at
+   * once, so a check takes a few round trips however many are over: see mayGoOf). A backlog
+   * beyond one batch (a snapshot restored over the cap) is left to the sweep, a batch a
+   * second. Never rejects: it runs after the write that called for it, with nobody to answer.
    *
    * One check per partner at a time: calls made while one runs are answered by a single check
    * after it, which starts once their writes have committed and so sees every row they added.
@@ -275,13 +273,17 @@ export class Retention {
       const over = await this.oldestOverCaps(state, partnerId, counts, true)
       await state.transaction(async (tx) => {
         // Each only if it is still there and may still go: another check may have removed it.
-        for (const id of over.deliveries) {
-          const delivery = await tx.get('webhook_deliveries', id)
-          if (delivery && finished(delivery)) tx.remove('webhook_deliveries', id)
-        }
-        for (const id of over.events)
-          if ((await tx.get('events', id)) && (await this.eventMayGo(tx, id)))
-            tx.remove('events', id)
+        const [deliveries, events] = await Promise.all([
+          mayGoOf(over.deliveries, BATCH, async (id) => {
+            const delivery = await tx.get('webhook_deliveries', id)
+            return delivery !== undefined && finished(delivery)
+          }),
+          mayGoOf(over.events, BATCH, async (id) =>
+            (await tx.get('events', id)) !== undefined ? this.eventMayGo(tx, id) : false,
+          ),
+        ])
+        this.remove(tx, 'webhook_deliveries', deliveries)
+        this.remove(tx, 'events', events)
       })
     } catch (error) {
       this.parts.logger.error(`retention of partner ${partnerId} failed: ${(error as Error).stack}`)
@@ -357,21 +359,17 @@ export class Retention {
     smallOnly = false,
   ): Promise<string[]> {
     const over = count - HISTORY_CAP_PER_PARTNER
-    let excess = Math.min(over, BATCH)
+    const excess = Math.min(over, BATCH)
     const ids: string[] = []
-    if (excess <= 0 || (smallOnly && over > BATCH)) return ids
+    if (smallOnly && over > BATCH) return ids
     let read = 0
     let after: string | undefined
-    while (excess > 0 && read < READ_BUDGET) {
-      const rows = await page(after, Math.min(excess + 16, READ_BUDGET - read))
+    while (ids.length < excess && read < READ_BUDGET) {
+      const rows = await page(after, Math.min(excess - ids.length + 16, READ_BUDGET - read))
       if (rows.length === 0) break
       read += rows.length
       after = (rows.at(-1) as T).id
-      for (const row of rows) {
-        if (!(await mayGo(row))) continue
-        ids.push(row.id)
-        if (--excess === 0) break
-      }
+      ids.push(...(await mayGoOf(rows, excess - ids.length, mayGo)))
     }
     return ids
   }
@@ -379,6 +377,29 @@ export class Retention {
   private remove(tx: StateTx, collection: CollectionName, ids: string[]): void {
     for (const id of ids) tx.remove(collection, id)
   }
+}
+
+/**
+ * The ids of `rows` (rows or ids) that `mayGo` lets go, in their order, at most `limit`. The
+ * rows are asked about a slice at a time, the rows of a slice at once: on PostgreSQL a
+ * transaction's reads are pipelined on its connection, so a slice costs one round trip, not
+ * one a row (a check of a few hundred rows over a cap would take seconds, while the partner's
+ * new events pushed more over).
+ */
+async function mayGoOf<T extends { id: string } | string>(
+  rows: readonly T[],
+  limit: number,
+  mayGo: (row: T) => boolean | Promise<boolean>,
+): Promise<string[]> {
+  const ids: string[] = []
+  for (let at = 0; at < rows.length && ids.length < limit; ) {
+    const slice = rows.slice(at, at + limit - ids.length)
+    at += slice.length
+    const going = await Promise.all(slice.map(mayGo))
+    for (const [i, row] of slice.entries())
+      if (going[i]) ids.push(typeof row === 'string' ? row : row.id)
+  }
+  return ids
 }
 
 /** A partner's events and deliveries: what the per-partner caps hold. */
