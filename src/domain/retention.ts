@@ -208,10 +208,10 @@ export class Retention {
   /**
    * Holds one partner to its caps now (after its event or delivery attempt was written): at
    * the cap, that is the one or few oldest rows a new one pushed over; under a burst of
-   * events, those pushed over while the check before ran (its reads of the rows are made at
-   * once, so a check takes a few round trips however many are over: see mayGoOf). A backlog
-   * beyond one batch (a snapshot restored over the cap) is left to the sweep, a batch a
-   * second. Never rejects: it runs after the write that called for it, with nobody to answer.
+   * events, those pushed over while the check before ran (it asks about them ASKED_AT_ONCE
+   * at a time, not one after another: see mayGoOf). A backlog beyond one batch (a snapshot
+   * restored over the cap) is left to the sweep, a batch a second. Never rejects: it runs
+   * after the write that called for it, with nobody to answer.
    *
    * One check per partner at a time: calls made while one runs are answered by a single check
    * after it, which starts once their writes have committed and so sees every row they added.
@@ -381,10 +381,11 @@ export class Retention {
 
 /**
  * The ids of `rows` (rows or ids) that `mayGo` lets go, in their order, at most `limit`. The
- * rows are asked about a slice at a time, the rows of a slice at once: on PostgreSQL a
- * transaction's reads are pipelined on its connection, so a slice costs one round trip, not
- * one a row (a check of a few hundred rows over a cap would take seconds, while the partner's
- * new events pushed more over).
+ * rows are asked about a slice at a time (as many as are still wanted, at most ASKED_AT_ONCE),
+ * the rows of a slice at once. On PostgreSQL a transaction's reads are pipelined on its
+ * connection and reads outside one are batched, so a slice costs about a round trip rather
+ * than one a row: asked one after another, the rows a burst of events pushed over a cap took
+ * seconds to check, while the partner's new events pushed more over.
  */
 async function mayGoOf<T extends { id: string } | string>(
   rows: readonly T[],
@@ -393,7 +394,7 @@ async function mayGoOf<T extends { id: string } | string>(
 ): Promise<string[]> {
   const ids: string[] = []
   for (let at = 0; at < rows.length && ids.length < limit; ) {
-    const slice = rows.slice(at, at + limit - ids.length)
+    const slice = rows.slice(at, at + Math.min(limit - ids.length, ASKED_AT_ONCE))
     at += slice.length
     const going = await Promise.all(slice.map(mayGo))
     for (const [i, row] of slice.entries())
@@ -425,6 +426,12 @@ const finished = (d: { completed_at: string | null }) => d.completed_at !== null
 
 /** Partners whose caps the sweep counts at once, before its transaction. */
 const COUNTED_AT_ONCE = 50
+
+/**
+ * Rows a pass asks about at once (mayGoOf): outside a transaction, batched six a statement,
+ * they take a few of the pool's connections, not every one the requests are waiting for.
+ */
+const ASKED_AT_ONCE = 50
 
 /** Rows a cap pass reads at most per kind, pending or counted ones included. */
 const READ_BUDGET = 2 * BATCH
