@@ -94,7 +94,7 @@ export class LoadedScenarios {
           'conflict',
           `The scenario "${name}" is the sandbox-wide one: switch to another with PUT /_sandbox/scenario first.`,
         )
-      const naming = (await tx.all('partners')).filter((p) => p.scenario === name)
+      const naming = await tx.lookup('partners_by_scenario', name)
       if (naming.length > 0) {
         const one = naming.length === 1
         const ids = naming.slice(0, 5).map((p) => p.id)

@@ -1,8 +1,13 @@
 import { html } from 'hono/html'
 import type { PartnerClocks } from '../../domain/partner-clocks.js'
+import { statePage } from '../../domain/state-page.js'
 import type { ScenarioRegistry } from '../../scenarios/registry.js'
 import type { StateReader } from '../../state/seam.js'
+import type { PartnerRow } from '../../store/records.js'
 import { action, table } from './table.js'
+
+/** Partners the dashboard lists at a time, oldest first, however many the sandbox holds. */
+export const PARTNERS_PER_PAGE = 50
 
 const list = (items: string[], none: string) =>
   items.length
@@ -11,17 +16,42 @@ const list = (items: string[], none: string) =>
       </ul>`
     : none
 
+/** Where the dashboard's links go: a partner, the list's page (`partners_after`), the token. */
+export interface DashboardPlace {
+  partner?: string
+  after?: string
+  token?: string
+}
+
+const dashboardLink = ({ partner, after, token }: DashboardPlace) => {
+  const query = new URLSearchParams()
+  if (partner) query.set('partner', partner)
+  if (after) query.set('partners_after', after)
+  if (token) query.set('token', token)
+  const text = query.toString()
+  return text ? `/_sandbox?${text}` : '/_sandbox'
+}
+
 /**
- * Every partner with status, scenario, its own clock, the origins that may frame its hosted
- * pages and its webhook endpoints; the selected one is highlighted.
+ * A page of the partners with status, scenario, its own clock, the origins that may frame its
+ * hosted pages and its webhook endpoints, the selected one highlighted (and listed first when
+ * it is not on the page). A page starts after `place.after`, or at the first partner when that
+ * one is gone.
  */
 export async function partnersSection(
   parts: { state: StateReader; clocks: PartnerClocks; scenarios: ScenarioRegistry },
-  selected: string,
-  token: string | undefined,
+  selected: PartnerRow | undefined,
+  place: DashboardPlace,
 ) {
   const { state } = parts
-  const partners = await state.all('partners')
+  const after =
+    place.after && (await state.has('partners_in_order', 'all', place.after))
+      ? place.after
+      : undefined
+  const query = { limit: PARTNERS_PER_PAGE, starting_after: after }
+  const page = await statePage(state, 'partners_in_order', 'all', query, undefined, false)
+  const partners =
+    selected && !page.data.some((p) => p.id === selected.id) ? [selected, ...page.data] : page.data
   const rows = await Promise.all(
     partners.map(async (p) => ({
       p,
@@ -29,8 +59,17 @@ export async function partnersSection(
       users: await state.count('users_by_partner', p.id),
     })),
   )
-  const link = (id: string) =>
-    `/_sandbox?partner=${id}${token ? `&token=${encodeURIComponent(token)}` : ''}`
+  const here = { after, token: place.token }
+  const link = (id: string) => dashboardLink({ ...here, partner: id })
+  const last = page.data.at(-1)
+  const pages = [
+    after
+      ? html`<a href="${dashboardLink({ ...here, after: undefined, partner: selected?.id })}" data-testid="partners-first">First partners</a>`
+      : '',
+    page.has_more && last
+      ? html`<a href="${dashboardLink({ ...here, after: last.id, partner: selected?.id })}" data-testid="partners-next">Next partners</a>`
+      : '',
+  ].filter((a) => a !== '')
   return html`<section data-testid="partners-section">
     <h2>Partners</h2>
     ${table(
@@ -51,7 +90,7 @@ export async function partnersSection(
         return {
           id: p.id,
           cells: [
-            html`<a href="${link(p.id)}" class="${p.id === selected ? 'selected' : ''}"
+            html`<a href="${link(p.id)}" class="${p.id === selected?.id ? 'selected' : ''}"
               >${p.display_name}</a
             >`,
             p.status,
@@ -70,5 +109,6 @@ export async function partnersSection(
       }),
       'No partners. Create one with POST /_sandbox/partners.',
     )}
+    ${pages.length ? html`<p class="pages">${pages.map((a, i) => html`${i ? ' · ' : ''}${a}`)}</p>` : ''}
   </section>`
 }

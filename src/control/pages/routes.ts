@@ -50,17 +50,18 @@ export function dashboardRoutes(
     if (expected && !isAdminToken(given, expected))
       return c.html(loginPage(given !== undefined), 401)
     const token = expected ? given : undefined
+    const place = { token, after: c.req.query('partners_after') }
     const partner =
       (await s.state.get('partners', c.req.query('partner') ?? DEFAULT_PARTNER.id)) ??
-      (await s.state.all('partners'))[0]
+      (await s.state.range('partners_in_order', 'all', { limit: 1 }))[0]
     const title = 'partner-sandbox dashboard'
-    if (!partner) return c.html(layout(title, token, await partnersSection(s, '', token)))
+    if (!partner) return c.html(layout(title, token, await partnersSection(s, undefined, place)))
     const view = await partnerView(s, partner)
     return c.html(
       layout(
         title,
         token,
-        html`${await partnersSection(s, partner.id, token)} ${clockSection(s.clock, view)}
+        html`${await partnersSection(s, partner, place)} ${clockSection(s.clock, view)}
         ${peopleSection(view)} ${moneySection(view)} ${webhooksSection(view)}
         ${await webhookLabSection(s.state, view)}
         ${inboxSection(view)} ${journalSection(partner.id)}`,
