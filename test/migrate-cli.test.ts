@@ -65,7 +65,7 @@ describePostgres('partner-sandbox migrate', () => {
     const first = await run(['migrate', '--database', url])
     expect(first, first.stderr).toMatchObject({ code: 0, stderr: '' })
     expect(first.stdout).toBe(
-      `applied 1 (baseline), 2 (rules), 3 (partner-names), 4 (users-by-primary-key), 5 (partners-with-own-clock), 6 (sandbox-scenario), 7 (partners-by-scenario) to ${shown}\n`,
+      `applied 1 (baseline), 2 (rules), 3 (partner-names), 4 (users-by-primary-key), 5 (partners-with-own-clock), 6 (sandbox-scenario), 7 (partners-by-scenario), 8 (partners-by-slug) to ${shown}\n`,
     )
     expect(migrations.map((m) => `${m.version} (${m.name})`)).toEqual([
       '1 (baseline)',
@@ -75,6 +75,7 @@ describePostgres('partner-sandbox migrate', () => {
       '5 (partners-with-own-clock)',
       '6 (sandbox-scenario)',
       '7 (partners-by-scenario)',
+      '8 (partners-by-slug)',
     ])
     // One table per collection, and the sandbox's own.
     const expected = [
@@ -97,7 +98,7 @@ describePostgres('partner-sandbox migrate', () => {
     // From the environment, as a job in a compose file or a Kubernetes Job is given it.
     const second = await run(['migrate'], { SANDBOX_DATABASE_URL: url })
     expect(second).toMatchObject({ code: 0, stderr: '' })
-    expect(second.stdout).toBe(`already up to date at 7: ${shown}\n`)
+    expect(second.stdout).toBe(`already up to date at 8: ${shown}\n`)
     const versions = await sql<{ version: number; name: string }>(
       `SELECT version, name FROM "${schema}".schema_migrations ORDER BY version`,
     )
@@ -109,6 +110,7 @@ describePostgres('partner-sandbox migrate', () => {
       { version: 5, name: 'partners-with-own-clock' },
       { version: 6, name: 'sandbox-scenario' },
       { version: 7, name: 'partners-by-scenario' },
+      { version: 8, name: 'partners-by-slug' },
     ])
   }, 60_000)
 

@@ -341,6 +341,8 @@ describePostgres('the relational schema, held to the zod row schemas', () => {
     // rule's count and a sink's request; a scenario of its own (partners_by_scenario).
     const other = await createPartner(call, { name: 'Globex', scenario: 'default' })
     await onboardedUser(call, {}, other.creds)
+    // A second of that name: a numbered slug (partners_by_slug_stem).
+    await createPartner(call, { name: 'Globex' })
     // A clock of its own (partners_with_own_clock).
     const moved = await call('POST', `/_sandbox/partners/${other.id}/clock/advance`, {
       creds: null,

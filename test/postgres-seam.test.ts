@@ -799,6 +799,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       [5, 'partners-with-own-clock'],
       [6, 'sandbox-scenario'],
       [7, 'partners-by-scenario'],
+      [8, 'partners-by-slug'],
     ])
     // Three replicas opening the migrated schema at once: one seeds it.
     let seeded = 0
@@ -824,6 +825,7 @@ describePostgres('state seam, PostgreSQL engine', () => {
       { version: 5, name: 'partners-with-own-clock' },
       { version: 6, name: 'sandbox-scenario' },
       { version: 7, name: 'partners-by-scenario' },
+      { version: 8, name: 'partners-by-slug' },
     ])
   })
 

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
+import { slugStem } from '../state/indexes.js'
 import type { StateReader, StateTx } from '../state/seam.js'
 import type { PartnerRow, PartnerStatus } from '../store/records.js'
 import type { EventBus } from './events.js'
@@ -137,8 +138,11 @@ function slugify(name: string): string {
 
 /** The slug a new partner gets: the one asked for (409 when taken), or its name's, numbered. */
 async function freeSlug(reader: StateReader, input: NewPartnerInput): Promise<string> {
-  const taken = new Set((await reader.all('partners')).map((p) => p.slug))
   const base = input.slug ?? slugify(input.name)
+  // The slugs it could meet, not every partner's: those of base's stem, and base numbered.
+  const stems = [...new Set([slugStem(base), base])]
+  const found = await Promise.all(stems.map((s) => reader.lookup('partners_by_slug_stem', s)))
+  const taken = new Set(found.flat().map((p) => p.slug))
   if (input.slug && taken.has(input.slug))
     throw new ApiError('conflict', `A partner with slug ${input.slug} exists.`)
   let slug = base

@@ -33,6 +33,9 @@ const inReview = (o: Collections['onboardings']) => o.status === 'manual_review'
 const pending = (d: Collections['deposits']) => d.status === 'pending'
 const underReview = (d: Collections['disputes']) => d.status === 'under_review'
 
+/** A slug without its trailing number (`acme-2` is `acme`), as a taken slug is numbered. */
+export const slugStem = (slug: string) => slug.replace(/-[0-9]+$/, '')
+
 export const indexDefs = {
   partners_by_api_key: index('partners', (p) => p.api_key),
   // Partners whose time is their own (all under 'own'): what the clocks read for everyone is
@@ -42,6 +45,8 @@ export const indexDefs = {
   // counts them, and reads the names a partner gives, rather than every partner's row.
   partners_in_order: index('partners', () => 'all'),
   partners_by_scenario: index('partners', (p) => p.scenario ?? undefined),
+  // Partners by their slug's stem: a new partner's slug is checked against these few.
+  partners_by_slug_stem: index('partners', (p) => slugStem(p.slug)),
   users_by_partner: index('users', (u) => u.partner_id, { counted: true }),
   // By e-mail alone, of every partner (findUserByEmail keeps the partner's own): a key built
   // as `partner:email` was a new string per user, 64 bytes each at 100k users; the lowercase

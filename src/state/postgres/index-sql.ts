@@ -18,6 +18,7 @@ export const indexSql: Record<
   partners_with_own_clock: { key: "'own'", where: 'clock IS NOT NULL' },
   partners_in_order: { key: "'all'" },
   partners_by_scenario: { key: 'scenario', where: 'scenario IS NOT NULL' },
+  partners_by_slug_stem: { key: "regexp_replace(slug, '-[0-9]+$', '')" },
   // Served by the primary key (partner_id, id), no index of its own (migrations/0004): its
   // foreign keys' checks (partner_id, id) could take an index of the partner's users, costing
   // the same before PostgreSQL has statistics, and read every user of the partner for one.
