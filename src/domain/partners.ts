@@ -131,8 +131,9 @@ function slugify(name: string): string {
       .toLowerCase()
       .normalize('NFKD')
       .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 48) || 'partner'
+      // Cut before the dashes are trimmed: a cut may end on one, which no slug may.
+      .slice(0, 48)
+      .replace(/^-+|-+$/g, '') || 'partner'
   )
 }
 

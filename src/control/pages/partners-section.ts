@@ -1,6 +1,7 @@
 import { html } from 'hono/html'
 import type { PartnerClocks } from '../../domain/partner-clocks.js'
 import { statePage } from '../../domain/state-page.js'
+import { ApiError } from '../../errors.js'
 import type { ScenarioRegistry } from '../../scenarios/registry.js'
 import type { StateReader } from '../../state/seam.js'
 import type { PartnerRow } from '../../store/records.js'
@@ -44,12 +45,23 @@ export async function partnersSection(
   place: DashboardPlace,
 ) {
   const { state } = parts
-  const after =
-    place.after && (await state.has('partners_in_order', 'all', place.after))
-      ? place.after
-      : undefined
-  const query = { limit: PARTNERS_PER_PAGE, starting_after: after }
-  const page = await statePage(state, 'partners_in_order', 'all', query, undefined, false)
+  const pageAfter = (starting_after: string | undefined) =>
+    statePage(
+      state,
+      'partners_in_order',
+      'all',
+      { limit: PARTNERS_PER_PAGE, starting_after },
+      undefined,
+      false,
+    )
+  let after = place.after
+  const page = await pageAfter(after).catch((error: unknown) => {
+    // The page's first partner is gone (deleted since the link was made): the first page.
+    if (after === undefined || !(error instanceof ApiError && error.code === 'validation_error'))
+      throw error
+    after = undefined
+    return pageAfter(undefined)
+  })
   const partners =
     selected && !page.data.some((p) => p.id === selected.id) ? [selected, ...page.data] : page.data
   const rows = await Promise.all(
