@@ -8,6 +8,7 @@ import type { EventBus } from './events.js'
 import type { PartnerClocks } from './partner-clocks.js'
 import { type PartnerNamesPatch, patchedNames } from './production-names.js'
 import { hashSecret } from './secret-hash.js'
+import { statePage } from './state-page.js'
 
 /** What the partner functions use of the kernel. */
 export interface PartnersContext {
@@ -135,6 +136,14 @@ function slugify(name: string): string {
       .slice(0, 48)
       .replace(/^-+|-+$/g, '') || 'partner'
   )
+}
+
+/** A page of every partner, oldest first: read a page at a time, however many there are. */
+export function partnersPage(
+  reader: StateReader,
+  query: { limit: number; starting_after?: string },
+) {
+  return statePage(reader, 'partners_in_order', 'all', query, undefined, false)
 }
 
 /** The slug a new partner gets: the one asked for (409 when taken), or its name's, numbered. */

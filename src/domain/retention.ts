@@ -106,18 +106,13 @@ export class Retention {
     const ids = [...this.touched.keys()].filter(
       (id) => scope.partnerId === undefined || id === scope.partnerId,
     )
-    const over: string[] = []
-    // A few at a time: after a start, one burst of every partner's counts would queue the
-    // requests' reads behind it.
-    for (let at = 0; at < ids.length; at += COUNTED_AT_ONCE) {
-      const some = ids.slice(at, at + COUNTED_AT_ONCE)
-      const touches = some.map((id) => this.touched.get(id))
-      const isOverNow = await Promise.all(some.map(async (id) => isOver(await countsOf(state, id))))
-      for (const [i, id] of some.entries()) {
-        if (isOverNow[i]) over.push(id)
-        else this.forgetUnlessTouched(id, touches[i])
-      }
-    }
+    // Read before the counts: a partner touched while counted stays for the next run.
+    const touches = new Map(ids.map((id) => [id, this.touched.get(id)]))
+    // A few at a time (idsPassing): after a start, one burst of every partner's counts would
+    // queue the requests' reads behind it.
+    const over = await idsPassing(ids, ids.length, async (id) => isOver(await countsOf(state, id)))
+    const isOverNow = new Set(over)
+    for (const id of ids) if (!isOverNow.has(id)) this.forgetUnlessTouched(id, touches.get(id))
     return over
   }
 
@@ -199,7 +194,7 @@ export class Retention {
       const partnerId = key.slice(0, bar)
       if (scope.partnerId !== undefined && partnerId !== scope.partnerId) continue
       if (key.slice(bar + 1) >= cutoff(partnerId)) continue
-      ids.push(...(await mayGoOf(await tx.lookup(index, key), BATCH - ids.length, mayGo)))
+      ids.push(...(await idsPassing(await tx.lookup(index, key), BATCH - ids.length, mayGo)))
     }
     this.remove(tx, indexDefs[index].collection, ids)
     return ids.length
@@ -208,8 +203,8 @@ export class Retention {
   /**
    * Holds one partner to its caps now (after its event or delivery attempt was written): at
    * the cap, that is the one or few oldest rows a new one pushed over; under a burst of
-   * events, those pushed over while the check before ran (it asks about them ASKED_AT_ONCE
-   * at a time, not one after another: see mayGoOf). A backlog beyond one batch (a snapshot
+   * events, those pushed over while the check before ran (it asks about them AT_ONCE at a
+   * time, not one after another: see idsPassing). A backlog beyond one batch (a snapshot
    * restored over the cap) is left to the sweep, a batch a second. Never rejects: it runs
    * after the write that called for it, with nobody to answer.
    *
@@ -274,11 +269,11 @@ export class Retention {
       await state.transaction(async (tx) => {
         // Each only if it is still there and may still go: another check may have removed it.
         const [deliveries, events] = await Promise.all([
-          mayGoOf(over.deliveries, BATCH, async (id) => {
+          idsPassing(over.deliveries, BATCH, async (id) => {
             const delivery = await tx.get('webhook_deliveries', id)
             return delivery !== undefined && finished(delivery)
           }),
-          mayGoOf(over.events, BATCH, async (id) =>
+          idsPassing(over.events, BATCH, async (id) =>
             (await tx.get('events', id)) !== undefined ? this.eventMayGo(tx, id) : false,
           ),
         ])
@@ -369,7 +364,7 @@ export class Retention {
       if (rows.length === 0) break
       read += rows.length
       after = (rows.at(-1) as T).id
-      ids.push(...(await mayGoOf(rows, excess - ids.length, mayGo)))
+      ids.push(...(await idsPassing(rows, excess - ids.length, mayGo)))
     }
     return ids
   }
@@ -380,25 +375,25 @@ export class Retention {
 }
 
 /**
- * The ids of `rows` (rows or ids) that `mayGo` lets go, in their order, at most `limit`. The
- * rows are asked about a slice at a time (as many as are still wanted, at most ASKED_AT_ONCE),
- * the rows of a slice at once. On PostgreSQL a transaction's reads are pipelined on its
+ * The ids of `rows` (rows or ids) that `test` passes, in their order, at most `limit`. The
+ * rows are asked about a slice at a time (as many as are still wanted, at most AT_ONCE), the
+ * rows of a slice at once. On PostgreSQL a transaction's reads are pipelined on its
  * connection and reads outside one are batched, so a slice costs about a round trip rather
  * than one a row: asked one after another, the rows a burst of events pushed over a cap took
  * seconds to check, while the partner's new events pushed more over.
  */
-async function mayGoOf<T extends { id: string } | string>(
+async function idsPassing<T extends { id: string } | string>(
   rows: readonly T[],
   limit: number,
-  mayGo: (row: T) => boolean | Promise<boolean>,
+  test: (row: T) => boolean | Promise<boolean>,
 ): Promise<string[]> {
   const ids: string[] = []
   for (let at = 0; at < rows.length && ids.length < limit; ) {
-    const slice = rows.slice(at, at + Math.min(limit - ids.length, ASKED_AT_ONCE))
+    const slice = rows.slice(at, at + Math.min(limit - ids.length, AT_ONCE))
     at += slice.length
-    const going = await Promise.all(slice.map(mayGo))
+    const passed = await Promise.all(slice.map(test))
     for (const [i, row] of slice.entries())
-      if (going[i]) ids.push(typeof row === 'string' ? row : row.id)
+      if (passed[i]) ids.push(typeof row === 'string' ? row : row.id)
   }
   return ids
 }
@@ -424,14 +419,12 @@ const isOver = (counts: CapCounts) =>
 /** A delivery whose attempts are over: the only kind a cap may remove. */
 const finished = (d: { completed_at: string | null }) => d.completed_at !== null
 
-/** Partners whose caps the sweep counts at once, before its transaction. */
-const COUNTED_AT_ONCE = 50
-
 /**
- * Rows a pass asks about at once (mayGoOf): outside a transaction, batched six a statement,
- * they take a few of the pool's connections, not every one the requests are waiting for.
+ * Partners a sweep counts, or rows a pass asks about, at once (idsPassing): outside a
+ * transaction, batched six a statement, they take a few of the pool's connections, not every
+ * one the requests are waiting for.
  */
-const ASKED_AT_ONCE = 50
+const AT_ONCE = 50
 
 /** Rows a cap pass reads at most per kind, pending or counted ones included. */
 const READ_BUDGET = 2 * BATCH

@@ -8,12 +8,12 @@ import {
   type NewPartnerInput,
   newCredentials,
   type PartnerPatch,
+  partnersPage,
   patchPartner,
   storeRotatedCredentials,
   usage,
   usageSince,
 } from '../domain/partners.js'
-import { statePage } from '../domain/state-page.js'
 import type { Random } from '../random.js'
 import type { ScenarioRegistry } from '../scenarios/registry.js'
 import type { State } from '../state/seam.js'
@@ -89,8 +89,8 @@ export class Partners {
     })
   }
 
-  /** A page of every partner, oldest first: read a page at a time, however many there are. */
+  /** A page of every partner, oldest first (partnersPage). */
   page(query: { limit: number; starting_after?: string }) {
-    return statePage(this.s.state, 'partners_in_order', 'all', query, undefined, false)
+    return partnersPage(this.s.state, query)
   }
 }

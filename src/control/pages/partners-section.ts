@@ -1,6 +1,6 @@
 import { html } from 'hono/html'
 import type { PartnerClocks } from '../../domain/partner-clocks.js'
-import { statePage } from '../../domain/state-page.js'
+import { partnersPage } from '../../domain/partners.js'
 import { ApiError } from '../../errors.js'
 import type { ScenarioRegistry } from '../../scenarios/registry.js'
 import type { StateReader } from '../../state/seam.js'
@@ -46,14 +46,7 @@ export async function partnersSection(
 ) {
   const { state } = parts
   const pageAfter = (starting_after: string | undefined) =>
-    statePage(
-      state,
-      'partners_in_order',
-      'all',
-      { limit: PARTNERS_PER_PAGE, starting_after },
-      undefined,
-      false,
-    )
+    partnersPage(state, { limit: PARTNERS_PER_PAGE, starting_after })
   let after = place.after
   const page = await pageAfter(after).catch((error: unknown) => {
     // The page's first partner is gone (deleted since the link was made): the first page.
